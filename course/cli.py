@@ -1,0 +1,141 @@
+"""`python -m course ...`: the course's command line.
+
+    db start|stop|status|url|psql   the database
+    lab                             JupyterLab on the course
+    worker                          run jobs (see course/worker.py)
+
+and, each with a `main(argv)` of its own in the module named in MODULE_COMMANDS:
+    build, progress, compare, bench, chaos
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import logging
+import os
+import sys
+from pathlib import Path
+
+from .errors import CourseError
+
+
+def load_object(spec: str):
+    """'package.module:name' or 'path/to/file.py:name' -> the object."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not attribute:
+        raise CourseError(f"--app {spec!r}: write it as module:registry (e.g. myjobs:handlers).")
+    if module_name.endswith(".py"):
+        path = Path(module_name).resolve()
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if module_spec is None or not path.exists():
+            raise CourseError(f"--app {spec!r}: there is no file {path}.")
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        sys.path.insert(0, os.getcwd())
+        module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise CourseError(f"--app {spec!r}: {module_name} has no {attribute!r}.") from None
+
+
+def cmd_db(args) -> int:
+    from . import db, pgserver
+
+    if args.action == "start":
+        print(db.describe())
+    elif args.action == "stop":
+        print(db.stop())
+    elif args.action == "status":
+        print(db.status())
+    elif args.action == "url":
+        print(db.conninfo())
+    elif args.action == "psql":
+        psql = str(pgserver.binary("psql"))
+        os.execv(psql, [psql, db.conninfo(), *args.rest])
+    return 0
+
+
+def cmd_worker(args) -> int:
+    from . import db
+    from .worker import Registry, Settings, Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    registry = load_object(args.app)
+    if not isinstance(registry, Registry):
+        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.worker.Registry.")
+    settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
+                        poll_interval_s=args.poll_interval, listen=not args.no_listen)
+    conninfo = args.dsn or db.conninfo(args.schema)
+    return Worker(conninfo, registry, settings).run()
+
+
+def cmd_lab(args) -> int:
+    """JupyterLab on the course, opened at lab 00 (or only its URL printed, on a machine with no screen)."""
+    from . import db
+
+    print(db.describe())
+    project = Path(__file__).resolve().parent.parent
+    argv = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={project}", "--ServerApp.ip=127.0.0.1",
+            "--LabApp.default_url=/lab/tree/labs/00_start_here.ipynb"]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless or args.no_browser:
+        argv.append("--no-browser")
+        print("No screen here: open the http://127.0.0.1:... URL that JupyterLab prints below in your browser.")
+    os.execv(sys.executable, argv)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m course", description="Background jobs in PostgreSQL: the course.")
+    commands = top.add_subparsers(dest="command", required=True)
+
+    p = commands.add_parser("db", help="start, stop or inspect the course database")
+    p.add_argument("action", choices=["start", "stop", "status", "url", "psql"])
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="extra arguments for psql")
+    p.set_defaults(run=cmd_db)
+
+    p = commands.add_parser("lab", help="open the course in JupyterLab")
+    p.add_argument("--no-browser", action="store_true")
+    p.set_defaults(run=cmd_lab)
+
+    p = commands.add_parser("worker", help="run jobs from a queue")
+    p.add_argument("--app", required=True, help="where the handlers are: module:registry or file.py:registry")
+    p.add_argument("--queue", default="default")
+    p.add_argument("--concurrency", type=int, default=4, help="jobs run at once (threads)")
+    p.add_argument("--lease", type=float, default=30.0, help="seconds a claimed job stays hidden")
+    p.add_argument("--poll-interval", type=float, default=1.0, help="seconds between polls without NOTIFY")
+    p.add_argument("--no-listen", action="store_true", help="poll only (no LISTEN/NOTIFY)")
+    p.add_argument("--schema", help="the schema holding the jobs table (default: public)")
+    p.add_argument("--dsn", help="connection string (default: the course database)")
+    p.set_defaults(run=cmd_worker)
+    return top
+
+
+# Commands that live with the code they drive; imported only when asked for.
+MODULE_COMMANDS = {
+    "build": ("course.grading.build", "write labs/ from solutions/"),
+    "progress": ("course.grading.progress", "which exercises you have passed"),
+    "compare": ("course.grading.compare", "your lab's code beside the solution's"),
+    "bench": ("course.bench", "measure the queue against its peers"),
+    "chaos": ("course.chaos", "kill workers and the database at random; count what was lost"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        if argv and argv[0] in MODULE_COMMANDS:
+            module = importlib.import_module(MODULE_COMMANDS[argv[0]][0])
+            return module.main(argv[1:])
+        top = parser()
+        top.epilog = "more commands: " + "; ".join(f"{name} ({what})" for name, (_, what) in MODULE_COMMANDS.items())
+        args = top.parse_args(argv)
+        return args.run(args)
+    except CourseError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

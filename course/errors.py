@@ -1,0 +1,36 @@
+"""Errors the course raises on purpose.
+
+Every one of them says what was wrong and what to do next. In a notebook they print as that message
+alone, without a traceback: IPython shows `_render_traceback_()` instead of the stack when an exception
+defines it, and a learner who passed a bad argument needs the sentence, not our call stack.
+"""
+
+
+class CourseError(Exception):
+    """Base class: an error whose message is the whole story."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class DatabaseUnavailable(CourseError):
+    """No PostgreSQL could be reached or started."""
+
+    HOW_TO_GET_ONE = (
+        "There are three ways to get a database:\n"
+        "  1. do nothing: the course starts its own PostgreSQL 18 (`python -m course db start`);\n"
+        "  2. set DATABASE_URL to a PostgreSQL you run, e.g. the docker-compose one:\n"
+        "       docker compose up -d && export DATABASE_URL=postgresql://course:course@127.0.0.1:55432/course\n"
+        "  3. set COURSE_DB=docker to start a throwaway container (needs a running Docker engine)."
+    )
+
+    def __init__(self, what_failed: str):
+        super().__init__(f"{what_failed}\n{self.HOW_TO_GET_ONE}")
+
+
+class InvalidJob(CourseError, ValueError):
+    """A job the queue refuses to store; nothing was written."""
+
+
+class InvalidArgument(CourseError, ValueError):
+    """A setting outside what makes sense (a zero lease, max_attempts 0, ...)."""

@@ -1,0 +1,412 @@
+"""The reference job queue: a jobs table in PostgreSQL, and the few operations on it.
+
+    enqueue      store a job, inside the caller's transaction
+    claim        take visible jobs and lease them (FOR UPDATE SKIP LOCKED)
+    ack          done: delete the job, if our lease still holds
+    extend_lease the heartbeat of a long job
+    fail         retry later with backoff, or move to the dead-letter table
+    redrive      move dead jobs back
+    stats        what a dashboard needs
+
+Every function takes a psycopg connection and runs one statement from sql/queue.sql. With an
+autocommit connection (course.db.connect() gives one) each call commits on its own; inside
+`with conn.transaction():` it commits or rolls back with everything else there. That is the point of a
+queue in the database: an order and its receipt job are stored together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import traceback as tb
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from uuid import UUID
+
+import psycopg
+from psycopg.rows import class_row
+
+from . import sql
+from .backoff import MAX_ATTEMPTS, backoff_delay
+from .errors import InvalidArgument, InvalidJob
+
+DEFAULT_QUEUE = "default"
+DEFAULT_LEASE_S = 30.0  # Amazon SQS's default visibility timeout
+MAX_PAYLOAD_BYTES = 64 * 1024
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,99}")
+
+
+class PermanentError(Exception):
+    """Raise from a handler when trying again cannot help (an invalid address, a deleted booking).
+
+    The job goes to the dead-letter table at once instead of using up its retries.
+    """
+
+
+@dataclass(frozen=True)
+class Job:
+    """A claimed job. `lease` proves the claim: ack, extend and fail only work while it is current."""
+
+    id: int
+    queue: str
+    type: str
+    payload: dict
+    priority: int
+    attempts: int
+    max_attempts: int
+    lease: UUID
+    lease_expires_at: datetime
+
+
+@dataclass(frozen=True)
+class DeadJob:
+    id: int
+    queue: str
+    type: str
+    payload: dict
+    attempts: int
+    max_attempts: int
+    reason: str
+    error: str | None
+    traceback: str | None
+    died_at: datetime
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    queue: str
+    ready: int  # visible now: waiting, or left behind by a worker whose lease ran out
+    in_flight: int  # claimed, lease running
+    scheduled: int  # waiting for their run_at (a delay or a retry's backoff)
+    oldest_ready_age_s: float  # since the oldest waiting job was enqueued
+
+
+@dataclass(frozen=True)
+class Stats:
+    queues: list[QueueStats] = field(default_factory=list)
+    dead_letters: int = 0
+    dead_tuples: int = 0  # in the jobs table; PostgreSQL's statistics lag by a second or so
+
+    def queue(self, name: str = DEFAULT_QUEUE) -> QueueStats:
+        for row in self.queues:
+            if row.queue == name:
+                return row
+        return QueueStats(name, 0, 0, 0, 0.0)
+
+    @property
+    def depth(self) -> int:
+        """Jobs not yet done, all queues."""
+        return sum(q.ready + q.in_flight + q.scheduled for q in self.queues)
+
+    @property
+    def oldest_ready_age_s(self) -> float:
+        return max((q.oldest_ready_age_s for q in self.queues), default=0.0)
+
+
+# -- set-up ----------------------------------------------------------------------------------------
+
+
+def install(conn: psycopg.Connection) -> None:
+    """Create the queue's tables in the connection's schema (if they are not there yet)."""
+    _usable(conn)
+    conn.execute(sql.script("schema"))
+
+
+# -- checking what callers give us -------------------------------------------------------------------
+
+
+def _usable(conn: psycopg.Connection) -> None:
+    if conn.closed:
+        raise InvalidArgument("The connection is closed: open a new one with course.db.connect(). "
+                              "Nothing was written.")
+
+
+def _name(kind: str, value: object) -> str:
+    if not isinstance(value, str) or not NAME.fullmatch(value):
+        raise InvalidJob(
+            f"{kind} {value!r} is not a valid name: use 1 to 100 letters, digits, '_', '.', ':' or '-', "
+            f"starting with a letter or '_' (e.g. 'send_receipt'). Nothing was enqueued."
+        )
+    return value
+
+
+def _payload_json(payload: object) -> str:
+    if payload is None:
+        payload = {}
+    if isinstance(payload, (str, bytes)):
+        raise InvalidJob(
+            f"payload must be a dict, not {type(payload).__name__} ({str(payload)[:40]!r}...): "
+            "pass ids as a dict, e.g. {'order_id': 9812}. Nothing was enqueued."
+        )
+    if not isinstance(payload, Mapping):
+        raise InvalidJob(f"payload must be a dict (a JSON object), not {type(payload).__name__}. "
+                         "Nothing was enqueued.")
+
+    def refuse(value: object):
+        raise TypeError(f"{type(value).__name__} {value!r:.40}")
+
+    try:
+        text = json.dumps(payload, allow_nan=False, default=refuse, separators=(",", ":"))
+    except (TypeError, ValueError) as error:
+        raise InvalidJob(
+            f"payload cannot be stored as JSON ({error}): keep to str, int, float, bool, None, lists "
+            "and dicts; pass an id or an ISO date string instead. Nothing was enqueued."
+        ) from None
+    size = len(text.encode())
+    if size > MAX_PAYLOAD_BYTES:
+        raise InvalidJob(
+            f"payload is {size / 1024:.0f} KiB; the limit is {MAX_PAYLOAD_BYTES // 1024} KiB. Put ids in "
+            "the job, not data: {'order_id': 9812}, and let the worker read the rest fresh from the "
+            "database. Nothing was enqueued."
+        )
+    return text
+
+
+def _int_in(kind: str, value: object, low: int, high: int, advice: str = "") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgument(f"{kind} must be a whole number from {low} to {high}; got {value!r}. {advice}")
+    return value
+
+
+def _seconds(kind: str, value: object, *, allow_zero: bool) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not allow_zero):
+        bound = "0 or more" if allow_zero else "more than 0"
+        raise InvalidArgument(f"{kind} is in seconds and must be {bound}; got {value!r}.")
+    return float(value)
+
+
+def _new_job(type: str, payload, queue: str, priority: int, delay: float, max_attempts: int,
+             unique_key: str | None) -> dict:
+    if unique_key is not None and (not isinstance(unique_key, str) or not 0 < len(unique_key) <= 200):
+        raise InvalidJob(f"unique_key must be a non-empty string of up to 200 characters; got {unique_key!r}.")
+    return {
+        "type": _name("job type", type),
+        "queue": _name("queue", queue),
+        "payload": _payload_json(payload),
+        "priority": _int_in("priority", priority, -32768, 32767, "Higher runs first; 0 is the default."),
+        "delay_s": _seconds("delay", delay, allow_zero=True),
+        "max_attempts": _int_in("max_attempts", max_attempts, 1, 1000,
+                                "It counts runs, the first one included: 1 means never retry."),
+        "unique_key": unique_key,
+    }
+
+
+# -- producing -----------------------------------------------------------------------------------
+
+
+def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None, *,
+            queue: str = DEFAULT_QUEUE, priority: int = 0, delay: float = 0.0, run_at: datetime | None = None,
+            max_attempts: int = MAX_ATTEMPTS, unique_key: str | None = None, notify: bool = True) -> int | None:
+    """Store a job; return its id, or None when `unique_key` is already held by an unfinished job.
+
+    Runs in the connection's current transaction, if there is one. `notify` wakes listening workers
+    when the transaction commits (polling finds the job anyway, a little later).
+    """
+    _usable(conn)
+    job = _new_job(type, payload, queue, priority, delay, max_attempts, unique_key)
+    row = conn.execute(sql.query("queue", "enqueue"), {**job, "run_at": run_at}).fetchone()
+    if row and notify:
+        conn.execute(sql.query("queue", "notify"), {"queue": job["queue"]})
+    return row[0] if row else None
+
+
+def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping], *,
+                 queue: str = DEFAULT_QUEUE, priority: int = 0, delay: float = 0.0,
+                 max_attempts: int = MAX_ATTEMPTS, unique_keys: Iterable[str | None] | None = None,
+                 notify: bool = True) -> list[int]:
+    """Store many jobs of one type in one statement; return the ids stored (duplicates store nothing).
+
+    Every payload is checked before anything is written: one bad payload stores none of them.
+    """
+    _usable(conn)
+    payloads = list(payloads)
+    keys = list(unique_keys) if unique_keys is not None else [None] * len(payloads)
+    if len(keys) != len(payloads):
+        raise InvalidArgument(f"{len(payloads)} payloads but {len(keys)} unique_keys: give one key per payload.")
+    jobs = []
+    for position, (payload, key) in enumerate(zip(payloads, keys)):
+        try:
+            jobs.append(_new_job(type, payload, queue, priority, delay, max_attempts, key))
+        except InvalidJob as error:
+            raise InvalidJob(f"payload number {position} (counting from 0): {error}") from None
+    if not jobs:
+        return []
+    columns = {
+        "queues": [j["queue"] for j in jobs], "types": [j["type"] for j in jobs],
+        "payloads": [j["payload"] for j in jobs], "priorities": [j["priority"] for j in jobs],
+        "delays_s": [j["delay_s"] for j in jobs], "max_attempts": [j["max_attempts"] for j in jobs],
+        "unique_keys": [j["unique_key"] for j in jobs],
+    }
+    ids = [row[0] for row in conn.execute(sql.query("queue", "enqueue_many"), columns)]
+    if ids and notify:
+        conn.execute(sql.query("queue", "notify"), {"queue": queue})
+    return ids
+
+
+# -- consuming -----------------------------------------------------------------------------------
+
+
+def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 1,
+          lease: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
+    """Lease up to `limit` visible jobs, most urgent first; [] when there is nothing to do.
+
+    Each claimed job is hidden from other workers for `lease` seconds and its attempts go up by one.
+    """
+    _usable(conn)
+    params = {
+        "queue": _name("queue", queue),
+        "limit": _int_in("limit", limit, 1, 10_000),
+        "lease_s": _seconds("lease", lease, allow_zero=False),
+        "worker": worker,
+    }
+    with conn.cursor(row_factory=class_row(Job)) as cursor:
+        return cursor.execute(sql.query("queue", "claim"), params).fetchall()
+
+
+def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease: float = DEFAULT_LEASE_S,
+              worker: str | None = None) -> Job | None:
+    jobs = claim(conn, queue, limit=1, lease=lease, worker=worker)
+    return jobs[0] if jobs else None
+
+
+def ack(conn: psycopg.Connection, job: Job) -> bool:
+    """Delete a finished job. False means the lease was lost: another worker owns the job now."""
+    _usable(conn)
+    return conn.execute(sql.query("queue", "ack"), {"id": job.id, "lease": job.lease}).rowcount == 1
+
+
+def ack_many(conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]:
+    """Delete many finished jobs in one statement; return the ids whose lease still held."""
+    _usable(conn)
+    jobs = list(jobs)
+    if not jobs:
+        return set()
+    params = {"ids": [j.id for j in jobs], "leases": [j.lease for j in jobs]}
+    return {row[0] for row in conn.execute(sql.query("queue", "ack_many"), params)}
+
+
+def extend_lease(conn: psycopg.Connection, job: Job, lease: float = DEFAULT_LEASE_S) -> datetime | None:
+    """Keep a long job hidden for another `lease` seconds; None if the lease is no longer ours."""
+    _usable(conn)
+    params = {"id": job.id, "lease": job.lease, "lease_s": _seconds("lease", lease, allow_zero=False)}
+    row = conn.execute(sql.query("queue", "extend_lease"), params).fetchone()
+    return row[0] if row else None
+
+
+def extend_leases(conn: psycopg.Connection, jobs: Iterable[Job], lease: float = DEFAULT_LEASE_S) -> set[int]:
+    """The heartbeat for every job a worker is running, in one statement; returns the ids still ours."""
+    _usable(conn)
+    jobs = list(jobs)
+    if not jobs:
+        return set()
+    params = {"ids": [j.id for j in jobs], "leases": [j.lease for j in jobs],
+              "lease_s": _seconds("lease", lease, allow_zero=False)}
+    return {row[0] for row in conn.execute(sql.query("queue", "extend_leases"), params)}
+
+
+# -- failing -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retry:
+    delay_s: float
+
+
+@dataclass(frozen=True)
+class Dead:
+    reason: str  # permanent, max_attempts, unknown_type, bad_payload
+
+
+def decide(job: Job, *, permanent: bool, delay=backoff_delay) -> Retry | Dead:
+    """What to do with a job that just failed: retry after a backoff, or give up."""
+    if permanent:
+        return Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return Dead("max_attempts")
+    return Retry(delay(job.attempts))
+
+
+def describe_error(error: BaseException | str) -> tuple[str, str | None]:
+    """(one line, traceback) for storing with the job."""
+    if isinstance(error, BaseException):
+        line = f"{type(error).__name__}: {error}"
+        trace = "".join(tb.format_exception(error)) if error.__traceback__ else None
+        return line[:2000], trace
+    return str(error)[:2000], None
+
+
+def retry(conn: psycopg.Connection, job: Job, delay_s: float, error: BaseException | str) -> bool:
+    _usable(conn)
+    line, _ = describe_error(error)
+    params = {"id": job.id, "lease": job.lease, "error": line,
+              "delay_s": _seconds("delay", delay_s, allow_zero=True)}
+    return conn.execute(sql.query("queue", "retry"), params).rowcount == 1
+
+
+def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool:
+    """Move the job to the dead-letter table and alert listeners. False if the lease was lost."""
+    _usable(conn)
+    line, trace = describe_error(error)
+    params = {"id": job.id, "lease": job.lease, "reason": reason, "error": line, "traceback": trace}
+    with conn.transaction():
+        moved = conn.execute(sql.query("queue", "bury"), params).fetchone() is not None
+        if moved:
+            message = f"job {job.id} ({job.type}) dead after {job.attempts} attempt(s): {reason}: {line}"
+            conn.execute(sql.query("queue", "alert_dead"), {"message": message[:7000]})
+    return moved
+
+
+def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, permanent: bool | None = None,
+         delay=backoff_delay) -> Retry | Dead | None:
+    """Record a failed run: retry with backoff, or dead-letter it. None if the lease was lost.
+
+    `permanent` defaults to whether `error` is a PermanentError.
+    """
+    if permanent is None:
+        permanent = isinstance(error, PermanentError)
+    outcome = decide(job, permanent=permanent, delay=delay)
+    if isinstance(outcome, Retry):
+        done = retry(conn, job, outcome.delay_s, error)
+    else:
+        done = bury(conn, job, outcome.reason, error)
+    return outcome if done else None
+
+
+# -- dead letters and numbers --------------------------------------------------------------------
+
+
+def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type: str | None = None,
+            queue: str | None = None) -> list[int]:
+    """Move dead jobs back to their queue with attempts reset to 0; return the ids moved.
+
+    With no arguments, every dead job. Fix the cause first, or they will be back.
+    """
+    _usable(conn)
+    params = {
+        "ids": None if ids is None else list(ids),
+        "type": None if type is None else _name("job type", type),
+        "queue": None if queue is None else _name("queue", queue),
+    }
+    with conn.transaction():
+        moved = conn.execute(sql.query("queue", "redrive"), params).fetchall()
+        for queue_name in {queue_name for _, queue_name in moved}:
+            conn.execute(sql.query("queue", "notify"), {"queue": queue_name})
+    return [job_id for job_id, _ in moved]
+
+
+def dead_jobs(conn: psycopg.Connection, limit: int = 50) -> list[DeadJob]:
+    """The most recent dead jobs, newest first."""
+    _usable(conn)
+    with conn.cursor(row_factory=class_row(DeadJob)) as cursor:
+        return cursor.execute(sql.query("queue", "dead_jobs"), {"limit": limit}).fetchall()
+
+
+def stats(conn: psycopg.Connection) -> Stats:
+    _usable(conn)
+    with conn.cursor(row_factory=class_row(QueueStats)) as cursor:
+        queues = cursor.execute(sql.query("queue", "queue_stats")).fetchall()
+    dead_letters, dead_tuples = conn.execute(sql.query("queue", "table_stats")).fetchone()
+    return Stats(queues, dead_letters, dead_tuples)

@@ -1,0 +1,135 @@
+-- Every statement the reference queue runs. `course.sql.show("queue", "claim")` prints one of them.
+-- Each block starts with "-- name: <name>"; parameters are psycopg placeholders (percent, name in parentheses, s).
+-- Notifications go to the channel 'jobs:<schema>', so labs in different schemas do not wake each other.
+
+-- name: enqueue
+-- Store one job. With a unique_key already taken by an unfinished job, store nothing and return no row.
+INSERT INTO jobs (queue, type, payload, priority, run_at, max_attempts, unique_key)
+VALUES (%(queue)s, %(type)s, %(payload)s::jsonb, %(priority)s,
+        coalesce(%(run_at)s::timestamptz, now() + make_interval(secs => %(delay_s)s)),
+        %(max_attempts)s, %(unique_key)s)
+ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+RETURNING id;
+
+-- name: enqueue_many
+-- Store many jobs in one statement: one round trip however many there are.
+INSERT INTO jobs (queue, type, payload, priority, run_at, max_attempts, unique_key)
+SELECT queue, type, payload, priority, now() + make_interval(secs => delay_s), max_attempts, unique_key
+FROM unnest(%(queues)s::text[], %(types)s::text[], %(payloads)s::jsonb[], %(priorities)s::smallint[],
+            %(delays_s)s::float8[], %(max_attempts)s::int[], %(unique_keys)s::text[])
+     AS new (queue, type, payload, priority, delay_s, max_attempts, unique_key)
+ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+RETURNING id;
+
+-- name: notify
+-- Wake listening workers. Sent at commit, so a rolled-back enqueue wakes nobody.
+SELECT pg_notify('jobs:' || current_schema(), %(queue)s);
+
+-- name: claim
+-- Take up to `limit` visible jobs. SKIP LOCKED: rows another worker is claiming right now are
+-- passed over instead of waited for. The CTE locks exactly the rows the UPDATE then changes.
+WITH next AS (
+    SELECT id
+    FROM jobs
+    WHERE queue = %(queue)s AND run_at <= now()
+    ORDER BY priority DESC, run_at, id
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE jobs
+SET run_at     = now() + make_interval(secs => %(lease_s)s),
+    lease      = gen_random_uuid(),
+    attempts   = jobs.attempts + 1,
+    claimed_by = %(worker)s,
+    claimed_at = now()
+FROM next
+WHERE jobs.id = next.id
+RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
+          jobs.max_attempts, jobs.lease, jobs.run_at AS lease_expires_at;
+
+-- name: ack
+-- Done: delete the job, but only while our lease is the current one. A worker whose lease ran out and
+-- whose job was claimed again deletes nothing.
+DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s;
+
+-- name: ack_many
+DELETE FROM jobs
+USING unnest(%(ids)s::bigint[], %(leases)s::uuid[]) AS done (id, lease)
+WHERE jobs.id = done.id AND jobs.lease = done.lease
+RETURNING jobs.id;
+
+-- name: extend_lease
+-- The heartbeat: push the end of our lease forward, only if it is still ours.
+UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
+WHERE id = %(id)s AND lease = %(lease)s
+RETURNING run_at AS lease_expires_at;
+
+-- name: extend_leases
+UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
+FROM unnest(%(ids)s::bigint[], %(leases)s::uuid[]) AS running (id, lease)
+WHERE jobs.id = running.id AND jobs.lease = running.lease
+RETURNING jobs.id;
+
+-- name: retry
+-- Hand the job back to run again after a delay. Clearing the lease fences out our own late ack.
+UPDATE jobs
+SET run_at = now() + make_interval(secs => %(delay_s)s), lease = NULL, claimed_by = NULL,
+    last_error = %(error)s
+WHERE id = %(id)s AND lease = %(lease)s;
+
+-- name: bury
+-- Move the job to the dead-letter table, in one statement: it is in exactly one of the two tables.
+WITH dead AS (
+    DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s RETURNING *
+)
+INSERT INTO dead_jobs (id, queue, type, payload, priority, attempts, max_attempts, unique_key,
+                       created_at, reason, error, traceback)
+SELECT id, queue, type, payload, priority, attempts, max_attempts, unique_key,
+       created_at, %(reason)s, %(error)s, %(traceback)s
+FROM dead
+RETURNING id;
+
+-- name: alert_dead
+-- Tell whoever listens (a dashboard, an on-call bot) that a job was dead-lettered.
+SELECT pg_notify('dead_jobs:' || current_schema(), %(message)s);
+
+-- name: redrive
+-- Move dead jobs back to the queue with a fresh budget of attempts. A dead job whose unique key an
+-- unfinished job holds again stays where it is (it would be a duplicate).
+WITH revived AS (
+    DELETE FROM dead_jobs
+    WHERE (%(ids)s::bigint[] IS NULL OR id = ANY(%(ids)s::bigint[]))
+      AND (%(type)s::text IS NULL OR type = %(type)s::text)
+      AND (%(queue)s::text IS NULL OR queue = %(queue)s::text)
+      AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.unique_key = dead_jobs.unique_key)
+    RETURNING *
+)
+INSERT INTO jobs (id, queue, type, payload, priority, max_attempts, unique_key, created_at)
+SELECT id, queue, type, payload, priority, max_attempts, unique_key, created_at FROM revived
+RETURNING id, queue;
+
+-- name: dead_jobs
+SELECT id, queue, type, payload, attempts, max_attempts, reason, error, traceback, died_at
+FROM dead_jobs
+ORDER BY died_at DESC, id DESC
+LIMIT %(limit)s;
+
+-- name: queue_stats
+-- Per queue: what waits, what runs, what is scheduled for later, and how long the oldest waiting job
+-- has been in the queue (since it was enqueued: that is what customers feel).
+SELECT queue,
+       count(*) FILTER (WHERE run_at <= now())                        AS ready,
+       count(*) FILTER (WHERE lease IS NOT NULL AND run_at > now())   AS in_flight,
+       count(*) FILTER (WHERE lease IS NULL AND run_at > now())       AS scheduled,
+       coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE run_at <= now())), 0)::float8
+                                                                      AS oldest_ready_age_s
+FROM jobs
+GROUP BY queue
+ORDER BY queue;
+
+-- name: table_stats
+-- The dead-letter count, and the jobs table's dead tuples: every claim and ack leaves one behind
+-- until vacuum removes it. (The statistics lag by a second or so.)
+SELECT (SELECT count(*) FROM dead_jobs)::int                                         AS dead_letters,
+       coalesce((SELECT n_dead_tup FROM pg_stat_user_tables
+                 WHERE relid = 'jobs'::regclass), 0)::bigint                         AS dead_tuples;

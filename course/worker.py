@@ -1,0 +1,360 @@
+"""A worker: the process that takes jobs from the queue and runs them.
+
+    wake       LISTEN tells us a job arrived; polling every second is the fallback
+    claim      lease as many jobs as there are free slots
+    run        each job in a thread of its own, by the handler registered for its type
+    heartbeat  extend the leases of running jobs, so a slow job is not handed to a second worker
+    ack        delete finished jobs in batches; fail() the ones that raised
+    drain      on SIGTERM claim nothing new, finish what runs, exit 0 (a rolling deploy)
+
+A SIGKILL loses nothing: the killed worker's leases run out and its jobs become visible again. The
+price is that they run again: a job must be safe to run twice.
+
+Run one with `python -m course worker --app your_module:registry --queue default --concurrency 4`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import psycopg
+from psycopg import sql as pgsql
+
+from . import queue as q
+from .queue import Job
+
+log = logging.getLogger("course.worker")
+
+DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
+
+
+# -- handlers ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Handler:
+    type: str
+    run: Callable
+    payload: Mapping[str, type]  # required keys and their types, checked before the handler runs
+    wants_connection: bool  # declared as `def handler(job, conn)`
+
+    def payload_problem(self, payload: dict) -> str | None:
+        for key, expected in self.payload.items():
+            if key not in payload:
+                return f"payload has no {key!r} (expected {expected.__name__}); it has {sorted(payload)}"
+            if not _is_a(payload[key], expected):
+                return f"payload[{key!r}] is {payload[key]!r}, not {expected.__name__}"
+        return None
+
+
+def _is_a(value: object, expected: type) -> bool:
+    """isinstance, as JSON means it: True is not an int, and 3 will do for a float."""
+    if isinstance(value, bool):
+        return expected is bool
+    if expected is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, expected)
+
+
+class Registry:
+    """Which function runs which job type.
+
+        handlers = Registry()
+
+        @handlers.handler("send_receipt", payload={"order_id": int})
+        def send_receipt(job, conn):        # conn is optional: declare it if the job needs the database
+            ...
+    """
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, Handler] = {}
+
+    def handler(self, type: str, *, payload: Mapping[str, type] | None = None):
+        q._name("job type", type)
+
+        def register(fn: Callable) -> Callable:
+            wants_connection = len(inspect.signature(fn).parameters) >= 2
+            self._handlers[type] = Handler(type, fn, dict(payload or {}), wants_connection)
+            return fn
+
+        return register
+
+    def get(self, type: str) -> Handler | None:
+        return self._handlers.get(type)
+
+    @property
+    def types(self) -> list[str]:
+        return sorted(self._handlers)
+
+
+class Hooks:
+    """Points where a test harness may watch a worker or break it on purpose (see course/grading).
+
+    Each runs in the thread that reached the point; the default does nothing.
+    """
+
+    def claimed(self, jobs: list[Job]) -> None: ...
+    def started(self, job: Job) -> None: ...
+    def finished(self, job: Job, error: BaseException | None) -> None: ...  # work done, not yet acked
+    def acked(self, ids: set[int]) -> None: ...
+
+
+# -- the worker ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Settings:
+    queue: str = q.DEFAULT_QUEUE
+    concurrency: int = 4
+    lease_s: float = q.DEFAULT_LEASE_S
+    poll_interval_s: float = 1.0  # the fallback when no notification arrives
+    listen: bool = True
+    drain_timeout_s: float = 60.0  # on SIGTERM, how long to keep trying to report finished jobs
+
+
+@dataclass
+class _Done:
+    job: Job
+    error: BaseException | None
+
+
+@dataclass
+class Counters:
+    claimed: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    lost_leases: int = 0
+    reconnects: int = 0
+
+
+@dataclass
+class Worker:
+    conninfo: str
+    registry: Registry
+    settings: Settings = field(default_factory=Settings)
+    hooks: Hooks = field(default_factory=Hooks)
+    name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+
+    def __post_init__(self) -> None:
+        q._seconds("lease", self.settings.lease_s, allow_zero=False)
+        q._int_in("concurrency", self.settings.concurrency, 1, 1000)
+        self.counters = Counters()
+        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        self._finished: deque[_Done] = deque()  # appended by handler threads, drained by the main loop
+        self._running: dict[int, Job] = {}  # job id -> job, owned by the main loop
+        self._conn: psycopg.Connection | None = None
+        self._handler_pool = None  # connections for handlers that ask for one, opened on first use
+
+    # -- control ---------------------------------------------------------------------------------
+
+    def stop(self, *_signal_args) -> None:
+        """Claim nothing new; finish the running jobs; then run() returns."""
+        self._stopping.set()
+        self._wake.set()
+
+    def run(self) -> int:
+        """Work until stopped. Returns the process exit code (0 after a clean drain)."""
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self.stop)
+            signal.signal(signal.SIGINT, self.stop)
+        s = self.settings
+        log.info("worker %s: queue %r, concurrency %d, lease %.1fs", self.name, s.queue, s.concurrency, s.lease_s)
+        listener = threading.Thread(target=self._listen, name="listen", daemon=True) if s.listen else None
+        executor = ThreadPoolExecutor(max_workers=s.concurrency, thread_name_prefix="job")
+        try:
+            self._connect()
+            if listener:
+                listener.start()
+            return self._loop(executor)
+        finally:
+            self._stopping.set()
+            executor.shutdown(wait=True)
+            if self._handler_pool is not None:
+                self._handler_pool.close()
+            if self._conn is not None:
+                self._conn.close()
+
+    # -- the main loop ---------------------------------------------------------------------------
+
+    def _loop(self, executor: ThreadPoolExecutor) -> int:
+        s = self.settings
+        heartbeat_every = s.lease_s / 3
+        next_heartbeat = time.monotonic() + heartbeat_every
+        while True:
+            try:
+                self._report_finished()
+                if time.monotonic() >= next_heartbeat:
+                    self._heartbeat()
+                    next_heartbeat = time.monotonic() + heartbeat_every
+                if self._stopping.is_set():
+                    if not self._running and not self._finished:
+                        log.info("worker %s: drained, exiting (%s)", self.name, self.counters)
+                        return 0
+                else:
+                    free = s.concurrency - len(self._running)
+                    if free > 0 and self._claim_and_start(free, executor) == free:
+                        continue  # the queue may hold more: ask again without waiting
+            except DISCONNECTED as error:
+                if not self._reconnect(error):
+                    log.error("worker %s: database gone while draining; %d finished job(s) not reported "
+                              "will run again when their lease runs out", self.name, len(self._finished))
+                    return 1
+                continue
+            self._wake.wait(timeout=min(s.poll_interval_s, max(0.0, next_heartbeat - time.monotonic())))
+            self._wake.clear()
+
+    def _claim_and_start(self, free: int, executor: ThreadPoolExecutor) -> int:
+        s = self.settings
+        jobs = q.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
+        if not jobs:
+            return 0
+        self.counters.claimed += len(jobs)
+        self.hooks.claimed(jobs)
+        for job in jobs:
+            handler = self.registry.get(job.type)
+            problem = self._refusal(job, handler)
+            if problem:
+                reason, message = problem
+                log.error("worker %s: job %d dead-lettered at once: %s", self.name, job.id, message)
+                q.bury(self._conn, job, reason, message)
+                self.counters.failed += 1
+                continue
+            self._running[job.id] = job
+            executor.submit(self._run_one, handler, job)
+        return len(jobs)
+
+    def _refusal(self, job: Job, handler: Handler | None) -> tuple[str, str] | None:
+        """Jobs no retry can fix: they go straight to the dead-letter table."""
+        if handler is None:
+            known = ", ".join(self.registry.types) or "none"
+            return "unknown_type", f"no handler for job type {job.type!r} (this worker handles: {known})"
+        problem = handler.payload_problem(job.payload)
+        if problem:
+            return "bad_payload", problem
+        return None
+
+    def _run_one(self, handler: Handler, job: Job) -> None:
+        """In a handler thread: run the job, then hand the outcome to the main loop."""
+        error = None
+        try:
+            self.hooks.started(job)
+            if handler.wants_connection:
+                with self._handler_connections().connection() as conn:
+                    handler.run(job, conn)
+            else:
+                handler.run(job)
+        except Exception as raised:  # a job's failure must not take the worker down
+            error = raised
+        self.hooks.finished(job, error)
+        self._finished.append(_Done(job, error))
+        self._wake.set()
+
+    def _report_finished(self) -> None:
+        """Ack what succeeded (one statement), fail() what raised. Kept until the database hears it."""
+        if not self._finished:
+            return
+        batch = list(self._finished)
+        succeeded = [done.job for done in batch if done.error is None]
+        acked = q.ack_many(self._conn, succeeded) if succeeded else set()
+        for done in batch:
+            if done.error is not None and q.fail(self._conn, done.job, done.error) is None:
+                acked.discard(done.job.id)  # lease lost: counted below
+        for _ in batch:
+            self._finished.popleft()
+        for done in batch:
+            self._running.pop(done.job.id, None)
+        self.counters.succeeded += len(acked)
+        self.counters.failed += sum(1 for done in batch if done.error is not None)
+        lost = [done.job.id for done in batch if done.error is None and done.job.id not in acked]
+        if lost:
+            self.counters.lost_leases += len(lost)
+            log.warning("worker %s: lease lost before ack for job(s) %s: they may have run twice",
+                        self.name, lost)
+        if acked:
+            self.hooks.acked(acked)
+
+    def _heartbeat(self) -> None:
+        running = list(self._running.values())
+        if not running:
+            return
+        still_ours = q.extend_leases(self._conn, running, self.settings.lease_s)
+        lost = [job.id for job in running if job.id not in still_ours]
+        if lost:
+            log.warning("worker %s: lease of running job(s) %s expired before the heartbeat; another "
+                        "worker may be running them too", self.name, lost)
+
+    # -- connections -----------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        self._conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+
+    def _reconnect(self, error: Exception) -> bool:
+        """Connect again, however long it takes; False only when draining and out of time."""
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        log.warning("worker %s: database connection lost (%s); reconnecting", self.name, first_line)
+        give_up_at = None
+        delay = 0.1
+        while True:
+            if self._stopping.is_set():
+                give_up_at = give_up_at or time.monotonic() + self.settings.drain_timeout_s
+                if time.monotonic() > give_up_at:
+                    return False
+            self._conn.close()
+            try:
+                self._connect()
+            except DISCONNECTED:
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            self.counters.reconnects += 1
+            log.info("worker %s: reconnected", self.name)
+            return True
+
+    def _handler_connections(self):
+        if self._handler_pool is None:
+            from psycopg_pool import ConnectionPool
+
+            self._handler_pool = ConnectionPool(
+                self.conninfo, min_size=0, max_size=self.settings.concurrency,
+                kwargs={"autocommit": True}, check=ConnectionPool.check_connection, open=True,
+            )
+        return self._handler_pool
+
+    def _listen(self) -> None:
+        """In its own thread: turn NOTIFY into a wake-up. Any failure falls back to polling."""
+        while not self._stopping.is_set():
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as conn:
+                    schema = conn.execute("SELECT current_schema()").fetchone()[0]
+                    conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"jobs:{schema}")))
+                    self._wake.set()  # jobs may have arrived while we were not listening
+                    while not self._stopping.is_set():
+                        for note in conn.notifies(timeout=1.0):
+                            if note.payload == self.settings.queue:
+                                self._wake.set()
+            except DISCONNECTED:
+                time.sleep(0.5)
+
+
+def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, concurrency: int = 4,
+          lease: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
+          name: str = "worker", env: dict[str, str] | None = None):
+    """Start `python -m course worker ...` as a child process (see course.processes.Child)."""
+    from . import db, processes
+
+    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease),
+            "--poll-interval", str(poll_interval), "--dsn", db.conninfo(schema)]
+    if not listen:
+        args.append("--no-listen")
+    return processes.python(name, "course", *args, env=env)

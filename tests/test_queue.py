@@ -1,0 +1,213 @@
+"""The reference queue's operations, one statement at a time, against a real PostgreSQL."""
+
+import threading
+import time
+
+import psycopg
+import pytest
+
+from course import db, queue
+from course.backoff import backoff_ceiling
+from course.errors import InvalidArgument, InvalidJob
+
+
+def count(conn, table="jobs"):
+    return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_a_job_goes_in_is_claimed_once_and_acked_away(conn):
+    job_id = queue.enqueue(conn, "send_receipt", {"order_id": 9812})
+    job = queue.claim_one(conn, lease=5)
+    assert (job.id, job.type, job.payload, job.attempts) == (job_id, "send_receipt", {"order_id": 9812}, 1)
+    assert queue.claim_one(conn) is None, "a leased job must be hidden from other claims"
+    assert queue.ack(conn, job) is True
+    assert count(conn) == 0
+
+
+def test_claim_takes_the_highest_priority_then_the_oldest(conn):
+    low = queue.enqueue(conn, "newsletter", {"n": 1}, priority=0)
+    high = queue.enqueue(conn, "confirmation", {"n": 2}, priority=10)
+    low_later = queue.enqueue(conn, "newsletter", {"n": 3}, priority=0)
+    later = queue.enqueue(conn, "scheduled", {"n": 4}, priority=99, delay=3600)
+    assert [j.id for j in queue.claim(conn, limit=10)] == [high, low, low_later]
+    assert later not in [j.id for j in queue.claim(conn, limit=10)]
+
+
+def test_a_rolled_back_transaction_leaves_no_job(conn):
+    with pytest.raises(RuntimeError):
+        with conn.transaction():
+            conn.execute("CREATE TABLE orders (id int)")
+            queue.enqueue(conn, "send_receipt", {"order_id": 1})
+            raise RuntimeError("payment declined after the insert")
+    assert count(conn) == 0
+
+
+def test_a_unique_key_admits_one_job_under_concurrent_enqueues(schema):
+    barrier = threading.Barrier(16)
+    results = []
+
+    def producer():
+        with db.connect(schema) as conn:
+            barrier.wait()
+            results.append(queue.enqueue(conn, "send_confirmation", {"booking_id": 981}, unique_key="confirm:981"))
+
+    threads = [threading.Thread(target=producer) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = [r for r in results if r is not None]
+    assert len(results) == 16 and len(stored) == 1, results
+
+
+def test_a_zombie_cannot_ack_or_extend_a_job_claimed_again(conn, schema):
+    job_id = queue.enqueue(conn, "render_invoice", {"booking_id": 7})
+    zombie = queue.claim_one(conn, lease=0.2)
+    time.sleep(0.5)  # the zombie's lease runs out while it is "still working"
+    with db.connect(schema) as other:
+        rescuer = queue.claim_one(other, lease=30)
+    assert rescuer.id == job_id and rescuer.attempts == 2
+    assert queue.extend_lease(conn, zombie, 30) is None
+    assert queue.ack(conn, zombie) is False
+    assert queue.fail(conn, zombie, RuntimeError("late")) is None
+    assert count(conn) == 1, "the zombie must not delete the job the rescuer is running"
+    assert queue.ack(conn, rescuer) is True
+
+
+def test_heartbeat_keeps_a_long_job_hidden(conn, schema):
+    queue.enqueue(conn, "sync_channel_manager", {"booking_id": 7})
+    job = queue.claim_one(conn, lease=0.5)
+    for _ in range(4):
+        time.sleep(0.25)
+        assert queue.extend_lease(conn, job, 0.5) is not None
+    with db.connect(schema) as other:
+        assert queue.claim_one(other) is None
+    assert queue.ack(conn, job)
+
+
+def test_batch_claim_extend_and_ack(conn):
+    queue.enqueue_many(conn, "noop", [{"i": i} for i in range(10)])
+    jobs = queue.claim(conn, limit=4, lease=5)
+    assert len(jobs) == 4 and len({j.lease for j in jobs}) == 4
+    assert queue.extend_leases(conn, jobs, 10) == {j.id for j in jobs}
+    assert queue.ack_many(conn, jobs) == {j.id for j in jobs}
+    assert count(conn) == 6
+
+
+def test_concurrent_claims_never_hand_out_a_job_twice(schema):
+    with db.connect(schema) as conn:
+        queue.enqueue_many(conn, "noop", [{"i": i} for i in range(400)])
+    claimed, barrier = [], threading.Barrier(20)
+
+    def worker():
+        with db.connect(schema) as conn:
+            barrier.wait()
+            while jobs := queue.claim(conn, limit=3, lease=60):
+                claimed.extend(j.id for j in jobs)
+
+    threads = [threading.Thread(target=worker) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(claimed) == 400 and len(set(claimed)) == 400
+
+
+def test_retries_reach_the_dead_letter_table_exactly_at_max_attempts(conn):
+    queue.enqueue(conn, "send_email", {"booking_id": 1}, max_attempts=4)
+    outcomes = []
+    while job := queue.claim_one(conn, lease=5):
+        outcomes.append(queue.fail(conn, job, RuntimeError("503 Service Unavailable"), delay=lambda n: 0))
+    assert [type(o).__name__ for o in outcomes] == ["Retry", "Retry", "Retry", "Dead"]
+    [dead] = queue.dead_jobs(conn)
+    assert (dead.reason, dead.attempts, dead.max_attempts) == ("max_attempts", 4, 4)
+    assert "503" in dead.error and count(conn) == 0
+
+
+def test_retry_waits_with_backoff(conn):
+    queue.enqueue(conn, "send_email", {"booking_id": 1})
+    job = queue.claim_one(conn)
+    outcome = queue.fail(conn, job, RuntimeError("timeout"))
+    assert 0 <= outcome.delay_s <= backoff_ceiling(1) == 1.0
+    row = conn.execute("SELECT run_at - now(), lease, last_error FROM jobs").fetchone()
+    assert row[0].total_seconds() <= 1.0 and row[1] is None and row[2] == "RuntimeError: timeout"
+
+
+def test_a_permanent_error_goes_to_the_dead_letter_table_at_once(conn):
+    queue.enqueue(conn, "send_email", {"booking_id": 1})
+    job = queue.claim_one(conn)
+    assert queue.fail(conn, job, queue.PermanentError("550 invalid address")) == queue.Dead("permanent")
+    assert [d.reason for d in queue.dead_jobs(conn)] == ["permanent"]
+
+
+def test_dead_lettering_alerts_listeners(conn, schema):
+    with db.connect(schema) as listener:
+        listener.execute(f'LISTEN "dead_jobs:{schema}"')
+        queue.enqueue(conn, "send_email", {"booking_id": 1})
+        queue.fail(conn, queue.claim_one(conn), queue.PermanentError("550 invalid address"))
+        notes = list(listener.notifies(timeout=5, stop_after=1))
+    assert notes and "550 invalid address" in notes[0].payload
+
+
+def test_redrive_moves_dead_jobs_back_with_a_fresh_budget(conn):
+    job_id = queue.enqueue(conn, "send_email", {"booking_id": 1}, max_attempts=1, unique_key="confirm:1")
+    queue.fail(conn, queue.claim_one(conn), RuntimeError("down"))
+    assert queue.redrive(conn) == [job_id]
+    job = queue.claim_one(conn)
+    assert (job.id, job.attempts) == (job_id, 1) and queue.dead_jobs(conn) == []
+
+
+def test_redrive_keeps_a_dead_job_whose_key_is_taken_again(conn):
+    queue.enqueue(conn, "send_email", {"booking_id": 1}, max_attempts=1, unique_key="confirm:1")
+    queue.fail(conn, queue.claim_one(conn), RuntimeError("down"))
+    queue.enqueue(conn, "send_email", {"booking_id": 1}, unique_key="confirm:1")
+    assert queue.redrive(conn) == []
+    assert len(queue.dead_jobs(conn)) == 1, "the dead job must not be lost"
+
+
+def test_stats_show_depth_age_in_flight_and_dead_letters(conn):
+    queue.enqueue_many(conn, "noop", [{"i": i} for i in range(5)])
+    queue.enqueue(conn, "noop", {}, queue="emails", delay=60)
+    queue.claim(conn, limit=2)
+    time.sleep(0.05)
+    stats = queue.stats(conn)
+    default = stats.queue("default")
+    assert (default.ready, default.in_flight, default.scheduled) == (3, 2, 0)
+    assert stats.queue("emails").scheduled == 1
+    assert default.oldest_ready_age_s > 0 and stats.depth == 6 and stats.dead_letters == 0
+
+
+# -- bad input: a clear error, and nothing written -------------------------------------------------
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda c: queue.enqueue(c, "x'); DROP TABLE jobs; --", {}), "not a valid name"),
+    (lambda c: queue.enqueue(c, "send", {}, queue="q; DELETE FROM jobs"), "not a valid name"),
+    (lambda c: queue.enqueue(c, "send", '{"order_id": 98'), "payload must be a dict"),
+    (lambda c: queue.enqueue(c, "send", {"blob": "x" * 70_000}), "Put ids in the job"),
+    (lambda c: queue.enqueue(c, "send", {"when": object()}), "cannot be stored as JSON"),
+    (lambda c: queue.enqueue(c, "send", {"ratio": float("nan")}), "cannot be stored as JSON"),
+    (lambda c: queue.enqueue(c, "send", {}, max_attempts=0), "max_attempts must be"),
+    (lambda c: queue.enqueue(c, "send", {}, delay=-1), "delay is in seconds"),
+    (lambda c: queue.enqueue(c, "send", {}, unique_key=""), "unique_key must be"),
+    (lambda c: queue.claim(c, lease=0), "lease is in seconds"),
+    (lambda c: queue.claim(c, lease=-5), "lease is in seconds"),
+    (lambda c: queue.enqueue_many(c, "send", [{"a": 1}, "oops"]), "payload number 1"),
+])
+def test_bad_input_is_refused_clearly_and_writes_nothing(conn, call, message):
+    with pytest.raises((InvalidJob, InvalidArgument), match=message):
+        call(conn)
+    assert count(conn) == 0
+    assert conn.execute("SELECT to_regclass('jobs')").fetchone()[0] is not None
+
+
+def test_enqueue_on_a_closed_connection_says_so(schema):
+    conn = db.connect(schema)
+    conn.close()
+    with pytest.raises(InvalidArgument, match="connection is closed"):
+        queue.enqueue(conn, "send", {})
+
+
+def test_errors_render_as_one_line_in_a_notebook():
+    error = InvalidJob("payload is 68 KiB; the limit is 64 KiB.")
+    assert error._render_traceback_() == ["InvalidJob: payload is 68 KiB; the limit is 64 KiB."]
