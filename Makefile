@@ -6,6 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := -p no:cacheprovider --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
+# Test runs keep their own progress file: your progress.json is yours.
+export COURSE_PROGRESS_FILE ?= $(CURDIR)/.course/test-progress.json
 
 .PHONY: lab test test-unit test-notebooks bench chaos build lock db-stop clean
 

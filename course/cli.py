@@ -119,7 +119,7 @@ def parser() -> argparse.ArgumentParser:
 # Commands that live with the code they drive; imported only when asked for.
 MODULE_COMMANDS = {
     "build": ("course.grading.build", "write labs/ from solutions/"),
-    "progress": ("course.grading.progress", "which exercises you have passed"),
+    "progress": ("course.grading.progress_file", "which exercises you have passed"),
     "compare": ("course.grading.compare", "your lab's code beside the solution's"),
     "bench": ("course.bench", "measure the queue against its peers"),
     "chaos": ("course.chaos", "kill workers and the database at random; count what was lost"),

@@ -1,0 +1,99 @@
+"""Checks, hints and progress, for use in the notebooks:
+
+    from course.grading import check, hint, progress
+
+    check("03.claim")      # runs the exercise's checks on the `claim` you defined above, prints the result
+    hint("03.claim")       # the next hint
+    progress()             # what you have passed so far
+
+A check never raises into the notebook: a failing or unfinished exercise prints why, and the lab goes on.
+The checks themselves live in course/grading/checks/, so the test suite runs exactly the same ones.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from ..errors import CourseError
+from . import hints, manifest
+from . import progress_file as _progress
+from .checks import find
+from .report import Report
+from .trial import NotStarted, Stop, Trial, describe
+
+__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report"]
+
+
+def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> Report:
+    """Run an exercise's checks on the given answers and return the report (the test suite uses this)."""
+    exercise = manifest.load().exercise(exercise_id)
+    missing = [name for name in exercise.answers if name not in answers]
+    if missing:
+        return Report(exercise_id, (), problem=_not_defined(missing))
+    check_fn = find(exercise_id)
+    trial = Trial(exercise_id, seed=seed)
+    kwargs = {name: answers[name] for name in exercise.answers}
+    if "seed" in inspect.signature(check_fn).parameters:
+        kwargs["seed"] = seed
+    try:
+        check_fn(trial, **kwargs)
+    except (Stop, NotStarted):
+        pass
+    except CourseError as error:  # the database is down, a service would not start: say so plainly
+        return Report(exercise_id, tuple(trial.results), problem=str(error))
+    except Exception as error:  # a bug in learner code the check did not wrap, or in the check itself
+        trial.results.append(_crash(error))
+    finally:
+        trial.close()
+    return Report(exercise_id, tuple(trial.results), not_started=trial.not_started, seed=trial.seed)
+
+
+def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:
+    """Check an exercise. Answers are read from the notebook by the names the exercise asks for."""
+    try:
+        exercise = manifest.load().exercise(exercise_id)
+    except manifest.UnknownExercise as error:
+        print(error)
+        return
+    caller = inspect.currentframe().f_back.f_globals
+    for name in exercise.answers:
+        if name not in answers and name in caller:
+            answers[name] = caller[name]
+    report = run_check(exercise_id, seed=seed, **answers)
+    if report.status != "problem":
+        passed = sum(r.passed for r in report.results)
+        _progress.record(exercise_id, report.status, passed, len(report.results))
+    print(report.render())
+
+
+def hint(exercise_id: str, number: int | None = None) -> None:
+    try:
+        print(hints.hint(exercise_id, number))
+    except manifest.UnknownExercise as error:
+        print(error)
+
+
+def progress(lab_id: str | None = None) -> None:
+    print(_progress.table(lab_id))
+
+
+def course_map() -> None:
+    """The labs in order, from the manifest."""
+    for lab in manifest.load().labs:
+        exercises = ", ".join(e.id for e in lab.exercises)
+        print(f"{lab.id}  {lab.title}  (~{lab.minutes} min)\n      exercises: {exercises}")
+
+
+def _not_defined(names: list[str]) -> str:
+    listed = ", ".join(f"`{n}`" for n in names)
+    verb = "is" if len(names) == 1 else "are"
+    return (f"{listed} {verb} not defined yet. Run the exercise cell above (the one that defines "
+            f"{listed}), then run this check again.")
+
+
+def _crash(error: Exception):
+    from .trial import Result
+
+    return Result("the check ran to the end", False,
+                  note=f"it stopped on {describe(error)}\n(if the line is not yours, tell the course authors)")

@@ -1,0 +1,148 @@
+"""Write `labs/` from `solutions/`: one source, two trees.
+
+In a solution notebook, the answer to an exercise sits between two marker lines in a code cell whose
+metadata names the exercise (`"course": {"exercise": "03.claim"}`):
+
+    def claim(conn, lease_s):
+        # BEGIN SOLUTION
+        ...the answer...
+        # END SOLUTION
+
+In the lab, an indented region becomes `raise NotImplementedError("03.claim: ...")`; a region at the
+top level (a quiz) keeps its assignments with `...` as the value: `q1 = ...  # your answer`. Markdown
+between `<!-- BEGIN SOLUTION -->` and `<!-- END SOLUTION -->` (a model answer) becomes a prompt to
+write your own. Cells tagged `solution-only` are left out. Outputs are cleared; everything else —
+prose, set-up, demos, check cells, cell ids — is kept, so a lab and its solution line up cell by cell.
+
+`python -m course build` writes the labs; `--check` only says whether they are up to date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+from ..errors import CourseError
+from . import manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
+MD_REGION = re.compile(r"<!-- BEGIN SOLUTION -->.*?<!-- END SOLUTION -->", re.DOTALL)
+MD_PROMPT = "*Your answer here: write it before you open the solution.*"
+
+
+def exercise_of(cell) -> str | None:
+    return cell.get("metadata", {}).get("course", {}).get("exercise")
+
+
+def stub_code(source: str, exercise_id: str, where: str) -> str:
+    lines = source.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() != BEGIN:
+            if line.strip() == END:
+                raise CourseError(f"{where}: '{END}' without '{BEGIN}' before it")
+            out.append(line)
+            i += 1
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        try:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == END)
+        except StopIteration:
+            raise CourseError(f"{where}: '{BEGIN}' is never closed by '{END}'") from None
+        out.extend(_stub(lines[i + 1:end], indent, exercise_id, where))
+        i = end + 1
+    return "\n".join(out)
+
+
+def _stub(region: list[str], indent: str, exercise_id: str, where: str) -> list[str]:
+    title = manifest.load().exercise(exercise_id).title
+    if indent:
+        return [f'{indent}raise NotImplementedError("{exercise_id}: {title} — write your code here")']
+    try:
+        tree = ast.parse("\n".join(region))
+    except SyntaxError as error:
+        raise CourseError(f"{where}: the solution region does not parse: {error}") from None
+    names = [target.id for node in tree.body if isinstance(node, ast.Assign)
+             for target in node.targets if isinstance(target, ast.Name)]
+    if not names:
+        raise CourseError(f"{where}: a top-level solution region must assign the answers (q1 = ...)")
+    return [f"{name} = ...  # your answer" for name in names]
+
+
+def lab_notebook(solution_path: Path):
+    """The lab version of one solution notebook."""
+    notebook = nbformat.read(solution_path, as_version=4)
+    known = {e.id for e in manifest.load().exercises}
+    cells = []
+    for index, cell in enumerate(notebook.cells):
+        where = f"{solution_path.name}, cell {index + 1}"
+        if "solution-only" in cell.get("metadata", {}).get("tags", []):
+            continue
+        cell = nbformat.from_dict(dict(cell))
+        if cell.cell_type == "code":
+            if BEGIN in cell.source:
+                exercise_id = exercise_of(cell)
+                if exercise_id not in known:
+                    raise CourseError(f"{where}: a solution region needs the cell's metadata to name a "
+                                      f"manifest exercise (course.exercise); found {exercise_id!r}")
+                cell.source = stub_code(cell.source, exercise_id, where)
+            cell.outputs = []
+            cell.execution_count = None
+        elif cell.cell_type == "markdown":
+            cell.source = MD_REGION.sub(MD_PROMPT, cell.source)
+        cells.append(cell)
+    notebook.cells = cells
+    return notebook
+
+
+def render(notebook) -> str:
+    return nbformat.writes(notebook) + "\n"
+
+
+def planned() -> dict[Path, str]:
+    """Every lab file the build writes, with its content."""
+    course = manifest.load()
+    out = {}
+    for lab in course.labs:
+        source = ROOT / "solutions" / lab.notebook
+        if not source.exists():
+            raise CourseError(f"labs.toml lists lab {lab.id}, but {source.relative_to(ROOT)} does not exist")
+        out[ROOT / "labs" / lab.notebook] = render(lab_notebook(source))
+    return out
+
+
+def stale() -> list[Path]:
+    """Lab files that differ from what the build would write now (or should not be there)."""
+    wanted = planned()
+    differ = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
+    extra = [path for path in (ROOT / "labs").glob("*.ipynb") if path not in wanted]
+    return differ + extra
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m course build", description="Write labs/ from solutions/.")
+    parser.add_argument("--check", action="store_true", help="only report labs that are out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        out_of_date = stale()
+        for path in out_of_date:
+            print(f"out of date: {path.relative_to(ROOT)}")
+        if out_of_date:
+            print("Run `python -m course build` and commit labs/.", file=sys.stderr)
+        return 1 if out_of_date else 0
+    (ROOT / "labs").mkdir(exist_ok=True)
+    for path, text in planned().items():
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            print(f"wrote {path.relative_to(ROOT)}")
+    for path in (ROOT / "labs").glob("*.ipynb"):
+        if path.name not in {lab.notebook for lab in manifest.load().labs}:
+            print(f"not in the manifest (left alone): {path.relative_to(ROOT)}")
+    return 0

@@ -1,0 +1,29 @@
+"""Checks for "check yourself" quizzes: multiple choice answered with letters.
+
+A wrong answer is reported without the right one (that would end the quiz); the note says what to
+reconsider instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..trial import Trial
+
+
+def letters(value) -> frozenset[str]:
+    """'b', 'B', ['b', 'd'], {'B', 'D'} and 'b, d' all mean the same choice."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, Iterable):
+        return frozenset()
+    return frozenset(str(v).strip().lower() for v in value)
+
+
+def ask(t: Trial, name: str, value, correct: str | Iterable[str], question: str, reconsider: str) -> None:
+    chosen = letters(t.answer(name, value))
+    right = letters(correct)
+    if chosen == right:
+        t.expect(f"{name}: {question}", ok=True)
+    else:
+        t.expect(f"{name}: {question}", ok=False, got=value, note=f"not this one — {reconsider}")

@@ -1,0 +1,108 @@
+"""One run of an exercise's checks: what each check expected, what came back, and the smallest example
+that shows a failure.
+
+A check function receives a Trial and the learner's answers:
+
+    @exercise_check("03.claim")
+    def _(t: Trial, claim):
+        box = t.sandbox()                              # an empty schema of its own
+        got = t.call(claim, box.conn, 30, during="claiming from an empty queue")
+        t.expect("returns None when no job is waiting", got=got, expected=None,
+                 example="an empty jobs table")
+
+`t.call` runs learner code: a NotImplementedError means "not started"; any other exception fails the
+check being made, with the exception's message. `t.require` is `t.expect` that stops the run when it
+fails, for checks that the next ones build on.
+"""
+
+from __future__ import annotations
+
+import reprlib
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from .sandbox import Sandbox
+
+NOTHING = object()
+_short = reprlib.Repr()  # keyword arguments arrived in 3.12; we support 3.11
+_short.maxstring = _short.maxother = 120
+_short.maxlist = _short.maxdict = 8
+
+
+class Stop(Exception):
+    """Ends a trial early: a required check failed, or learner code raised."""
+
+
+class NotStarted(Exception):
+    """The learner's function still raises NotImplementedError."""
+
+
+@dataclass
+class Result:
+    name: str
+    passed: bool
+    expected: Any = NOTHING
+    got: Any = NOTHING
+    example: str | None = None
+    note: str | None = None  # e.g. "your function raised KeyError: 'order_id'"
+
+
+@dataclass
+class Trial:
+    exercise_id: str
+    seed: int | None = None
+    results: list[Result] = field(default_factory=list)
+    not_started: str | None = None  # what is still a stub, in words
+    _sandboxes: list[Sandbox] = field(default_factory=list)
+
+    def sandbox(self, *, queue_tables: bool = True) -> Sandbox:
+        """An isolated schema for this trial (dropped when the trial ends)."""
+        box = Sandbox.create(self.exercise_id, queue_tables=queue_tables)
+        self._sandboxes.append(box)
+        return box
+
+    def call(self, fn, *args, during: str, **kwargs):
+        """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""
+        try:
+            return fn(*args, **kwargs)
+        except NotImplementedError:
+            self.not_started = f"`{getattr(fn, '__name__', 'your function')}` still raises NotImplementedError"
+            raise NotStarted from None
+        except Exception as error:
+            self.results.append(Result(during, False, note=f"your code raised {describe(error)}"))
+            raise Stop from None
+
+    def answer(self, name: str, value: Any) -> Any:
+        """A quiz answer; `...` (the lab's placeholder) means not answered yet."""
+        if value is Ellipsis:
+            self.not_started = f"`{name}` is still `...`"
+            raise NotStarted
+        return value
+
+    def expect(self, name: str, *, got: Any = NOTHING, expected: Any = NOTHING, ok: bool | None = None,
+               example: str | None = None, note: str | None = None) -> bool:
+        """Record one check: passed if `ok` is true, or else if got == expected."""
+        passed = bool(ok) if ok is not None else got == expected
+        self.results.append(Result(name, passed, expected, got, None if passed else example, note))
+        return passed
+
+    def require(self, name: str, **kwargs) -> None:
+        if not self.expect(name, **kwargs):
+            raise Stop
+
+    def close(self) -> None:
+        for box in self._sandboxes:
+            box.drop()
+        self._sandboxes.clear()
+
+
+def describe(error: BaseException) -> str:
+    """'KeyError: order_id (line 4 of your cell)' — the error and where in the learner's code."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/course/" not in f.filename.replace("\\", "/")]
+    where = f" (line {frames[-1].lineno}: {frames[-1].line.strip()})" if frames and frames[-1].line else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+def short(value: Any) -> str:
+    return _short.repr(value)

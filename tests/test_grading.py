@@ -1,0 +1,176 @@
+"""The grading machinery: the manifest, the build, checks, hints, progress — and, for every exercise in
+the course, that its check fails on the lab's stub and passes on the solution."""
+
+import json
+
+import nbformat
+import pytest
+
+from course.errors import CourseError
+from course.grading import build, check, checks, hint, manifest, notebooks, run_check
+from course.grading import progress_file as progress_module
+
+COURSE = manifest.load()
+EXERCISES = [e.id for e in COURSE.exercises]
+
+
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+# -- every exercise: fails on the stub, passes on the solution ------------------------------------
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+def test_the_check_fails_on_the_lab_stub(exercise_id):
+    lab = COURSE.lab(exercise_id.split(".")[0])
+    report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "labs" / lab.notebook, exercise_id))
+    assert not report.passed and report.status == "not started", report.render()
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+def test_the_check_passes_on_the_solution(exercise_id):
+    lab = COURSE.lab(exercise_id.split(".")[0])
+    report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "solutions" / lab.notebook, exercise_id))
+    assert report.passed, report.render()
+
+
+# -- the manifest and the two trees ----------------------------------------------------------------
+
+
+def test_every_exercise_has_a_check_and_a_cell_in_both_trees():
+    for lab in COURSE.labs:
+        for tree in ("solutions", "labs"):
+            cells = notebooks.exercise_cells(build.ROOT / tree / lab.notebook)
+            assert set(cells) == {e.id for e in lab.exercises}, f"{tree}/{lab.notebook}"
+        for exercise in lab.exercises:
+            assert callable(checks.find(exercise.id))
+
+
+def test_labs_are_exactly_what_the_build_writes_from_solutions():
+    assert build.stale() == [], "labs/ is out of date: run `python -m course build` and commit labs/"
+
+
+def test_lab_notebooks_carry_no_outputs_and_no_solutions():
+    for lab in COURSE.labs:
+        notebook = nbformat.read(build.ROOT / "labs" / lab.notebook, as_version=4)
+        for cell in notebook.cells:
+            assert build.BEGIN not in cell.source and "BEGIN SOLUTION -->" not in cell.source
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None
+
+
+def test_solution_notebooks_are_stored_with_outputs():
+    for lab in COURSE.labs:
+        notebook = nbformat.read(build.ROOT / "solutions" / lab.notebook, as_version=4)
+        assert any(cell.get("outputs") for cell in notebook.cells), lab.notebook
+
+
+def test_a_stub_inside_a_function_raises_with_the_exercise_id():
+    source = "def claim(conn):\n    x = 1\n    # BEGIN SOLUTION\n    return conn\n    # END SOLUTION\n"
+    stub = build.stub_code(source, "00.first_job", "test")
+    assert 'raise NotImplementedError("00.first_job: Enqueue your first job' in stub
+    assert "return conn" not in stub and "x = 1" in stub
+
+
+def test_a_top_level_stub_keeps_the_names_and_blanks_the_answers():
+    stub = build.stub_code('# BEGIN SOLUTION\nq1 = "c"\nq2 = {"a", "b"}\n# END SOLUTION', "00.quiz", "t")
+    assert stub == "q1 = ...  # your answer\nq2 = ...  # your answer"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("# BEGIN SOLUTION\nx = 1\n", "never closed"),
+    ("x = 1\n# END SOLUTION\n", "without"),
+    ("# BEGIN SOLUTION\nprint(1)\n# END SOLUTION", "must assign"),
+])
+def test_malformed_solution_regions_are_refused_clearly(source, message):
+    with pytest.raises(CourseError, match=message):
+        build.stub_code(source, "00.quiz", "somewhere")
+
+
+def test_the_manifest_refuses_duplicates_and_bad_order(tmp_path):
+    bad = tmp_path / "labs.toml"
+    bad.write_text('[[lab]]\nid = "01"\nslug = "a"\ntitle = "A"\n[[lab]]\nid = "00"\nslug = "b"\ntitle = "B"\n')
+    with pytest.raises(CourseError, match="unique and in order"):
+        manifest.load.__wrapped__(bad)
+    bad.write_text('[[lab]]\nid = "00"\nslug = "a"\ntitle = "A"\n[[lab.exercise]]\nid = "00.x"\ntitle = "X"\n')
+    with pytest.raises(CourseError, match="at least one hint"):
+        manifest.load.__wrapped__(bad)
+
+
+# -- what a learner sees --------------------------------------------------------------------------
+
+
+def test_an_unknown_id_suggests_the_closest(capsys):
+    check("00.frist_job")
+    assert "Did you mean '00.first_job'?" in capsys.readouterr().out
+
+
+def test_a_check_before_the_function_is_defined_says_so(capsys):
+    check("00.first_job")  # nothing called enqueue_welcome in this module
+    out = capsys.readouterr().out
+    assert "`enqueue_welcome` is not defined yet" in out and "Traceback" not in out
+
+
+def test_learner_code_that_raises_fails_the_check_without_stopping_the_notebook(capsys):
+    def enqueue_welcome(conn, user_id):
+        return {}["order_id"]
+
+    check("00.first_job", enqueue_welcome=enqueue_welcome)
+    out = capsys.readouterr().out
+    assert "checks failed" in out and "KeyError: 'order_id'" in out and 'return {}["order_id"]' in out
+
+
+def test_a_failure_shows_expected_got_and_the_smallest_example():
+    from course import queue
+
+    def enqueue_welcome(conn, user_id):
+        return queue.enqueue(conn, "send_welcome_email", {"user": user_id})
+
+    text = run_check("00.first_job", enqueue_welcome=enqueue_welcome).render()
+    assert "expected: {'user_id': 7}" in text and "got:      {'user': 7}" in text
+    assert "smallest failing example: enqueue_welcome(conn, 7)" in text
+
+
+def test_passing_says_these_checks_passed_never_everything_is_correct():
+    from course import queue
+
+    text = run_check("00.first_job", enqueue_welcome=lambda c, u: queue.enqueue(
+        c, "send_welcome_email", {"user_id": u})).render()
+    assert "these 6 checks passed" in text
+    assert "correct" not in text.lower() and "all tests" not in text.lower()
+
+
+def test_hints_come_one_at_a_time_then_stop_at_the_last(capsys):
+    from course.grading import hints
+
+    hints._shown.clear()
+    texts = [hints.hint("00.first_job") for _ in range(4)]
+    assert [t.split(":")[0] for t in texts] == ["Hint 1 of 3 for 00.first_job", "Hint 2 of 3 for 00.first_job",
+                                               "Hint 3 of 3 for 00.first_job", "Hint 3 of 3 for 00.first_job"]
+    assert "last one" in texts[-1]
+    hint("no.such")
+    assert "There is no exercise" in capsys.readouterr().out
+
+
+def test_progress_remembers_a_pass_and_prints_a_table():
+    progress_module.record("00.first_job", "passed", 6, 6)
+    progress_module.record("00.first_job", "failed", 5, 6)  # a later failure does not erase the pass
+    progress_module.record("00.quiz", "failed", 2, 3)
+    state = json.loads(progress_module.state_file().read_text())
+    assert state["00.first_job"]["passed_at"] and state["00.first_job"]["last"] == "failed"
+    table = progress_module.table()
+    assert "[✓] 00.first_job" in table and "[·] 00.quiz" in table
+    assert f"1 of {len(EXERCISES)} exercises passed." in table
+
+
+def test_the_command_line_prints_progress_and_compares(capsys):
+    from course.cli import main
+
+    assert main(["progress", "00"]) == 0
+    assert "00.first_job" in capsys.readouterr().out
+    assert main(["compare", "00"]) == 0
+    out = capsys.readouterr().out
+    assert "YOUR CODE" in out or "your code" in out
+    assert "not started" in out
