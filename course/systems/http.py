@@ -59,7 +59,11 @@ def route(method: str, pattern: str):
 
 
 class JsonHandler(BaseHTTPRequestHandler):
-    """A request handler whose routes take and give JSON. Subclasses mark methods with @route."""
+    """A request handler whose routes take and give JSON. Subclasses mark methods with @route.
+
+    A route returns (status, data) or (status, data, headers); or calls self.reply() itself and
+    returns None, when it has more to do after the client has its answer.
+    """
 
     # HTTP/1.0: one request per connection. A kept-alive idle connection would look like a request in
     # flight to Server.drain() and hold up every graceful shutdown.
@@ -85,13 +89,17 @@ class JsonHandler(BaseHTTPRequestHandler):
         self.query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
         try:
             answer, arguments = self._find_route(method, parts.path)
-            status, data, *headers = answer(**arguments)
-            self.reply(status, data, headers[0] if headers else None)
+            result = answer(**arguments)
+            if result is not None:  # None: the route replied itself (to do more after the reply)
+                status, data, *headers = result
+                self.reply(status, data, headers[0] if headers else None)
         except HttpError as error:
             self.reply(error.status, {"error": error.message}, error.headers)
         except Exception as error:  # a bug in a route must not kill the server, and must be visible
             traceback.print_exc(file=sys.stderr)
             self.reply(500, {"error": f"internal error: {type(error).__name__}: {error}"})
+
+    _replied = False
 
     def _find_route(self, method: str, path: str):
         allowed = []
@@ -129,7 +137,10 @@ class JsonHandler(BaseHTTPRequestHandler):
         return body
 
     def reply(self, status: int, data: Any, headers: Mapping[str, str] | None = None) -> None:
-        payload = json.dumps(data, default=str).encode()
+        if self._replied:  # a route that replied itself failed afterwards: the log has the traceback
+            return
+        self._replied = True
+        payload = json.dumps(data, default=_jsonable).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -144,6 +155,11 @@ class JsonHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         # One short line per request into the process's log file (never the notebook).
         sys.stderr.write(f"{time.strftime('%H:%M:%S')} {format % args}\n")
+
+
+def _jsonable(value: object) -> object:
+    """Datetimes as ISO 8601 (what JavaScript and pandas read back); anything else as its str()."""
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
 class Server(ThreadingHTTPServer):
