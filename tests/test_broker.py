@@ -1,0 +1,206 @@
+"""The course's NATS server and a JetStream cluster: real nats-server processes from the wheel.
+
+Every test that stops or kills a server uses one of its own, in a temporary folder: the shared server
+in .course/nats belongs to everyone working in this checkout. Deadlines are generous (a loaded 2-core
+machine); measured times are printed, never asserted.
+"""
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from course import broker
+from course.broker import BrokerUnavailable, NatsServer
+from course.processes import wait_until
+
+
+@pytest.fixture
+def private_server(tmp_path):
+    server = NatsServer(tmp_path / "nats", survives_exit=False)
+    yield server
+    server.stop()
+
+
+def attach_from_another_process(home) -> str:
+    """What a relay or a notebook kernel sees when it asks for the server."""
+    script = f"from pathlib import Path; from course import broker; print(broker.NatsServer(Path({str(home)!r})).start())"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_the_binary_comes_from_the_wheel_in_this_environment():
+    binary = broker.server_binary()
+    assert binary.name == "nats-server"
+    assert binary.is_relative_to(os.path.realpath(sys.prefix)), "a nats-server from PATH may be another version"
+    assert broker.server_version()[0].isdigit()
+
+
+def test_a_server_starts_once_others_attach_and_stop_ends_it(private_server):
+    assert private_server.start().startswith("started")
+    pid, url = private_server.pid(), private_server.url()
+    assert url.startswith("nats://127.0.0.1:")
+
+    assert attach_from_another_process(private_server.home) == f"attached to the running server (pid {pid})"
+    assert private_server.pid() == pid
+
+    broker.ensure_stream("T", ["t.>"], url=url)
+    broker.publish("t.hello", {"n": 1}, url=url)
+    assert broker.count_messages("T", url=url) == 1
+
+    assert private_server.stop() is True
+    assert not broker._is_running(pid)
+    assert private_server.url() is None
+    assert "stopped" in private_server.status()
+    assert private_server.stop() is False
+
+
+def test_after_kill_9_the_next_start_starts_again_on_the_same_port_with_the_data(private_server):
+    private_server.start()
+    pid, url = private_server.pid(), private_server.url()
+    broker.ensure_stream("T", ["t.>"], url=url)
+    for n in range(3):
+        broker.publish("t.order", {"n": n}, msg_id=f"order-{n}", url=url)
+
+    os.kill(pid, signal.SIGKILL)  # our own child: a pulled plug
+    wait_until(lambda: private_server.pid() is None, 10, what="the killed server to count as gone")
+    assert "was killed" in private_server.status()
+
+    assert private_server.start().startswith("started")
+    assert private_server.pid() not in (None, pid)
+    assert private_server.url() == url, "a restarted server should keep its port, so clients find it again"
+    assert broker.count_messages("T", url=url) == 3
+
+
+def test_a_server_that_cannot_start_says_so_with_its_log(tmp_path, monkeypatch):
+    broken = tmp_path / "nats-server"
+    broken.write_text("#!/bin/sh\necho 'fatal: pretend the store is corrupt' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(broker, "server_binary", lambda: broken)
+    server = NatsServer(tmp_path / "nats", survives_exit=False)
+    with pytest.raises(BrokerUnavailable) as raised:
+        server.start(timeout=20)
+    message = str(raised.value)
+    assert "did not start" in message and "pretend the store is corrupt" in message
+    assert str(server.log_file) in message and "NATS_URL" in message  # what to do next
+    assert server.pid() is None
+
+
+def test_nats_url_is_used_as_given_and_a_dead_one_is_named(private_server, monkeypatch):
+    private_server.start()
+    monkeypatch.setenv("NATS_URL", private_server.url())
+    assert broker.url() == private_server.url()
+    assert "from NATS_URL" in broker.describe()
+    assert "nothing done" in broker.stop() and private_server.pid()
+    broker.ensure_stream("EXT", ["ext.>"])  # no url: NATS_URL's server
+    assert broker.count_messages("EXT", url=private_server.url()) == 0
+
+    [closed_port] = broker._free_ports(1)
+    monkeypatch.setenv("NATS_URL", f"nats://127.0.0.1:{closed_port}")
+    with pytest.raises(BrokerUnavailable, match="no NATS server answered"):
+        broker.url()
+    assert "no NATS server answered" in broker.status()
+
+
+def test_the_course_server_lives_in_the_project_home_and_outlives_its_starter(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_HOME", str(tmp_path))  # a project home of our own: the shared one is untouched
+    monkeypatch.delenv("NATS_URL", raising=False)
+    try:
+        assert "started" in broker.describe()
+        url = broker.url()
+        assert broker.shared().home == tmp_path / "nats" and (tmp_path / "nats" / "store").is_dir()
+        assert "attached" in attach_from_another_process(tmp_path / "nats")
+        assert broker.status().startswith("NATS (JetStream) is running")
+        assert broker.url() == url
+    finally:
+        assert broker.stop() == "stopped"
+    assert "stopped" in broker.status()
+
+
+def test_sync_helpers_work_where_an_event_loop_already_runs(private_server):
+    """A Jupyter kernel runs an asyncio loop in its main thread: asyncio.run() would fail there."""
+    private_server.start()
+    url = private_server.url()
+
+    async def notebook_cell():
+        broker.ensure_stream("NB", ["nb.>"], url=url)
+        broker.publish("nb.cell", "hello", url=url)
+        return broker.messages("NB", url=url)
+
+    [message] = asyncio.run(notebook_cell())
+    assert (message.subject, message.data) == ("nb.cell", "hello")
+
+
+# -- the cluster -------------------------------------------------------------------------------------
+
+
+def running(pids) -> list[int]:
+    return [pid for pid in pids if broker._is_running(pid)]
+
+
+def test_a_replicated_stream_survives_its_leader_being_killed_and_retries_duplicate_nothing():
+    with broker.Cluster.start(3) as cluster:
+        print(f"\ncluster formed in {cluster.formed_in_s:.2f} s, meta leader {cluster.meta_leader()}")
+        info = broker.ensure_stream("ORDERS", ["orders.>"], replicas=3, url=cluster.urls)
+        assert {info.cluster.leader, *(peer.name for peer in info.cluster.replicas)} == {"n1", "n2", "n3"}
+        for n in range(20):
+            broker.publish("orders.placed", {"n": n}, msg_id=f"order-{n}", url=cluster.urls)
+
+        old_leader = cluster.leader_of("ORDERS")
+        cluster.kill(old_leader)
+        killed_at = time.monotonic()
+        # The first publishes may time out while the survivors elect a leader, and a timed-out one may
+        # have been stored anyway: retrying with the same Nats-Msg-Id makes both cases safe.
+        for n in range(20, 40):
+            broker.publish("orders.placed", {"n": n}, msg_id=f"order-{n}", url=cluster.urls, timeout=2,
+                           retry_for=90)
+            if n == 20:
+                print(f"publishing resumed {time.monotonic() - killed_at:.2f} s after {old_leader} was killed")
+        new_leader = cluster.leader_of("ORDERS")
+        assert new_leader != old_leader and cluster.meta_leader() is not None
+
+        # A producer that never saw its acks sends again: JetStream keeps one copy.
+        for n in (5, 25, 39):
+            again = broker.publish("orders.placed", {"n": n}, msg_id=f"order-{n}", url=cluster.urls, retry_for=30)
+            assert again.duplicate
+        stored = broker.messages("ORDERS", url=cluster.live_urls)
+        assert sorted(m.data["n"] for m in stored) == list(range(40)), "lost or duplicated messages"
+
+        cluster.restart(old_leader)
+        wait_until(lambda: all(peer.current for peer in broker.stream_info("ORDERS", url=cluster.urls).cluster.replicas),
+                   60, interval=0.2, what="the restarted node to catch up")
+        broker.publish("orders.placed", {"n": 40}, msg_id="order-40", url=cluster.urls, retry_for=30)
+        assert broker.count_messages("ORDERS", url=cluster.urls) == 41
+        pids = [node.pid for node in cluster.nodes.values()]
+    assert running(pids) == []
+
+
+def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits():
+    with pytest.raises(RuntimeError, match="a failing lab cell"):
+        with broker.Cluster.start(3) as cluster:
+            pids = [node.pid for node in cluster.nodes.values()]
+            raise RuntimeError("a failing lab cell")
+    assert running(pids) == [] and not cluster.home.exists()
+
+    # A Python that starts a cluster and a private server and simply exits.
+    script = (
+        "import tempfile; from pathlib import Path; from course import broker\n"
+        "cluster = broker.Cluster.start(3)\n"
+        "server = broker.NatsServer(Path(tempfile.mkdtemp()), survives_exit=False); server.start()\n"
+        "print(*[node.pid for node in cluster.nodes.values()], server.pid(), flush=True)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    pids = [int(pid) for pid in result.stdout.split()]
+    try:
+        assert result.returncode == 0, result.stderr
+        assert len(pids) == 4
+        assert running(pids) == [], "servers outlived the Python that started them"
+    finally:
+        for pid in running(pids):  # only if the test failed: they were started by our own child
+            if "nats-server" in " ".join(broker._command_line(pid) or []):
+                os.kill(pid, signal.SIGKILL)
