@@ -55,6 +55,9 @@ SELECT id, customer_id, status, items, total_cents, created_at
 FROM orders
 WHERE id = %(order_id)s;
 
+-- name: order_ids
+SELECT id FROM orders ORDER BY id;
+
 -- name: receipt
 -- Everything a receipt shows, read when the receipt is made: the address as it is now, not as it was
 -- when the order was placed.

@@ -193,9 +193,6 @@ class CheckoutApp(ServerProcess):
         """PATCH /customers/<id>: the customer moved."""
         return self._checked(call("PATCH", f"{self.url}/customers/{customer_id}", {"address": address}))
 
-    def health(self) -> dict:
-        return self._checked(call("GET", f"{self.url}/health"))
-
     def _found(self, reply: Reply) -> dict | None:
         return None if reply.status == 404 else self._checked(reply)
 

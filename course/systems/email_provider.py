@@ -197,6 +197,11 @@ class Mailbox:
             self.requests.append({"at": at, "to": to, "idempotency_key": key, "status": status,
                                   "outcome": outcome, "message_id": message_id})
 
+    def copy(self, what: str) -> list[dict]:
+        """A copy of `deliveries` or `requests`, taken while no one is adding to it."""
+        with self._lock:
+            return list(getattr(self, what))
+
     def stats(self) -> dict:
         with self._lock:
             outcomes = Counter(r["outcome"] for r in self.requests)
@@ -229,7 +234,7 @@ class ProviderHandler(JsonHandler):
 
     @route("GET", "/health")
     def health(self):
-        return 200, {"ok": True}
+        return 200, {"ok": True, "requests_in_flight": self.server.in_flight - 1}  # not counting this one
 
     @route("POST", "/emails")
     def send(self):
@@ -279,11 +284,11 @@ class ProviderHandler(JsonHandler):
 
     @route("GET", "/admin/deliveries")
     def deliveries(self):
-        return 200, {"deliveries": list(self.server.mailbox.deliveries)}
+        return 200, {"deliveries": self.server.mailbox.copy("deliveries")}
 
     @route("GET", "/admin/requests")
     def requests(self):
-        return 200, {"requests": list(self.server.mailbox.requests)}
+        return 200, {"requests": self.server.mailbox.copy("requests")}
 
     @route("GET", "/admin/stats")
     def stats(self):

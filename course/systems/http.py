@@ -197,6 +197,12 @@ class Server(ThreadingHTTPServer):
             self._in_flight -= 1
             self._changed.notify_all()
 
+    @property
+    def in_flight(self) -> int:
+        """Requests being answered right now (a /health that asks is one of them)."""
+        with self._changed:
+            return self._in_flight
+
     def drain(self, timeout: float) -> int:
         """Wait until no request is being answered (or `timeout` passes); return how many still are."""
         with self._changed:
@@ -333,6 +339,13 @@ class ServerProcess:
 
     def log_tail(self, lines: int = 20) -> str:
         return self._own_child().log_tail(lines)
+
+    def health(self) -> dict:
+        """What GET /health says (ServiceUnreachable when nothing answers)."""
+        reply = call("GET", f"{self.url}/health", timeout=10.0)
+        if reply.status != 200:
+            raise CourseError(f"{self.url}/health answered {reply.status}: {reply.error}")
+        return reply.data
 
     def __enter__(self):
         return self

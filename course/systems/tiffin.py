@@ -211,6 +211,13 @@ def receipts_by_order(deliveries: Iterable) -> Counter:
     return counts
 
 
+def orders_without_a_receipt(conn: psycopg.Connection, deliveries: Iterable) -> list[int]:
+    """The orders the provider never delivered a receipt for: the customers who were told "order
+    placed" and then heard nothing."""
+    received = receipts_by_order(deliveries)
+    return [order_id for (order_id,) in conn.execute(sql.query("tiffin", "order_ids")) if not received[order_id]]
+
+
 # -- the job ---------------------------------------------------------------------------------------
 
 
