@@ -133,7 +133,7 @@ class Mailbox:
         self._rng = random.Random(settings.seed)
         self.deliveries: list[dict] = []
         self.requests: list[dict] = []
-        self._answers: dict[str, tuple[tuple, int, dict]] = {}  # key -> (what was sent, status, body)
+        self._answers: dict[str, tuple[tuple, dict]] = {}  # Idempotency-Key -> (what was sent, first answer)
 
     def configure(self, changes: Mapping[str, object]) -> Settings:
         with self._lock:
@@ -178,17 +178,17 @@ class Mailbox:
         sent = (email["to"], email["subject"], email["body"])
         with self._lock:
             if key is not None and key in self._answers:
-                first_sent, status, body = self._answers[key]
+                first_sent, first_answer = self._answers[key]
                 if first_sent != sent:
                     return 409, {"error": f"Idempotency-Key {key!r} was already used for a different email "
                                           f"(to {first_sent[0]!r}, subject {first_sent[1]!r}); use a new key "
                                           f"for a new email"}, "conflict"
-                return status, body, "replayed"
+                return 200, first_answer, "replayed"
             message_id = f"msg_{len(self.deliveries) + 1:06d}"
             self.deliveries.append({"id": message_id, **email, "idempotency_key": key, "at": time.time()})
             body = {"id": message_id, "to": email["to"]}
             if key is not None:
-                self._answers[key] = (sent, 200, body)
+                self._answers[key] = (sent, body)
             return 200, body, "delivered"
 
     def record(self, *, to: object, key: str | None, status: int, outcome: str, message_id: str | None,

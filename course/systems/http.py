@@ -112,7 +112,7 @@ class JsonHandler(BaseHTTPRequestHandler):
         if allowed:
             raise HttpError(405, f"{method} {path} is not supported; use {' or '.join(allowed)}.",
                             {"Allow": ", ".join(allowed)})
-        known = ", ".join(f"{m} {p.pattern}" for m, p, _ in self.routes)
+        known = ", ".join(f"{m} {_readable(p)}" for m, p, _ in self.routes)
         raise HttpError(404, f"no endpoint {method} {path}; this server answers: {known}")
 
     def json_body(self, *, optional: bool = False) -> dict:
@@ -155,6 +155,11 @@ class JsonHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         # One short line per request into the process's log file (never the notebook).
         sys.stderr.write(f"{time.strftime('%H:%M:%S')} {format % args}\n")
+
+
+def _readable(pattern: re.Pattern) -> str:
+    """'/orders/(?P<order_id>\\d+)' as '/orders/<order_id>', for error messages."""
+    return re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<\1>", pattern.pattern)
 
 
 def _jsonable(value: object) -> object:
