@@ -71,6 +71,10 @@ class BrokerUnavailable(CourseError):
     )
 
 
+class StreamNotFound(CourseError, LookupError):
+    """A stream that does not exist (yet)."""
+
+
 def _with_help(what_failed: str) -> BrokerUnavailable:
     return BrokerUnavailable(f"{what_failed}\n{BrokerUnavailable.HOW_TO_GET_ONE}")
 
@@ -232,6 +236,10 @@ class NatsServer:
     home: Path
     survives_exit: bool = True
     name: str = "course"
+
+    def __post_init__(self) -> None:
+        # Absolute, because other processes recognise the server by the config path in its command line.
+        object.__setattr__(self, "home", Path(self.home).resolve())
 
     @property
     def conf_file(self) -> Path:
@@ -820,8 +828,17 @@ def ensure_stream(name: str, subjects: Sequence[str], *, replicas: int = 1,
     return run(_using_jetstream(url, work, timeout), timeout=timeout + 10)
 
 
+async def _stream_info(js, name: str) -> api.StreamInfo:
+    try:
+        return await js.stream_info(name)
+    except nats.js.errors.NotFoundError:
+        raise StreamNotFound(f"There is no stream {name!r} on this server: create it with "
+                             f"broker.ensure_stream({name!r}, [...subjects]) or start the relay, "
+                             "which creates its stream.") from None
+
+
 def stream_info(name: str, *, url: Servers = None, timeout: float = 5.0) -> api.StreamInfo:
-    return run(_using_jetstream(url, lambda js: js.stream_info(name), timeout), timeout=timeout + 10)
+    return run(_using_jetstream(url, lambda js: _stream_info(js, name), timeout), timeout=timeout + 10)
 
 
 def count_messages(stream: str, *, url: Servers = None) -> int:
@@ -852,7 +869,7 @@ class StoredMessage:
 def messages(stream: str, *, url: Servers = None, limit: int = 1000) -> list[StoredMessage]:
     """The stream's messages in order (the first `limit`), to look at in a notebook or a test."""
     async def work(js):
-        state = (await js.stream_info(stream)).state
+        state = (await _stream_info(js, stream)).state
         found = []
         if state.messages == 0:
             return found
