@@ -339,9 +339,13 @@ class NatsServer:
             if not all(p and _port_is_free(p) for p in ports):
                 ports = _free_ports(2)
             port, monitor_port = ports
-            self.store_dir.mkdir(parents=True, exist_ok=True)
-            self.conf_file.write_text(SERVER_CONF.format(
-                name=self.name, port=port, monitor_port=monitor_port, store_dir=self.store_dir))
+            try:
+                self.store_dir.mkdir(parents=True, exist_ok=True)
+                self.conf_file.write_text(SERVER_CONF.format(
+                    name=self.name, port=port, monitor_port=monitor_port, store_dir=self.store_dir))
+            except OSError as error:
+                raise _with_help(f"The NATS server's files cannot be written in {self.home}: {error}. "
+                                 "Make that folder writable (or set COURSE_HOME to one that is).") from None
             with open(self.log_file, "ab") as log:
                 log.write(f"--- started by pid {os.getpid()} at {datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} UTC\n"
                           .encode())
@@ -357,7 +361,8 @@ class NatsServer:
                                  started_at=datetime.now(timezone.utc).isoformat())
                 if not self.survives_exit:
                     _stop_at_exit[self.home] = self
-                return f"started (pid {popen.pid}, nats://127.0.0.1:{port})"
+                return f"started (pid {popen.pid})"
+            how = "exited" if popen.poll() is not None else f"did not answer within {timeout:.0f} s"
             if popen.poll() is None:
                 popen.kill()
             popen.wait()
@@ -366,7 +371,7 @@ class NatsServer:
                 break
             ports = [None, None]  # someone took a port between our check and the server's bind: new ones
         raise _with_help(
-            f"The course's NATS server did not start (binary {binary}). Its last log lines:\n"
+            f"The course's NATS server did not start: it {how} (binary {binary}). Its last log lines:\n"
             f"{_log_tail(self.log_file)}\n(full log: {self.log_file})"
         )
 
@@ -460,7 +465,7 @@ def describe() -> str:
         return f"NATS {info.get('version', '?')} with JetStream from NATS_URL ({external})"
     server = shared()
     how = server.start()
-    return f"the course's NATS {server_version()} with JetStream, {how}, {server.url()}, data in {server.store_dir}"
+    return f"the course's NATS {server_version()} with JetStream at {server.url()}: {how}, data in {server.store_dir}"
 
 
 def status() -> str:
@@ -801,6 +806,11 @@ def publish(subject: str, payload=b"", *, msg_id: str | None = None, stream: str
     while True:
         try:
             return run(_using_jetstream(url, send, timeout), timeout=timeout + 10)
+        except nats.js.errors.NoStreamResponseError:
+            if time.monotonic() + 0.2 > deadline:  # during a failover this passes; otherwise it is a mistake
+                raise StreamNotFound(f"No stream takes the subject {subject!r} (or none answered in time): create "
+                                     f"one with broker.ensure_stream('NAME', [{subject!r}]).") from None
+            time.sleep(0.2)
         except TRANSIENT:
             if time.monotonic() + 0.2 > deadline:
                 raise

@@ -22,6 +22,11 @@ minutes by default). Consumers must still be idempotent, for two reasons:
 So a consumer records the event ids it has handled (a unique key), in the same transaction as its
 effect, and skips an id it has seen.
 
+Every message carries the headers `Event-Id` (the row's event_id, a UUID: what consumers de-duplicate
+on), `Outbox-Id` (the row's id, to trace it back) and, unless the relay runs with --no-msg-id,
+`Nats-Msg-Id` = the event id. The UUID rather than the row id, because ids start again at 1 when a lab
+drops its schema, and JetStream would take a fresh row 1 for the old one it saw a minute ago.
+
 Order: rows go out in id order, one batch at a time. Two caveats, both worth knowing. Ids are taken
 when a row is inserted, not when it commits, so a long transaction can commit an older id after a
 newer one was sent. And a second relay (SKIP LOCKED lets it run safely) sends other batches at the

@@ -87,7 +87,7 @@ def test_a_server_that_cannot_start_says_so_with_its_log(tmp_path, monkeypatch):
     with pytest.raises(BrokerUnavailable) as raised:
         server.start(timeout=20)
     message = str(raised.value)
-    assert "did not start" in message and "pretend the store is corrupt" in message
+    assert "did not start: it exited" in message and "pretend the store is corrupt" in message
     assert str(server.log_file) in message and "NATS_URL" in message  # what to do next
     assert server.pid() is None
 
@@ -135,6 +135,10 @@ def test_sync_helpers_work_where_an_event_loop_already_runs(private_server):
 
     [message] = asyncio.run(notebook_cell())
     assert (message.subject, message.data) == ("nb.cell", "hello")
+    with pytest.raises(broker.StreamNotFound, match="No stream takes the subject 'elsewhere.cell'"):
+        broker.publish("elsewhere.cell", "hello", url=url)
+    with pytest.raises(broker.StreamNotFound, match="ensure_stream"):
+        broker.count_messages("NOPE", url=url)
 
 
 # -- the cluster -------------------------------------------------------------------------------------
@@ -183,7 +187,7 @@ def test_a_replicated_stream_survives_its_leader_being_killed_and_retries_duplic
     assert running(pids) == []
 
 
-def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits():
+def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits(tmp_path):
     with pytest.raises(RuntimeError, match="a failing lab cell"):
         with broker.Cluster.start(3) as cluster:
             pids = [node.pid for node in cluster.nodes.values()]
@@ -192,9 +196,9 @@ def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits():
 
     # A Python that starts a cluster and a private server and simply exits.
     script = (
-        "import tempfile; from pathlib import Path; from course import broker\n"
+        "from pathlib import Path; from course import broker\n"
         "cluster = broker.Cluster.start(3)\n"
-        "server = broker.NatsServer(Path(tempfile.mkdtemp()), survives_exit=False); server.start()\n"
+        f"server = broker.NatsServer(Path({str(tmp_path)!r}), survives_exit=False); server.start()\n"
         "print(*[node.pid for node in cluster.nodes.values()], server.pid(), flush=True)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
