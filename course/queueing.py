@@ -35,6 +35,7 @@ The material's numbers, reproduced:
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import numbers
 import random
@@ -297,8 +298,8 @@ def simulate_mmc(arrival_rate: float, service_time: float, servers: int, custome
     """Play an M/M/c queue out, job by job: exponential gaps between arrivals (mean 1/λ), exponential
     service times (mean S), `servers` workers, first come first served.
 
-    The whole simulation is one loop. The workers are a heap of "free at" times: each arriving job
-    takes the worker that frees up first, and starts at max(its arrival, that moment). With the same
+    The whole simulation is one short loop. The workers are a heap of "free at" times: each arriving
+    job, in order, takes the worker that frees up first and starts at max(its arrival, that moment). With the same
     seed the run is the same, number for number. Pass keep_queue_length=True for the queue length
     over time, ready for a step plot.
 
@@ -309,18 +310,16 @@ def simulate_mmc(arrival_rate: float, service_time: float, servers: int, custome
     for p in percentiles:
         _fraction("percentiles", p)
     rng = random.Random(seed)
+    # the randomness first: when each job arrives (exponential gaps), and how long it will take
+    arrivals = list(itertools.accumulate(rng.expovariate(rate) for _ in range(n)))
+    works = [rng.expovariate(1 / service) for _ in range(n)]
 
-    arrivals, starts, works = [], [], []
-    free_at = [0.0] * count  # a heap: the moment each worker is next free
-    now = 0.0
-    for _ in range(n):
-        now += rng.expovariate(rate)
-        work = rng.expovariate(1 / service)
-        start = max(now, free_at[0])  # free_at[0] is the worker that frees up first
+    starts = []
+    free_at = [0.0] * count  # a heap: when each worker is next free; free_at[0] is the soonest
+    for arrival, work in zip(arrivals, works):
+        start = max(arrival, free_at[0])  # wait, if need be, for the first worker to come free
         heapq.heapreplace(free_at, start + work)  # that worker is now busy until start + work
-        arrivals.append(now)
         starts.append(start)
-        works.append(work)
 
     waits = [s - a for a, s in zip(arrivals, starts)]
     horizon = max(free_at)  # when the last worker finished

@@ -215,40 +215,54 @@ def _spread(attempt: int, times: list[float]) -> AttemptSpread:
     return AttemptSpread(attempt, len(times), min(times), statistics.median(times), max(times))
 
 
+def attempts_needed(outage_s: float, *, base: float = BASE_S, cap: float = CAP_S, attempt_s: float = 0.0,
+                    runs: int = DEFAULT_RUNS, seed: int = 0) -> list[int]:
+    """How many attempts a job needs to outlast an outage of `outage_s` seconds, in each of `runs` replays.
+
+    The job's first attempt comes as the outage starts, and it keeps retrying with course.backoff's
+    waits, with no limit, until an attempt comes at or after the end: that attempt's number is what a
+    max_attempts setting must allow. (Seeded: the same seed gives the same list.)
+    """
+    outage = _seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0 for 8 minutes")
+    took = _seconds("attempt_s", attempt_s, "how long a failing attempt takes, e.g. 0.0 or a 10 s timeout")
+    _, base, cap = _policy(1, base, cap)
+    rng = random.Random(seed)
+    needed = []
+    for _ in range(_whole("runs", runs, "how many times to replay the job, e.g. 10_000")):
+        attempt, at = 1, 0.0
+        while at < outage:
+            at += took + backoff_delay(attempt, base=base, cap=cap, rng=rng)
+            attempt += 1
+        needed.append(attempt)
+    return needed
+
+
 def ride_out_probability(outage_s: float, *, max_attempts: int = MAX_ATTEMPTS, base: float = BASE_S,
                          cap: float = CAP_S, attempt_s: float = 0.0, runs: int = DEFAULT_RUNS,
                          seed: int = 0) -> float:
-    """The chance that a job whose first attempt comes at the start of an `outage_s`-long outage is still
-    being retried when it ends, so one of its attempts gets through."""
-    outage = _seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0 for 8 minutes")
-    return simulate_outage(runs, seed=seed, start=0.0, down_from=0.0, up_at=outage,
-                           max_attempts=max_attempts, base=base, cap=cap,
-                           attempt_s=attempt_s).delivered_probability
+    """The chance that a job whose first attempt comes as an `outage_s`-long outage starts is still being
+    retried when it ends, so one of its attempts gets through: the share of replays that need at most
+    `max_attempts`."""
+    limit = _whole("max_attempts", max_attempts, "how many runs a job gets, the first one included, e.g. 8")
+    needed = attempts_needed(outage_s, base=base, cap=cap, attempt_s=attempt_s, runs=runs, seed=seed)
+    return sum(n <= limit for n in needed) / len(needed)
 
 
 def attempts_to_ride_out(outage_s: float, *, confidence: float = 0.99, base: float = BASE_S,
                          cap: float = CAP_S, attempt_s: float = 0.0, runs: int = DEFAULT_RUNS,
-                         seed: int = 0, most: int = 1000) -> int:
-    """The smallest max_attempts that rides out an outage of `outage_s` with at least this probability.
+                         seed: int = 0) -> int:
+    """The smallest max_attempts that rides out an outage of `outage_s` with at least this probability:
+    the `confidence` quantile of attempts_needed.
 
-    With full jitter no number of attempts is *certain* (every wait could come out near 0), which is why
-    this asks for a probability. Every retry adds up to its ceiling, so enough of them always get there.
+    With full jitter no number of attempts is *certain* (every wait could come out near 0), which is
+    why this asks for a probability.
     """
-    outage = _seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0 for 8 minutes")
     is_fraction = isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
     if not is_fraction or not 0 < confidence < 1:
         raise InvalidArgument(f"confidence must be a fraction between 0 and 1 (exclusive); got {confidence!r}. "
                               "Pass 0.99 for 99 %.")
-    for attempts in range(2, _whole("most", most, "the largest max_attempts to try, e.g. 1000") + 1):
-        # too few retries to reach the end even at their ceilings: no need to simulate
-        if dead_letters_for_sure(start=0.0, up_at=outage, max_attempts=attempts, base=base, cap=cap,
-                                 attempt_s=attempt_s):
-            continue
-        if ride_out_probability(outage, max_attempts=attempts, base=base, cap=cap, attempt_s=attempt_s,
-                                runs=runs, seed=seed) >= confidence:
-            return attempts
-    raise InvalidArgument(f"even {most} attempts do not ride out {outage:g} s with probability {confidence:g}. "
-                          "Raise `most`, or the cap, or accept a lower confidence.")
+    needed = sorted(attempts_needed(outage_s, base=base, cap=cap, attempt_s=attempt_s, runs=runs, seed=seed))
+    return needed[math.ceil(confidence * len(needed)) - 1]
 
 
 # -- (c) what the guest sees and receives --------------------------------------------------------------
