@@ -299,9 +299,9 @@ def simulate_mmc(arrival_rate: float, service_time: float, servers: int, custome
     service times (mean S), `servers` workers, first come first served.
 
     The whole simulation is one short loop. The workers are a heap of "free at" times: each arriving
-    job, in order, takes the worker that frees up first and starts at max(its arrival, that moment). With the same
-    seed the run is the same, number for number. Pass keep_queue_length=True for the queue length
-    over time, ready for a step plot.
+    job, in order, takes the worker that frees up first and starts at max(its arrival, that moment).
+    With the same seed the run is the same, number for number. Pass keep_queue_length=True for the
+    queue length over time, ready for a step plot. 200,000 jobs take about a second or less.
 
     ρ >= 1 is allowed here (Erlang C refuses it): watch the queue grow and never come back down.
     """
@@ -322,6 +322,7 @@ def simulate_mmc(arrival_rate: float, service_time: float, servers: int, custome
         starts.append(start)
 
     waits = [s - a for a, s in zip(arrivals, starts)]
+    mean_wait = statistics.fmean(waits)
     horizon = max(free_at)  # when the last worker finished
     busy_time = math.fsum(works)
     # The queue: a job joins when it arrives and leaves when a worker starts it. Jobs that start at
@@ -335,12 +336,12 @@ def simulate_mmc(arrival_rate: float, service_time: float, servers: int, custome
         customers=n,
         servers=count,
         horizon=horizon,
-        mean_wait=statistics.fmean(waits),
+        mean_wait=mean_wait,
         mean_wait_stderr=_batch_stderr(waits),
         wait_percentiles=_percentiles(waits, percentiles),
         probability_of_waiting=len(waited) / n,
         utilisation=busy_time / (count * horizon),
-        mean_time_in_system=statistics.fmean(waits) + busy_time / n,
+        mean_time_in_system=mean_wait + busy_time / n,
         throughput=n / horizon,
         mean_queue_length=mean_queue_length,
         # jobs in the system = jobs waiting + workers busy; busy_time / horizon is the average busy count
@@ -442,10 +443,10 @@ def compare_layouts(bulk_jobs: int, throughput: float, workers: int, *,
         raise InvalidArgument(f"dedicated_workers ({dedicated}) must be fewer than workers ({count}), or "
                               "no worker is left for the bulk jobs. Add workers or dedicate fewer.")
     all_together = wait_behind_backlog(bulk_jobs, throughput)
-    per_worker = throughput / count
+    one_job = count / throughput  # S
+    bulk_throughput = throughput * (count - dedicated) / count
     return [
         Layout("one queue, FIFO", urgent_wait=all_together, bulk_drain=all_together),
-        Layout("one queue, priorities", urgent_wait=1 / per_worker, bulk_drain=all_together),
-        Layout("two queues", urgent_wait=0.0,
-               bulk_drain=wait_behind_backlog(bulk_jobs, per_worker * (count - dedicated))),
+        Layout("one queue, priorities", urgent_wait=one_job, bulk_drain=all_together),
+        Layout("two queues", urgent_wait=0.0, bulk_drain=wait_behind_backlog(bulk_jobs, bulk_throughput)),
     ]

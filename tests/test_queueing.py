@@ -191,8 +191,8 @@ def test_overload_is_allowed_in_the_simulation_and_the_queue_keeps_growing():
 # -- size_pool -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rate, service, target", [(11, 4, 1.0), (11, 4, 0.01), (0.5, 1, 0.5), (100, 0.3, 0.05),
-                                                   (2, 1, 0.2)])
+@pytest.mark.parametrize("rate, service, target",
+                         [(11, 4, 1.0), (11, 4, 0.01), (0.5, 1, 0.5), (100, 0.3, 0.05), (2, 1, 0.2)])
 def test_size_pool_is_the_smallest_pool_that_meets_the_target(rate, service, target):
     servers = size_pool(rate, service, target)
     assert erlang_c(rate, service, servers).mean_wait <= target

@@ -13,9 +13,10 @@ import pytest
 
 from course import backoff, retry_trace
 from course.errors import InvalidArgument
-from course.retry_trace import (attempt_times, attempts_needed, attempts_to_ride_out, clock, dead_letters_for_sure, guest_story,
-                                random_waits, requests_with_backoff, requests_with_fixed_pause,
-                                ride_out_probability, simulate_outage, trace_job, worst_case_waits)
+from course.retry_trace import (attempt_times, attempts_needed, attempts_to_ride_out, clock,
+                                dead_letters_for_sure, guest_story, random_waits, requests_with_backoff,
+                                requests_with_fixed_pause, ride_out_probability, simulate_outage,
+                                trace_job, worst_case_waits)
 
 # fewer replays than the default 10,000 keep the file fast; the probabilities below are far enough
 # from the thresholds that 2,000 draws decide them the same way
