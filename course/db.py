@@ -131,7 +131,7 @@ def conninfo(schema: str | None = None, **params) -> str:
     A schema per lab (and per check) keeps a learner's experiments from leaking into each other.
     """
     if schema is not None:
-        params["options"] = f"-c search_path={schema},public"
+        params["options"] = f"-c search_path={schema}"
     return make_conninfo(database().conninfo, **params)
 
 

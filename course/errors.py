@@ -34,3 +34,11 @@ class InvalidJob(CourseError, ValueError):
 
 class InvalidArgument(CourseError, ValueError):
     """A setting outside what makes sense (a zero lease, max_attempts 0, ...)."""
+
+
+class PermanentError(Exception):
+    """Raise from a job handler when trying again cannot help (an invalid address, a deleted booking).
+
+    The job goes to the dead-letter table at once instead of using up its retries. (Not a CourseError:
+    it is a verdict on a job, for the worker, not a message for a person at the keyboard.)
+    """

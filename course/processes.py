@@ -95,7 +95,7 @@ def wait_until(predicate, timeout: float, interval: float = 0.05, what: str = "c
         if value:
             return value
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} not reached within {timeout:.0f} s")
+            raise TimeoutError(f"{what} not reached within {timeout:g} s")
         time.sleep(interval)
 
 

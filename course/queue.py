@@ -30,19 +30,13 @@ from psycopg.rows import class_row
 
 from . import sql
 from .backoff import MAX_ATTEMPTS, backoff_delay
-from .errors import InvalidArgument, InvalidJob
+from .errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
 
 DEFAULT_QUEUE = "default"
 DEFAULT_LEASE_S = 30.0  # Amazon SQS's default visibility timeout
 MAX_PAYLOAD_BYTES = 64 * 1024
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,99}")
-
-
-class PermanentError(Exception):
-    """Raise from a handler when trying again cannot help (an invalid address, a deleted booking).
-
-    The job goes to the dead-letter table at once instead of using up its retries.
-    """
+LAST_ATTEMPT_LOST = "its last attempt never reported back: the worker stopped or lost its lease"
 
 
 @dataclass(frozen=True)
@@ -111,6 +105,10 @@ class Stats:
 def install(conn: psycopg.Connection) -> None:
     """Create the queue's tables in the connection's schema (if they are not there yet)."""
     _usable(conn)
+    if conn.execute("SELECT current_schema()").fetchone()[0] is None:
+        path = conn.execute("SHOW search_path").fetchone()[0]
+        raise InvalidArgument(f"The schema {path!r} does not exist: create it first, e.g. "
+                              f"course.db.reset_schema({path!r}). Nothing was installed.")
     conn.execute(sql.script("schema"))
 
 
@@ -262,8 +260,18 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
         "lease_s": _seconds("lease", lease, allow_zero=False),
         "worker": worker,
     }
-    with conn.cursor(row_factory=class_row(Job)) as cursor:
-        return cursor.execute(sql.query("queue", "claim"), params).fetchall()
+    while True:
+        with conn.cursor(row_factory=class_row(Job)) as cursor:
+            jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
+        runnable = [job for job in jobs if job.attempts <= job.max_attempts]
+        for job in jobs:
+            if job.attempts > job.max_attempts:
+                # Its worker died during its last attempt and the lease ran out: it has had all its runs.
+                # Dead-letter it rather than run it once more (SQS does the same after maxReceiveCount
+                # receives): max_attempts=1 means "never twice", crash or not.
+                bury(conn, job, "max_attempts", LAST_ATTEMPT_LOST)
+        if runnable or not jobs:
+            return runnable
 
 
 def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease: float = DEFAULT_LEASE_S,

@@ -146,6 +146,9 @@ class Worker:
     settings: Settings = field(default_factory=Settings)
     hooks: Hooks = field(default_factory=Hooks)
     name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    # The queue operations the worker calls: course.queue itself, unless a harness swaps one in (the
+    # fault injector runs a learner's lease extension inside this very worker).
+    ops: object = q
 
     def __post_init__(self) -> None:
         q._seconds("lease", self.settings.lease_s, allow_zero=False)
@@ -158,7 +161,10 @@ class Worker:
         self._finished: deque[_Done] = deque()  # appended by handler threads, drained by the main loop
         self._running: dict[int, Job] = {}  # job id -> job, owned by the main loop
         self._conn: psycopg.Connection | None = None
-        self._handler_pool = None  # connections for handlers that ask for one, opened on first use
+        # Each handler thread that asks for a connection keeps one of its own, opened on first use and
+        # again when it breaks: no pool to wait on when the database drops connections.
+        self._handler_local = threading.local()
+        self._handler_conns: list[psycopg.Connection] = []
 
     # -- control ---------------------------------------------------------------------------------
 
@@ -192,8 +198,8 @@ class Worker:
                 self._todo.put(None)  # one "no more jobs" each; a running job finishes first
             for thread in handler_threads:
                 thread.join()
-            if self._handler_pool is not None:
-                self._handler_pool.close()
+            for conn in self._handler_conns:
+                conn.close()
             if self._conn is not None:
                 self._conn.close()
 
@@ -228,7 +234,7 @@ class Worker:
 
     def _claim_and_start(self, free: int) -> int:
         s = self.settings
-        jobs = q.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
+        jobs = self.ops.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
         if not jobs:
             return 0
         self.counters.claimed += len(jobs)
@@ -239,7 +245,7 @@ class Worker:
             if problem:
                 reason, message = problem
                 log.error("worker %s: job %d dead-lettered at once: %s", self.name, job.id, message)
-                q.bury(self._conn, job, reason, message)
+                self.ops.bury(self._conn, job, reason, message)
                 self.counters.failed += 1
                 continue
             self._running[job.id] = job
@@ -269,8 +275,7 @@ class Worker:
         try:
             self.hooks.started(job)
             if handler.wants_connection:
-                with self._handler_connections().connection() as conn:
-                    handler.run(job, conn)
+                handler.run(job, self._handler_connection())
             else:
                 handler.run(job)
         except Exception as raised:  # a job's failure must not take the worker down
@@ -285,9 +290,9 @@ class Worker:
             return
         batch = list(self._finished)
         succeeded = [done.job for done in batch if done.error is None]
-        acked = q.ack_many(self._conn, succeeded) if succeeded else set()
+        acked = self.ops.ack_many(self._conn, succeeded) if succeeded else set()
         for done in batch:
-            if done.error is not None and q.fail(self._conn, done.job, done.error) is None:
+            if done.error is not None and self.ops.fail(self._conn, done.job, done.error) is None:
                 acked.discard(done.job.id)  # lease lost: counted below
         for _ in batch:
             self._finished.popleft()
@@ -307,7 +312,7 @@ class Worker:
         running = list(self._running.values())
         if not running:
             return
-        still_ours = q.extend_leases(self._conn, running, self.settings.lease_s)
+        still_ours = self.ops.extend_leases(self._conn, running, self.settings.lease_s)
         lost = [job.id for job in running if job.id not in still_ours]
         if lost:
             log.warning("worker %s: lease of running job(s) %s expired before the heartbeat; another "
@@ -349,15 +354,14 @@ class Worker:
             log.info("worker %s: reconnected", self.name)
             return True
 
-    def _handler_connections(self):
-        if self._handler_pool is None:
-            from psycopg_pool import ConnectionPool
-
-            self._handler_pool = ConnectionPool(
-                self.conninfo, min_size=0, max_size=self.settings.concurrency,
-                kwargs={"autocommit": True}, check=ConnectionPool.check_connection, open=True,
-            )
-        return self._handler_pool
+    def _handler_connection(self) -> psycopg.Connection:
+        """This handler thread's connection (autocommit), opened on first use and after it broke."""
+        conn = getattr(self._handler_local, "conn", None)
+        if conn is None or conn.closed or conn.broken:
+            conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+            self._handler_local.conn = conn
+            self._handler_conns[:] = [c for c in self._handler_conns if not c.closed] + [conn]
+        return conn
 
     def _listen(self) -> None:
         """In its own thread: turn NOTIFY into a wake-up. Any failure falls back to polling."""

@@ -1,0 +1,254 @@
+"""The fault injector: run a learner's code in real worker processes, break things on purpose, and check
+what must survive.
+
+A run starts worker processes (course.worker.Worker, in `python -m course.grading.faultworker`) on a
+sandbox schema, with the learner's handler (and, for lab 04, the learner's lease extension). While they
+work it injects the faults asked for:
+
+    kill_after_work   SIGKILL a worker after a job's work is done, before its ack (the classic duplicate)
+    kill_mid_work     SIGKILL a worker while a job runs
+    drop_connections  terminate the workers' database connections from the server side, now and then
+
+Killed workers are restarted, like a supervisor would. Every claim, start, finish, ack and kill is
+written to a history; when the queue is empty (or time is up) the check reads the history and asserts
+invariants: no job lost, no duplicate effect, poison jobs dead-lettered at max attempts. On a failure
+it prints the seed that replays the run and a timeline of the first job that broke the rule.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cloudpickle
+
+from .. import processes, queue
+from ..errors import CourseError
+from .sandbox import Sandbox
+from .trial import Trial
+
+TASK = "task"  # the job type every fault run uses
+
+
+class WorkerCrashed(CourseError):
+    """A worker died of something other than our SIGKILL: the code under test cannot even run there."""
+
+
+@dataclass(frozen=True)
+class Faults:
+    kill_after_work: float = 0.0  # probability per finished job
+    kill_mid_work: float = 0.0  # probability per started job
+    drop_connections_every_s: float | None = None
+    max_kills: int = 20  # after this many, workers run undisturbed, so the run can finish
+
+
+@dataclass
+class Scenario:
+    handler: Callable  # def handler(job) or def handler(job, conn): the work, learner code or not
+    payloads: list[dict]
+    workers: int = 2
+    concurrency: int = 2
+    lease_s: float = 1.0
+    max_attempts: int = 8
+    retry_delay_s: float = 0.05  # fault runs retry quickly; backoff has its own exercise
+    faults: Faults = field(default_factory=Faults)
+    extend_lease: Callable | None = None  # learner's fenced extension: (conn, job, lease_s) -> truthy
+    env: dict[str, str] = field(default_factory=dict)  # e.g. the email provider's URL
+    timeout_s: float = 90.0
+
+
+@dataclass(frozen=True)
+class Event:
+    t: float  # seconds since the run started
+    worker: int
+    pid: int
+    kind: str  # claimed, started, finished, failed, acked, killed, exited, restarted, dropped
+    job: int | None = None
+    attempt: int | None = None
+    detail: str = ""
+
+
+@dataclass
+class Run:
+    seed: int
+    job_ids: list[int]
+    events: list[Event]
+    timed_out: bool
+    left_in_queue: int
+    dead: dict[int, queue.DeadJob]
+    kills: int
+    stuck: list[dict] = field(default_factory=list)  # rows still in the queue at the end
+
+    def of(self, job_id: int) -> list[Event]:
+        return [e for e in self.events if e.job == job_id]
+
+    def executions(self) -> dict[int, int]:
+        """How many times each job's work ran to the end (successfully or not)."""
+        counts: dict[int, int] = defaultdict(int)
+        for event in self.events:
+            if event.kind in ("finished", "failed"):
+                counts[event.job] += 1
+        return counts
+
+    def timeline(self, job_id: int, extra: list[Event] = ()) -> str:
+        events = sorted([*self.of(job_id), *extra], key=lambda e: e.t)
+        lines = [f"timeline of job {job_id} (seconds from the start of the run):"]
+        for e in events:
+            who = f"worker {e.worker} (pid {e.pid})" if e.worker >= 0 else "outside"
+            what = e.kind + (f", attempt {e.attempt}" if e.attempt else "") + (f": {e.detail}" if e.detail else "")
+            lines.append(f"  {e.t:7.2f}  {who:<22} {what}")
+        return "\n".join(lines)
+
+
+# -- running a scenario ----------------------------------------------------------------------------
+
+
+def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
+    """Enqueue the payloads, run workers with faults until the queue is empty (or time is up)."""
+    seed = random.randrange(1, 10**6) if seed is None else seed
+    rng = random.Random(seed)
+    workdir = Path(tempfile.mkdtemp(prefix="course-faults-"))
+    history = workdir / "history.jsonl"
+    spec = workdir / "scenario.pkl"
+    job_ids = queue.enqueue_many(box.conn, TASK, scenario.payloads, max_attempts=scenario.max_attempts)
+    started_at = time.time()
+    spec.write_bytes(cloudpickle.dumps({
+        "conninfo": box.conninfo, "scenario": scenario, "history": str(history), "seed": seed,
+        "started_at": started_at,
+    }))
+    slots: list[processes.Child | None] = [None] * scenario.workers
+    incarnations = [0] * scenario.workers
+    kills = 0
+    timed_out = False
+    next_drop = time.monotonic() + (scenario.faults.drop_connections_every_s or float("inf"))
+
+    def start(slot: int) -> None:
+        incarnations[slot] += 1
+        budget_left = kills < scenario.faults.max_kills
+        slots[slot] = processes.python(
+            f"faultworker{slot}", "course.grading.faultworker", str(spec), str(slot), str(incarnations[slot]),
+            "inject" if budget_left else "calm", env=scenario.env)
+
+    try:
+        for slot in range(scenario.workers):
+            start(slot)
+        deadline = time.monotonic() + scenario.timeout_s
+        while _left(box) > 0:
+            if time.monotonic() > deadline:
+                timed_out = True
+                break
+            for slot, child in enumerate(slots):
+                if child is not None and not child.alive():
+                    code = child.wait()
+                    if code == -9:
+                        kills += 1
+                    elif code != 0:
+                        raise WorkerCrashed(f"a worker process failed on its own (exit code {code}):\n"
+                                            + child.log_tail(12))
+                    _note(history, started_at, slot, child.pid, "exited", detail=f"exit code {code}")
+                    start(slot)
+                    _note(history, started_at, slot, slots[slot].pid, "restarted")
+            if time.monotonic() > next_drop and kills < scenario.faults.max_kills:
+                dropped = box.conn.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE application_name LIKE %s", [f"faultworker-{seed}-%"]).fetchone()[0]
+                _note(history, started_at, -1, 0, "dropped", detail=f"{dropped} worker connections terminated")
+                next_drop = time.monotonic() + scenario.faults.drop_connections_every_s
+            time.sleep(0.05)
+    finally:
+        for child in slots:
+            if child is not None and child.alive():
+                child.terminate(timeout=10)
+    dead = {d.id: d for d in queue.dead_jobs(box.conn, limit=100_000)}
+    stuck = [dict(zip(("id", "attempts", "leased", "visible_in_s", "last_error"), row)) for row in box.conn.execute(
+        "SELECT id, attempts, lease IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
+        " last_error FROM jobs ORDER BY id LIMIT 5")]
+    return Run(seed, job_ids, _read(history), timed_out, _left(box), dead, kills, stuck)
+
+
+def _left(box: Sandbox) -> int:
+    return box.conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+
+
+def _note(history: Path, started_at: float, worker: int, pid: int, kind: str, **fields) -> None:
+    write_event(history, started_at, worker=worker, pid=pid, kind=kind, **fields)
+
+
+def write_event(history: Path | str, started_at: float, **fields) -> None:
+    """Append one event; a single O_APPEND write survives a SIGKILL that follows it."""
+    line = json.dumps({"t": round(time.time() - started_at, 3), **fields}) + "\n"
+    fd = os.open(history, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def _read(history: Path) -> list[Event]:
+    if not history.exists():
+        return []
+    events = []
+    for line in history.read_text().splitlines():
+        try:
+            events.append(Event(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            continue  # a line cut short by a kill: nothing we can learn from it
+    return sorted(events, key=lambda e: e.t)
+
+
+# -- invariants, reported on a Trial -------------------------------------------------------------
+
+
+def expect_finished(t: Trial, result: Run) -> None:
+    stuck = result.stuck[0] if result.stuck else None
+    note = None
+    if stuck:
+        note = ("a job that never completes keeps the queue from emptying: look for a handler that hangs, "
+                f"or a lease that is never given back.\nstill in the queue: {stuck}\n"
+                + result.timeline(stuck["id"]))
+    t.require("the run finished: the queue emptied before the time limit", ok=not result.timed_out,
+              got=f"{result.left_in_queue} job(s) still in the queue", expected="0", note=note)
+
+
+def expect_no_job_lost(t: Trial, result: Run, completed: set[int]) -> None:
+    """Every job either completed (its effect exists) or is in the dead-letter table."""
+    lost = [j for j in result.job_ids if j not in completed and j not in result.dead]
+    t.expect("no job lost: each one completed or is in the dead-letter table", ok=not lost,
+             got=f"{len(lost)} lost (first: job {lost[0]})" if lost else "none lost", expected="none lost",
+             note=result.timeline(lost[0]) if lost else None)
+
+
+def expect_no_duplicate_effect(t: Trial, result: Run, effects: dict[int, int], what: str = "effect",
+                               extra: Callable[[int], list[Event]] = lambda job: []) -> None:
+    """`effects`: job id -> how many times its outside effect happened (emails delivered, rows written)."""
+    doubled = sorted(j for j, n in effects.items() if n > 1)
+    reran = sum(1 for n in result.executions().values() if n > 1)
+    note = None
+    if doubled:
+        note = (f"{reran} job(s) ran more than once in this run (at-least-once delivery); a duplicate run "
+                f"must not repeat the {what}.\n" + result.timeline(doubled[0], extra(doubled[0])))
+    t.expect(f"no duplicate {what}, even for jobs that ran more than once", ok=not doubled,
+             got=f"job {doubled[0]} had {effects[doubled[0]]}" if doubled else f"at most one {what} per job",
+             expected=f"at most one {what} per job", note=note)
+
+
+def expect_poison_dead_lettered(t: Trial, result: Run, poison: set[int], max_attempts: int) -> None:
+    wrong = [j for j in sorted(poison) if j not in result.dead or result.dead[j].attempts != max_attempts]
+    first = wrong[0] if wrong else None
+    got = ("in the queue" if first not in result.dead else f"dead after {result.dead[first].attempts} attempts") \
+        if wrong else f"all {len(poison)} dead after {max_attempts} attempts"
+    t.expect(f"every poison job is in the dead-letter table with attempts = {max_attempts}", ok=not wrong,
+             got=got if not wrong else f"job {first}: {got}", expected=f"dead after {max_attempts} attempts",
+             note=result.timeline(first) if wrong else None)
+
+
+def fault_summary(result: Run) -> str:
+    reran = sum(1 for n in result.executions().values() if n > 1)
+    return f"{len(result.job_ids)} jobs, {result.kills} workers SIGKILLed, {reran} job(s) ran more than once"

@@ -1,0 +1,90 @@
+"""A worker process for the fault injector: `python -m course.grading.faultworker SPEC SLOT INCARNATION MODE`.
+
+It runs the ordinary course.worker.Worker on the scenario's handler, with hooks that write every step
+to the run's history and, in MODE "inject", SIGKILL this very process at the points the scenario
+names. Its random choices are seeded from the run's seed, the slot and the incarnation, so a run can
+be replayed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import signal
+import sys
+import threading
+from functools import partial
+from pathlib import Path
+from types import SimpleNamespace
+
+import cloudpickle
+from psycopg.conninfo import make_conninfo
+
+from .. import queue
+from ..worker import Hooks, Registry, Settings, Worker
+from .faults import TASK, write_event
+
+
+class Recorder(Hooks):
+    def __init__(self, history: str, started_at: float, slot: int, faults, rng: random.Random, inject: bool):
+        self.history, self.started_at, self.slot = history, started_at, slot
+        self.faults, self.rng, self.inject = faults, rng, inject
+
+    def _write(self, kind: str, job=None, detail: str = "") -> None:
+        write_event(self.history, self.started_at, worker=self.slot, pid=os.getpid(), kind=kind,
+                    job=getattr(job, "id", job), attempt=getattr(job, "attempts", None), detail=detail)
+
+    def _die(self, job, why: str) -> None:
+        self._write("killed", job, f"SIGKILL injected {why}")
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def claimed(self, jobs) -> None:
+        for job in jobs:
+            self._write("claimed", job)
+
+    def started(self, job) -> None:
+        self._write("started", job)
+        if self.inject and self.rng.random() < self.faults.kill_mid_work:
+            # Die a little later, from another thread, while the handler is still at work.
+            delay = self.rng.uniform(0.0, 0.2)
+            threading.Timer(delay, self._die, args=(job, "while the job was running")).start()
+
+    def finished(self, job, error) -> None:
+        self._write("failed" if error else "finished", job, f"{type(error).__name__}: {error}" if error else "")
+        if self.inject and self.rng.random() < self.faults.kill_after_work:
+            self._die(job, "after the work, before the ack")
+
+    def acked(self, ids) -> None:
+        for job_id in sorted(ids):
+            self._write("acked", job_id)
+
+
+def queue_operations(scenario):
+    """The reference queue, with the learner's lease extension and quick retries where the scenario says."""
+    ops = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
+                          extend_leases=queue.extend_leases,
+                          fail=partial(queue.fail, delay=lambda attempt: scenario.retry_delay_s))
+    if scenario.extend_lease is not None:
+        def extend_leases(conn, jobs, lease):
+            return {job.id for job in jobs if scenario.extend_lease(conn, job, lease)}
+        ops.extend_leases = extend_leases
+    return ops
+
+
+def main(argv: list[str]) -> int:
+    spec_path, slot, incarnation, mode = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    scenario = spec["scenario"]
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    registry = Registry()
+    registry.handler(TASK)(scenario.handler)
+    rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
+    hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, inject=mode == "inject")
+    conninfo = make_conninfo(spec["conninfo"], application_name=f"faultworker-{spec['seed']}-{slot}")
+    settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
+    return Worker(conninfo, registry, settings, hooks=hooks, ops=queue_operations(scenario)).run()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
