@@ -106,11 +106,11 @@ def render(notebook) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def planned() -> dict[Path, str]:
-    """Every lab file the build writes, with its content."""
+def planned(only: str | None = None) -> dict[Path, str]:
+    """Every lab file the build writes (or just lab `only`'s), with its content."""
     course = manifest.load()
     out = {}
-    for lab in course.labs:
+    for lab in [course.lab(only)] if only else course.labs:
         source = ROOT / "solutions" / lab.notebook
         if not source.exists():
             raise CourseError(f"labs.toml lists lab {lab.id}, but {source.relative_to(ROOT)} does not exist")
@@ -129,6 +129,7 @@ def stale() -> list[Path]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m course build", description="Write labs/ from solutions/.")
     parser.add_argument("--check", action="store_true", help="only report labs that are out of date")
+    parser.add_argument("--only", metavar="NN", help="build just this lab, e.g. 03")
     args = parser.parse_args(argv)
     if args.check:
         out_of_date = stale()
@@ -138,7 +139,7 @@ def main(argv: list[str]) -> int:
             print("Run `python -m course build` and commit labs/.", file=sys.stderr)
         return 1 if out_of_date else 0
     (ROOT / "labs").mkdir(exist_ok=True)
-    for path, text in planned().items():
+    for path, text in planned(args.only).items():
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")
