@@ -79,12 +79,13 @@ WHERE id = %(id)s AND lease = %(lease)s;
 
 -- name: bury
 -- Move the job to the dead-letter table, in one statement: it is in exactly one of the two tables.
+-- attempts counts runs: a claim that found the job out of attempts buries it without running it.
 WITH dead AS (
     DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s RETURNING *
 )
 INSERT INTO dead_jobs (id, queue, type, payload, priority, attempts, max_attempts, unique_key,
                        created_at, reason, error, traceback)
-SELECT id, queue, type, payload, priority, attempts, max_attempts, unique_key,
+SELECT id, queue, type, payload, priority, least(attempts, max_attempts), max_attempts, unique_key,
        created_at, %(reason)s, %(error)s, %(traceback)s
 FROM dead
 RETURNING id;
