@@ -1,0 +1,371 @@
+"""`python -m course bench`: how fast the reference queue drains, beside the physical limit and its peers.
+
+    python -m course bench               about 8 minutes: 3 rounds, 20,000 jobs per drain, 1/2/4/8 processes
+    python -m course bench --quick       about 2 minutes: 3 rounds, 4,000 jobs, 1 and 8 processes
+    python -m course bench --profile     where a reference worker's time goes (py-spy) and the claim's plan
+
+It runs on a PostgreSQL of its own (same binaries, default settings, a temporary folder), so work on the
+course database neither slows it nor is slowed by it. Each round runs every configuration once, in a
+new random order (seeded, the seed is printed), so whatever else the machine does hits all of them
+alike; the table shows the median over the rounds and the range (min-max). A wide range means a noisy
+machine: trust the ratios between rows of one run more than any absolute number.
+
+Results go to .course/bench-<date>.json, and the table to .course/bench-latest.md (for the README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable
+
+from .benchmarks import peers
+from .benchmarks.measure import Bench, Drain, home_for_results, percentile
+from .benchmarks.server import PrivateServer
+
+WORKER_CONCURRENCY = 32  # jobs in flight per worker process: for no-op jobs, the claim's batch size
+BATCH = 100
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a way of draining jobs, measured at several process counts."""
+
+    key: str
+    label: str
+    run: Callable[[Bench, int, int], Drain]  # (bench, processes, jobs) -> Drain
+    per_process_count: bool = True  # False: one process, the peer's own settings
+    share: float = 1.0  # of --jobs: rows ten times slower drain fewer, so a round stays minutes long
+    needs: str | None = None  # the peer this row needs installed
+
+
+def loop(name: str, batch: int):
+    return lambda bench, processes, jobs: bench.drain_loop(name, batch, processes, jobs)
+
+
+def workers(concurrency: int):
+    return lambda bench, processes, jobs: bench.drain_workers(processes, concurrency, jobs)
+
+
+def peer(name: str, driver: str = "asyncpg"):
+    return lambda bench, processes, jobs: bench.drain_peer(name, jobs, driver)
+
+
+ROWS = [
+    Row("pgbench", "pgbench: INSERT + DELETE, one transaction (the physical limit)",
+        lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.25),
+    Row("lock-1", "bare loop, row lock held while working, 1 job per transaction", loop("lock", 1), share=0.25),
+    Row("lock-100", f"bare loop, row lock held while working, {BATCH} per transaction", loop("lock", BATCH)),
+    Row("bare-1", "bare loop, the reference's claim + ack SQL, 1 per claim", loop("bare", 1), share=0.25),
+    Row("bare-100", f"bare loop, the reference's claim + ack SQL, {BATCH} per claim", loop("bare", BATCH)),
+    Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.25),
+    Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH)),
+    Row("for-update-1", "reference claim with plain FOR UPDATE (no SKIP LOCKED), 1 per claim",
+        loop("for-update", 1), share=0.25),
+    Row("worker-4", "reference worker, no-op handler, concurrency 4 (the default)", workers(4)),
+    Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY}",
+        workers(WORKER_CONCURRENCY)),
+    Row("pgqueuer", f"pgqueuer (asyncpg): 1 process, {peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH}",
+        peer("pgqueuer", "asyncpg"), per_process_count=False, needs="pgqueuer"),
+    Row("pgqueuer-psycopg", "pgqueuer (psycopg), same settings", peer("pgqueuer", "psycopg"),
+        per_process_count=False, needs="pgqueuer"),
+    Row("procrastinate", f"procrastinate: 1 process, concurrency {peers.PROCRASTINATE_CONCURRENCY}", peer("procrastinate"),
+        per_process_count=False, share=0.1, needs="procrastinate"),
+]
+
+LATENCY_SAMPLES = {"notify": 200, "polling": 40}
+ENQUEUE_WAYS = {"one by one": 0.1, "batched": 1.0, "COPY": 1.0}  # share of --jobs each stores
+
+
+@dataclass
+class Results:
+    """Everything measured, as plain data (what goes into the JSON file)."""
+
+    rates: dict[str, dict[int, list[float]]] = field(default_factory=dict)  # row -> processes -> jobs/s
+    dead_tuples: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # notify|polling -> p50|p99 -> s
+    enqueue: dict[str, list[float]] = field(default_factory=dict)  # way -> jobs/s
+
+    def add_drain(self, key: str, processes: int, drain: Drain) -> None:
+        self.rates.setdefault(key, {}).setdefault(processes, []).append(drain.rate)
+        if drain.dead_tuples is not None:
+            self.dead_tuples.setdefault(key, {}).setdefault(processes, []).append(drain.dead_tuples)
+
+    def median(self, key: str, processes: int | None = None) -> float | None:
+        """The row's median rate at `processes`, or at its best process count."""
+        by_count = self.rates.get(key)
+        if not by_count:
+            return None
+        if processes is None:
+            return max(statistics.median(values) for values in by_count.values())
+        values = by_count.get(processes)
+        return statistics.median(values) if values else None
+
+
+# -- running --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    rounds: int
+    jobs: int
+    process_counts: tuple[int, ...]
+    seed: int
+    rows: list[Row]
+
+    def measurements(self) -> list[tuple[str, object]]:
+        """One round's work, in a fixed order (each round shuffles it)."""
+        work: list[tuple[str, object]] = []
+        for row in self.rows:
+            counts = self.process_counts if row.per_process_count else (1,)
+            work += [("drain", (row, n)) for n in counts]
+        work += [("latency", way) for way in LATENCY_SAMPLES]
+        work += [("enqueue", way) for way in ENQUEUE_WAYS]
+        return work
+
+
+def run(plan: Plan, bench: Bench, progress) -> Results:
+    results = Results()
+    rng = random.Random(plan.seed)
+    for round_number in range(plan.rounds):
+        work = plan.measurements()
+        rng.shuffle(work)  # alternate: no configuration always runs first, or right after a slow one
+        for kind, what in work:
+            if kind == "drain":
+                row, processes = what
+                progress.set_description(f"round {round_number + 1}: {row.key} x{processes}")
+                jobs = max(100, int(plan.jobs * row.share))
+                results.add_drain(row.key, processes, row.run(bench, processes, jobs))
+            elif kind == "latency":
+                progress.set_description(f"round {round_number + 1}: latency, {what}")
+                seconds = bench.latencies(LATENCY_SAMPLES[what], listen=what == "notify", rng=rng)
+                for q in ("p50", "p99"):
+                    value = percentile(seconds, int(q[1:]))
+                    results.latency.setdefault(what, {}).setdefault(q, []).append(value)
+            else:
+                progress.set_description(f"round {round_number + 1}: enqueue, {what}")
+                jobs = max(100, int(plan.jobs * ENQUEUE_WAYS[what]))
+                results.enqueue.setdefault(what, []).append(bench.enqueue_rate(what, jobs))
+            progress.update()
+    return results
+
+
+# -- reporting ------------------------------------------------------------------------------------
+
+
+def spread(values: list[float], unit: float = 1000.0, suffix: str = "k", digits: int = 1) -> str:
+    """'12.3k (11.9-13.0)': the median, then the range over the rounds."""
+    if not values:
+        return "-"
+    med, low, high = statistics.median(values), min(values), max(values)
+    return f"{med / unit:.{digits}f}{suffix} ({low / unit:.{digits}f}-{high / unit:.{digits}f})"
+
+
+def table(plan: Plan, results: Results) -> list[str]:
+    counts = plan.process_counts
+    label_width = max(len(row.label) for row in plan.rows)
+    header = (f"{'jobs/s drained, median (min-max) over ' + str(plan.rounds) + ' rounds':<{label_width}}"
+              f"  {'jobs':>6}" + "".join(f"  {str(n) + (' process' if n == 1 else ' processes'):>20}"
+                                         for n in counts) + f"  {'dead tuples':>12}")
+    lines = [header, "-" * len(header)]
+    for row in plan.rows:
+        if row.key not in results.rates:
+            continue
+        by_count = results.rates[row.key]
+        cells = [spread(by_count[n]) if n in by_count else "-" if row.per_process_count else "" for n in counts]
+        dead = results.dead_tuples.get(row.key, {})
+        largest = max(dead) if dead else None
+        dead_cell = f"{statistics.median(dead[largest]):,.0f}" if largest else "-"
+        jobs = max(100, int(plan.jobs * row.share))
+        lines.append(f"{row.label:<{label_width}}  {jobs:>6}" + "".join(f"  {c:>20}" for c in cells)
+                     + f"  {dead_cell:>12}")
+    return lines
+
+
+@dataclass(frozen=True)
+class Verdict:
+    what: str
+    value: float | None
+    target: str
+    met: bool | None  # None: could not be measured
+    why: str = ""
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+def verdicts(plan: Plan, results: Results, missing: dict[str, str]) -> list[Verdict]:
+    top = max(plan.process_counts)
+    worker = results.median("worker")
+    pgqueuer = results.median("pgqueuer")
+    out = []
+
+    value = ratio(worker, pgqueuer)
+    out.append(Verdict("reference worker / pgqueuer (asyncpg), each at its best", value, ">= 2.0",
+                       None if value is None else value >= 2.0,
+                       missing.get("pgqueuer", "") or "see --profile: the worker's Python and the claim's "
+                       "UPDATE share two cores"))
+    value = ratio(results.median("ref-100", top), results.median("bare-100", top))
+    out.append(Verdict(f"queue.claim+ack_many / the same SQL bare, {BATCH} per claim, {top} processes", value,
+                       ">= 0.80", None if value is None else value >= 0.80,
+                       "building a Job per row (class_row) and checking arguments costs a few us per job"))
+    value = ratio(results.median("ref-1", top), results.median("bare-1", top))
+    out.append(Verdict(f"queue.claim+ack / the same SQL bare, 1 per claim, {top} processes", value, ">= 0.90",
+                       None if value is None else value >= 0.90, "per-call argument checks"))
+    p50 = statistics.median(results.latency["notify"]["p50"]) if "notify" in results.latency else None
+    out.append(Verdict("enqueue -> start p50 with LISTEN/NOTIFY (ms)", p50 and p50 * 1000, "<= 5",
+                       None if p50 is None else p50 <= 0.005, "a loaded machine delays the wake-up"))
+    return out
+
+
+def headline(plan: Plan, results: Results) -> list[str]:
+    top = max(plan.process_counts)
+    worker = results.median("worker")
+    lines = []
+    for label, a, b in [
+        ("reference worker / pgqueuer (asyncpg)", worker, results.median("pgqueuer")),
+        ("reference worker / procrastinate", worker, results.median("procrastinate")),
+        ("reference worker / pgbench insert+delete", worker, results.median("pgbench")),
+        (f"queue.claim+ack_many / bare loop with the lock held ({BATCH} per claim, {top} proc)",
+         results.median("ref-100", top), results.median("lock-100", top)),
+        (f"queue.claim+ack / bare loop with the lock held (1 per claim, {top} proc)",
+         results.median("ref-1", top), results.median("lock-1", top)),
+    ]:
+        value = ratio(a, b)
+        lines.append(f"  {label:<75} {'n/a' if value is None else f'{value:5.2f}x'}")
+    return lines
+
+
+def machine() -> dict:
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "cpu": cpu, "system": platform.platform(), "python": platform.python_version(),
+            "load_average": os.getloadavg()}
+
+
+def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -> tuple[list[str], dict]:
+    lines = [f"Benchmark {about['date']}: PostgreSQL {about['postgres']} (own server, default settings), "
+             f"{about['machine']['cpus']} CPUs ({about['machine']['cpu']}), seed {plan.seed}",
+             f"load average before/after: {about['load_before']} / {about['load_after']}"
+             + ("  (a shared machine: absolute numbers are noisy; compare rows)" if
+                max(about['load_before'][0], about['load_after'][0]) > (about['machine']['cpus'] or 1) / 2 else ""),
+             ""]
+    lines += table(plan, results)
+    for name, hint in missing.items():
+        lines.append(f"  {name}: not measured, not installed. {hint}")
+    lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
+              "(autovacuum has not run yet)", ""]
+    lines.append("enqueue -> handler start (one job at a time, worker idle):")
+    for way, numbers in results.latency.items():
+        lines.append(f"  {'LISTEN/NOTIFY' if way == 'notify' else 'polling only (1 s)':<20} "
+                     f"p50 {spread(numbers['p50'], 0.001, ' ms', 1)}   p99 {spread(numbers['p99'], 0.001, ' ms', 1)}")
+    lines.append("enqueue rate (jobs stored per second):")
+    for way, numbers in results.enqueue.items():
+        lines.append(f"  {way:<20} {spread(numbers)}")
+    lines += ["", "Ratios (medians):"] + headline(plan, results) + ["", "Targets:"]
+    found = verdicts(plan, results, missing)
+    for v in found:
+        state = {True: "met", False: "MISSED", None: "not measured"}[v.met]
+        shown = "n/a" if v.value is None else f"{v.value:.2f}"
+        lines.append(f"  [{state:>12}] {v.what}: {shown} (target {v.target})"
+                     + (f"; {v.why}" if v.met is not True and v.why else ""))
+    data = {
+        **about, "seed": plan.seed, "rounds": plan.rounds, "jobs": plan.jobs,
+        "process_counts": list(plan.process_counts),
+        "rows": {row.key: {"label": row.label, "jobs": max(100, int(plan.jobs * row.share)),
+                           "jobs_per_second": results.rates.get(row.key, {}),
+                           "dead_tuples": results.dead_tuples.get(row.key, {})} for row in plan.rows},
+        "latency_s": results.latency, "enqueue_per_second": results.enqueue,
+        "targets": [vars(v) for v in found], "missing": missing,
+    }
+    return lines, data
+
+
+# -- profile ----------------------------------------------------------------------------------------
+
+
+def profile(bench: Bench, jobs: int) -> list[str]:
+    """Evidence for a missed target: the claim's plan, and where one worker spends its time."""
+    from .benchmarks import profiling
+
+    return profiling.explain_claim(bench, jobs) + [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY)
+
+
+# -- command line -----------------------------------------------------------------------------------
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m course bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer jobs and process counts (about 2 minutes)")
+    parser.add_argument("--rounds", type=int, help="rounds (default 3)")
+    parser.add_argument("--jobs", type=int, help="jobs per drain (default 20,000; --quick 4,000)")
+    parser.add_argument("--processes", help="process counts, e.g. 1,2,4,8")
+    parser.add_argument("--rows", help="only these rows (keys: " + ", ".join(r.key for r in ROWS) + ")")
+    parser.add_argument("--seed", type=int, help="order of the configurations (default: random, printed)")
+    parser.add_argument("--profile", action="store_true", help="EXPLAIN ANALYZE the claim; py-spy a worker")
+    return parser.parse_args(argv)
+
+
+def make_plan(args: argparse.Namespace) -> tuple[Plan, dict[str, str]]:
+    installed = peers.available()
+    missing = {name: peers.install_hint([name]) for name, version in installed.items() if version is None}
+    wanted = set(args.rows.split(",")) if args.rows else None
+    rows = [row for row in ROWS if (wanted is None or row.key in wanted) and row.needs not in missing]
+    counts = (tuple(int(n) for n in args.processes.split(",")) if args.processes
+              else (1, 8) if args.quick else (1, 2, 4, 8))
+    plan = Plan(rounds=args.rounds or 3, jobs=args.jobs or (4_000 if args.quick else 20_000),
+                process_counts=counts, seed=args.seed if args.seed is not None else random.randrange(10**6),
+                rows=rows)
+    return plan, missing
+
+
+def main(argv: list[str]) -> int:
+    from tqdm import tqdm
+
+    args = parse(argv)
+    plan, missing = make_plan(args)
+    versions = {name: version for name, version in peers.available().items() if version}
+    print(f"seed {plan.seed}; {plan.rounds} rounds; {plan.jobs:,} jobs per drain; processes "
+          f"{','.join(map(str, plan.process_counts))}; peers: "
+          + (", ".join(f"{n} {v}" for n, v in versions.items()) or "none installed"))
+    for name, hint in missing.items():
+        print(f"{name} is not installed: its rows are skipped. To measure it: {hint}")
+    load_before = tuple(round(x, 2) for x in os.getloadavg())
+    with PrivateServer(prefix="bench-") as server:
+        bench = Bench(server)
+        try:
+            if args.profile:
+                print("\n".join(profile(bench, plan.jobs)))
+                return 0
+            postgres = bench.admin.execute("SHOW server_version").fetchone()[0]
+            work = plan.measurements()
+            with tqdm(total=len(work) * plan.rounds, unit="run", file=sys.stderr) as progress:
+                results = run(plan, bench, progress)
+        finally:
+            bench.close()
+    about = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "postgres": postgres,
+             "machine": machine(), "peers": versions, "load_before": load_before,
+             "load_after": tuple(round(x, 2) for x in os.getloadavg())}
+    lines, data = report(plan, results, about, missing)
+    print("\n" + "\n".join(lines))
+    home = home_for_results()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    (home / f"bench-{stamp}.json").write_text(json.dumps(data, indent=1) + "\n")
+    (home / "bench-latest.md").write_text("```\n" + "\n".join(lines) + "\n```\n")
+    print(f"\nwritten: {home / f'bench-{stamp}.json'} and {home / 'bench-latest.md'}")
+    return 0
