@@ -125,7 +125,7 @@ def _name(kind: str, value: object) -> str:
     if not isinstance(value, str) or not NAME.fullmatch(value):
         raise InvalidJob(
             f"{kind} {value!r} is not a valid name: use 1 to 100 letters, digits, '_', '.', ':' or '-', "
-            f"starting with a letter or '_' (e.g. 'send_receipt'). Nothing was enqueued."
+            f"starting with a letter or '_' (e.g. 'send_receipt'). Nothing was written."
         )
     return value
 
