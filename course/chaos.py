@@ -167,14 +167,10 @@ class Soak:
         return self._admin
 
     def query(self, statement: str, params=None) -> list[tuple]:
-        """Run one statement, once more after a lost connection (a restart may be in progress)."""
-        for attempt in range(2):
-            try:
-                return self.admin().execute(statement, params).fetchall()
-            except psycopg.OperationalError:
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            return self.admin().execute(statement, params).fetchall()
+        except psycopg.OperationalError:  # our connection died in a restart: once more, on a new one
+            return self.admin().execute(statement, params).fetchall()
 
     def set_up(self) -> None:
         from . import queue
@@ -226,10 +222,12 @@ class Soak:
                 self.faults.unexpected_exits.append(f"(exit {code}) " + child.log_tail(15))
             self.start_worker(slot)
 
-    def stop_workers(self) -> None:
+    def close(self) -> None:
         for child in self.workers:
             if child.alive():
                 child.kill()
+        if self._admin is not None:
+            self._admin.close()
 
     # -- faults ------------------------------------------------------------------------------------
 
@@ -291,11 +289,6 @@ class Soak:
             self.replace_dead_workers()
             time.sleep(0.2)
 
-    # -- checks ------------------------------------------------------------------------------------
-
-    def checks(self) -> list[Check]:
-        return verify(self.admin(), self.faults)
-
 
 def verify(conn: psycopg.Connection, faults: Faults | None = None) -> list[Check]:
     """What must hold after the soak, read from the database (a test also runs it on made-up states)."""
@@ -340,13 +333,11 @@ def run_soak(config: Config, log=print, progress=None) -> Report:
                 soak.start_worker(slot)
             soak.fault_loop(progress)
             soak.wait_for_empty_queue()
-            for child in soak.workers:  # a clean stop: SIGTERM, finish, exit 0
-                child.terminate(30)
-            checks = soak.checks()
+            unclean = sum(child.terminate(30) != 0 for child in soak.workers)  # SIGTERM: finish, exit 0
+            checks = verify(soak.admin(), soak.faults)
+            checks.append(Check("workers not exiting 0 on SIGTERM at the end", unclean, "must be 0", unclean == 0))
         finally:
-            soak.stop_workers()
-            if soak._admin is not None:
-                soak._admin.close()
+            soak.close()
     return Report(config, soak.faults, checks, time.monotonic() - soak.started_at)
 
 

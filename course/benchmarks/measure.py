@@ -23,7 +23,7 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg.conninfo import make_conninfo
 
-from .. import pgserver, queue, worker
+from .. import pgserver, queue, sql, worker
 from ..processes import log_dir, wait_until
 from .apps import LATENCY_TABLE
 from .peers import TABLE as PEER_TABLE
@@ -102,7 +102,10 @@ class Bench:
 
     def close(self) -> None:
         for child in self.drainers + self.children:
-            child.stop() if isinstance(child, LineChild) else child.terminate(10)
+            if isinstance(child, LineChild):
+                child.stop()
+            else:
+                child.terminate(10)  # a worker: SIGTERM, then SIGKILL if it will not stop
         self.drainers, self.children = [], []
         self.admin.close()
 
@@ -130,7 +133,7 @@ class Bench:
             if analyze:
                 conn.execute("ANALYZE jobs")
             if notify:
-                conn.execute(queue.sql.query("queue", "notify"), {"queue": queue.DEFAULT_QUEUE})
+                conn.execute(sql.query("queue", "notify"), {"queue": queue.DEFAULT_QUEUE})
         return time.monotonic()
 
     @staticmethod
