@@ -48,6 +48,9 @@ class Row:
     share: float = 1.0
     needs: str | None = None  # the peer this row needs installed
 
+    def jobs(self, base: int) -> int:
+        return max(100, int(base * self.share))
+
 
 def loop(name: str, batch: int):
     return lambda bench, processes, jobs: bench.drain_loop(name, batch, processes, jobs)
@@ -62,7 +65,7 @@ def peer(name: str, driver: str = "asyncpg"):
 
 
 ROWS = [
-    Row("pgbench", "pgbench: INSERT + DELETE, one transaction (the physical limit)",
+    Row("pgbench", "pgbench: INSERT + DELETE, one job per transaction (the limit, one at a time)",
         lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.25),
     Row("lock-1", "bare loop, row lock held while working, 1 job per transaction", loop("lock", 1), share=0.25),
     Row("lock-100", f"bare loop, row lock held while working, {BATCH} per transaction", loop("lock", BATCH),
@@ -77,12 +80,13 @@ ROWS = [
     Row("worker-4", "reference worker, no-op handler, concurrency 4 (the default)", workers(4)),
     Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY}",
         workers(WORKER_CONCURRENCY), share=2.5),
-    Row("pgqueuer", f"pgqueuer (asyncpg): 1 process, {peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH}",
-        peer("pgqueuer", "asyncpg"), per_process_count=False, share=2.5, needs="pgqueuer"),
+    Row("pgqueuer", f"pgqueuer (asyncpg): 1 process, {peers.PGQUEUER_MANAGERS} managers x batch "
+        f"{peers.PGQUEUER_BATCH}", peer("pgqueuer", "asyncpg"), per_process_count=False, share=2.5,
+        needs="pgqueuer"),
     Row("pgqueuer-psycopg", "pgqueuer (psycopg), same settings", peer("pgqueuer", "psycopg"),
         per_process_count=False, share=2.5, needs="pgqueuer"),
-    Row("procrastinate", f"procrastinate: 1 process, concurrency {peers.PROCRASTINATE_CONCURRENCY}", peer("procrastinate"),
-        per_process_count=False, share=0.1, needs="procrastinate"),
+    Row("procrastinate", f"procrastinate: 1 process, concurrency {peers.PROCRASTINATE_CONCURRENCY}",
+        peer("procrastinate"), per_process_count=False, share=0.1, needs="procrastinate"),
 ]
 
 LATENCY_SAMPLES = {"notify": 200, "polling": 40}
@@ -146,8 +150,7 @@ def run(plan: Plan, bench: Bench, progress) -> Results:
             if kind == "drain":
                 row, processes = what
                 progress.set_description(f"round {round_number + 1}: {row.key} x{processes}")
-                jobs = max(100, int(plan.jobs * row.share))
-                results.add_drain(row.key, processes, row.run(bench, processes, jobs))
+                results.add_drain(row.key, processes, row.run(bench, processes, row.jobs(plan.jobs)))
             elif kind == "latency":
                 progress.set_description(f"round {round_number + 1}: latency, {what}")
                 seconds = bench.latencies(LATENCY_SAMPLES[what], listen=what == "notify", rng=rng)
@@ -165,12 +168,12 @@ def run(plan: Plan, bench: Bench, progress) -> Results:
 # -- reporting ------------------------------------------------------------------------------------
 
 
-def spread(values: list[float], unit: float = 1000.0, suffix: str = "k", digits: int = 1) -> str:
+def spread(values: list[float], unit: float = 1000.0, suffix: str = "k") -> str:
     """'12.3k (11.9-13.0)': the median, then the range over the rounds."""
     if not values:
         return "-"
     med, low, high = statistics.median(values), min(values), max(values)
-    return f"{med / unit:.{digits}f}{suffix} ({low / unit:.{digits}f}-{high / unit:.{digits}f})"
+    return f"{med / unit:.1f}{suffix} ({low / unit:.1f}-{high / unit:.1f})"
 
 
 def table(plan: Plan, results: Results) -> list[str]:
@@ -188,8 +191,7 @@ def table(plan: Plan, results: Results) -> list[str]:
         dead = results.dead_tuples.get(row.key, {})
         largest = max(dead) if dead else None
         dead_cell = f"{statistics.median(dead[largest]):,.0f}" if largest else "-"
-        jobs = max(100, int(plan.jobs * row.share))
-        lines.append(f"{row.label:<{label_width}}  {jobs:>6}" + "".join(f"  {c:>20}" for c in cells)
+        lines.append(f"{row.label:<{label_width}}  {row.jobs(plan.jobs):>6}" + "".join(f"  {c:>20}" for c in cells)
                      + f"  {dead_cell:>12}")
     return lines
 
@@ -237,7 +239,7 @@ def verdicts(results: Results, missing: dict[str, str]) -> list[Verdict]:
 def headline(plan: Plan, results: Results) -> list[str]:
     top = max(plan.process_counts)
     worker = results.median("worker")
-    lines = []
+    lines = ["Ratios (medians):"]
     for label, a, b in [
         ("reference worker / pgqueuer (asyncpg)", worker, results.median("pgqueuer")),
         ("reference worker / procrastinate", worker, results.median("procrastinate")),
@@ -261,41 +263,52 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"cpus": os.cpu_count(), "cpu": cpu, "system": platform.platform(), "python": platform.python_version(),
-            "load_average": os.getloadavg()}
+    return {"cpus": os.cpu_count(), "cpu": cpu, "system": platform.platform(), "python": platform.python_version()}
 
 
-def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -> tuple[list[str], dict]:
-    lines = [f"Benchmark {about['date']}: PostgreSQL {about['postgres']} (own server, default settings), "
-             f"{about['machine']['cpus']} CPUs ({about['machine']['cpu']}), seed {plan.seed}",
-             f"load average before/after: {about['load_before']} / {about['load_after']}"
-             + ("  (a shared machine: absolute numbers are noisy; compare rows)" if
-                max(about['load_before'][0], about['load_after'][0]) > (about['machine']['cpus'] or 1) / 2 else ""),
-             ""]
-    lines += table(plan, results)
-    for name, hint in missing.items():
-        lines.append(f"  {name}: not measured, not installed. {hint}")
-    lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
-              "(autovacuum has not run yet)", ""]
-    lines.append("enqueue -> handler start (one job at a time, worker idle):")
-    for way, numbers in results.latency.items():
-        lines.append(f"  {'LISTEN/NOTIFY' if way == 'notify' else 'polling only (1 s)':<20} "
-                     f"p50 {spread(numbers['p50'], 0.001, ' ms', 1)}   p99 {spread(numbers['p99'], 0.001, ' ms', 1)}")
+def about_lines(plan: Plan, about: dict) -> list[str]:
+    cpus = about["machine"]["cpus"] or 1
+    busy = max(about["load_before"][0], about["load_after"][0]) > cpus / 2
+    return [f"Benchmark {about['date']}: PostgreSQL {about['postgres']} (own server, default settings), "
+            f"{cpus} CPUs ({about['machine']['cpu']}), seed {plan.seed}",
+            f"load average before/after: {about['load_before']} / {about['load_after']}"
+            + ("  (a busy machine: absolute numbers are noisy; compare rows)" if busy else "")]
+
+
+def latency_lines(results: Results) -> list[str]:
+    lines = ["enqueue -> handler start (one job at a time, worker idle):"]
+    for way, label in (("notify", "LISTEN/NOTIFY"), ("polling", "polling only (1 s)")):
+        if way in results.latency:
+            p50, p99 = results.latency[way]["p50"], results.latency[way]["p99"]
+            lines.append(f"  {label:<20} p50 {spread(p50, 0.001, ' ms')}   p99 {spread(p99, 0.001, ' ms')}")
     lines.append("enqueue rate (jobs stored per second):")
-    for way, numbers in results.enqueue.items():
-        lines.append(f"  {way:<20} {spread(numbers)}")
-    lines += ["", "Ratios (medians):"] + headline(plan, results) + ["", "Targets (each side at its best process count):" + (
-        "  (a quick run: few jobs per drain, so indicative only)" if plan.jobs < 10_000 else "")]
-    found = verdicts(results, missing)
+    lines += [f"  {way:<20} {spread(results.enqueue[way])}" for way in ENQUEUE_WAYS if way in results.enqueue]
+    return lines
+
+
+def target_lines(plan: Plan, found: list[Verdict]) -> list[str]:
+    lines = ["Targets (each side at its best process count):"
+             + ("  (a quick run: few jobs per drain, so indicative only)" if plan.jobs < 10_000 else "")]
     for v in found:
         state = {True: "met", False: "MISSED", None: "not measured"}[v.met]
         shown = "n/a" if v.value is None else f"{v.value:.2f}"
         lines.append(f"  [{state:>12}] {v.what}: {shown} (target {v.target})"
                      + (f"; {v.why}" if v.met is not True and v.why else ""))
+    return lines
+
+
+def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -> tuple[list[str], dict]:
+    """The text to print, and the data to keep."""
+    found = verdicts(results, missing)
+    lines = about_lines(plan, about) + [""] + table(plan, results)
+    lines += [f"  {name}: not measured, not installed. {hint}" for name, hint in missing.items()]
+    lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
+              "(autovacuum has not run yet)", ""]
+    lines += latency_lines(results) + [""] + headline(plan, results) + [""] + target_lines(plan, found)
     data = {
         **about, "seed": plan.seed, "rounds": plan.rounds, "jobs": plan.jobs,
         "process_counts": list(plan.process_counts),
-        "rows": {row.key: {"label": row.label, "jobs": max(100, int(plan.jobs * row.share)),
+        "rows": {row.key: {"label": row.label, "jobs": row.jobs(plan.jobs),
                            "jobs_per_second": results.rates.get(row.key, {}),
                            "dead_tuples": results.dead_tuples.get(row.key, {})} for row in plan.rows},
         "latency_s": results.latency, "enqueue_per_second": results.enqueue,
@@ -311,7 +324,8 @@ def profile(bench: Bench, jobs: int) -> list[str]:
     """Evidence for a missed target: the claim's plan, and where one worker spends its time."""
     from .benchmarks import profiling
 
-    return profiling.explain_claim(bench, jobs) + [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY)
+    plans = profiling.explain_claim(bench, jobs)
+    return plans + [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY)
 
 
 # -- command line -----------------------------------------------------------------------------------
