@@ -1,0 +1,318 @@
+"""Lab 13: the course's ideas on a replicated NATS JetStream cluster.
+
+The two code exercises run against a real three-node cluster that the check starts (and always stops):
+  13.keep_alive      the learner's handler runs in real consumer processes, on a consumer whose AckWait
+                     is shorter than the work; it must be delivered once, run once, acked once.
+  13.publish_retry   the learner's retrying publish, through a publish function the check controls:
+                     acks lost on the way back (the message stored anyway), then the stream's leader
+                     SIGKILLed mid-run. Every message must be stored exactly once.
+  13.choose          the decision function, on cases.
+Each starts with quick checks in this process, so most wrong answers fail in a second or two, before
+any cluster is started.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from contextlib import contextmanager
+
+import nats.errors
+
+from course import broker, processes
+from course import jetstream_queue as jq
+
+from ..trial import Trial
+from . import exercise_check
+from .quiz import ask
+
+# 13.keep_alive: an invoice of PAGES pages, each taking the notebook's PAGE_S (0.4 s): longer than ACK_WAIT_S.
+ACK_WAIT_S = 1.2
+QUICK_PAGES = 4  # 1.6 s in this process
+CLUSTER_PAGES = 6  # 2.4 s in a consumer process: two AckWaits
+PAGE_S = 0.4
+
+
+@contextmanager
+def cluster_for_check():
+    """A private three-node cluster, stopped whatever happens in the check."""
+    cluster = broker.Cluster.start(3)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+# -- 13.keep_alive ---------------------------------------------------------------------------------
+
+
+class RecordingTask:
+    """Stands in for jq.Task in this process: records when the handler said it was still at work."""
+
+    def __init__(self, data: dict, deliveries: int = 1):
+        self.data, self.deliveries = data, deliveries
+        self.subject, self.headers, self.seq, self.msg_id = "invoices.render", {}, 1, "booking-981"
+        self.signals: list[float] = []
+
+    def in_progress(self) -> None:
+        self.signals.append(time.monotonic())
+
+
+def _longest_silence(started: float, signals: list[float], ended: float) -> float:
+    """The longest stretch of the run with no in-progress ack: the AckWait must outlast it."""
+    marks = [started, *signals, ended]
+    return max(b - a for a, b in zip(marks, marks[1:]))
+
+
+@exercise_check("13.keep_alive")
+def keep_alive(t: Trial, render_invoice):
+    task = RecordingTask({"booking_id": 981, "pages": QUICK_PAGES})
+    started = time.monotonic()
+    t.call(render_invoice, task, during=f"render_invoice(task) for a {QUICK_PAGES}-page invoice")
+    ended = time.monotonic()
+    took = ended - started
+    t.require(f"renders every page ({QUICK_PAGES} pages x {PAGE_S} s)", ok=took >= QUICK_PAGES * PAGE_S * 0.9,
+              got=f"returned after {took:.2f} s", expected=f"at least {QUICK_PAGES * PAGE_S * 0.9:.2f} s",
+              example=f"task.data = {task.data}", note="call render_page(booking_id, page) for each page, "
+              "in the handler itself: once it returns, the consumer acknowledges the message")
+    silence = _longest_silence(started, task.signals, ended)
+    t.require(f"no stretch of work longer than the AckWait ({ACK_WAIT_S} s) without task.in_progress()",
+              ok=silence < ACK_WAIT_S - 0.15, got=f"{len(task.signals)} in-progress ack(s); longest silence "
+              f"{silence:.2f} s", expected=f"every stretch under {ACK_WAIT_S - 0.15:.2f} s",
+              example=f"a {QUICK_PAGES}-page invoice, {PAGE_S} s a page",
+              note="JetStream redelivers a message whose AckWait runs out, even while your handler still "
+                   "works on it: signal between pages, not once")
+
+    with cluster_for_check() as cluster:
+        invoices = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=5)
+        jq.reset(invoices, cluster.urls)
+        history = jq.new_history("course-check-13-")
+        consumers = jq.spawn_consumers(invoices, render_invoice, cluster.urls, 2, history=history, name="check-consumer")
+        try:
+            ids = {"booking-981": CLUSTER_PAGES, "booking-982": 1}
+            with jq.Publisher(cluster.urls, timeout=5) as publisher:
+                for msg_id, pages in ids.items():
+                    publisher.publish(invoices.subject("render"), {"booking_id": int(msg_id[-3:]), "pages": pages},
+                                      msg_id=msg_id)
+            try:
+                processes.wait_until(lambda: jq.settled(history, list(ids)), 30, interval=0.1,
+                                     what="both invoices to be acknowledged")
+            except TimeoutError:
+                pass
+        finally:
+            for consumer in consumers:
+                consumer.kill()
+        events = jq.read_history(history)
+    outcome = jq.Outcome.of(events)
+    crashed = [e for e in events if e.kind == "failed"]
+    t.require("runs in a consumer process without raising", ok=not crashed,
+              got=crashed[0].detail if crashed else None, example=f"a {CLUSTER_PAGES}-page invoice",
+              note=jq.timeline(events, crashed[0].msg_id) if crashed else None)
+    long_one = "booking-981"
+    t.expect(f"a {CLUSTER_PAGES}-page invoice ({CLUSTER_PAGES * PAGE_S:.1f} s) with AckWait {ACK_WAIT_S} s is "
+             "delivered once", got=outcome.deliveries.get(long_one, 0), expected=1,
+             example=f"{CLUSTER_PAGES} pages on a consumer with AckWait {ACK_WAIT_S} s",
+             note=None if outcome.deliveries.get(long_one, 0) == 1 else jq.timeline(events, long_one))
+    t.expect("it is rendered once, and acknowledged", got=(outcome.executions.get(long_one, 0), long_one in outcome.acked),
+             expected=(1, True), example=f"{CLUSTER_PAGES} pages")
+    t.expect("a one-page invoice is acknowledged too", ok="booking-982" in outcome.acked,
+             got="acknowledged" if "booking-982" in outcome.acked else "not acknowledged", expected="acknowledged")
+
+
+# -- 13.publish_retry ------------------------------------------------------------------------------
+
+
+class Abandoned(BaseException):
+    """Raised into learner code that would otherwise retry forever after the check gave up on it."""
+
+
+def _gives_up(t: Trial, publish_with_retry) -> None:
+    """Against a publish that always times out: it must pause between attempts and give up in time."""
+    attempts = []
+    abandoned = threading.Event()
+    outcome: dict = {}
+
+    def always_times_out(subject, payload, msg_id=None):
+        if abandoned.is_set():
+            raise Abandoned
+        attempts.append(time.monotonic())
+        raise nats.errors.TimeoutError
+
+    def run():
+        try:
+            outcome["returned"] = publish_with_retry(always_times_out, "tasks.x", {"n": 0}, "msg-0",
+                                                     give_up_after_s=1.0)
+        except Abandoned:
+            outcome["abandoned"] = True
+        except NotImplementedError:
+            outcome["not_started"] = True
+        except Exception as error:
+            outcome["raised"] = error
+
+    thread = threading.Thread(target=run, daemon=True, name="check-13-gives-up")
+    started = time.monotonic()
+    thread.start()
+    thread.join(10)
+    took = time.monotonic() - started
+    if thread.is_alive():
+        abandoned.set()
+    if outcome.get("not_started"):
+        t.call(publish_with_retry, always_times_out, "tasks.x", {}, "msg-0", give_up_after_s=0.0,
+               during="publish_with_retry")  # reports "not started" the usual way
+    example = "publish always raises nats.errors.TimeoutError; give_up_after_s=1.0"
+    t.require("gives up: raises once give_up_after_s has passed", ok="raised" in outcome,
+              got="still retrying after 10 s" if thread.is_alive() else
+              f"returned {outcome.get('returned')!r}" if "returned" in outcome else "did not raise",
+              expected="the last error raised, within a few seconds", example=example,
+              note="the caller must hear that the message was not published")
+    t.expect("gives up neither at once nor long after give_up_after_s", ok=0.5 <= took <= 4.0,
+             got=f"raised after {took:.2f} s", expected="between 0.5 and 4 s", example=example)
+    t.expect("pauses between attempts (a leader election is not helped by hammering)", ok=2 <= len(attempts) <= 50,
+             got=f"{len(attempts)} attempts in {took:.2f} s", expected="2 to 50 attempts in about a second",
+             example=example)
+
+
+class FaultyPublish:
+    """A real one-attempt publish, with faults where the check says: the stream's leader SIGKILLed, a
+    publish that fails before it is sent, or one stored whose ack is lost on the way back."""
+
+    def __init__(self, publisher: jq.Publisher, faults: dict[str, str], on_first_attempt=None):
+        self.publisher, self.faults, self.on_first_attempt = publisher, dict(faults), on_first_attempt
+        self.ids_seen: dict[str, list[str]] = {}  # the message (by payload) -> the Nats-Msg-Ids it was sent with
+        self.stored_acks = 0
+
+    def __call__(self, subject, payload, msg_id=None):
+        key = f"message {payload.get('n') if isinstance(payload, dict) else payload!r}"
+        first = key not in self.ids_seen
+        self.ids_seen.setdefault(key, []).append(msg_id)
+        if first and self.on_first_attempt:
+            self.on_first_attempt(payload)
+        fault = self.faults.pop(key, None)
+        if fault == "not sent":
+            raise nats.errors.TimeoutError
+        ack = self.publisher.publish(subject, payload, msg_id=msg_id)
+        if fault == "ack lost":
+            raise nats.errors.TimeoutError  # stored, but the producer never hears it
+        return ack
+
+
+def _stored(cluster: broker.Cluster, stream: str) -> list:
+    return broker.messages(stream, url=cluster.live_urls, limit=10_000)
+
+
+def _judge_stored(t: Trial, cluster, stream: str, count: int, what: str, example: str, note: str = "") -> None:
+    """Messages {"n": 0} .. {"n": count - 1}: each must be in the stream exactly once."""
+    copies = Counter(m.data.get("n") if isinstance(m.data, dict) else None for m in _stored(cluster, stream))
+    copies = {f"message {n}": copies.get(n, 0) for n in range(count)}
+    lost = [k for k, c in copies.items() if c == 0]
+    doubled = [k for k, c in copies.items() if c > 1]
+    t.expect(f"{what}: every message stored", ok=not lost, got=f"{len(lost)} missing (first: {lost[0]})" if lost else
+             "all stored", expected="all stored", example=example, note=note or None)
+    t.expect(f"{what}: none stored twice", ok=not doubled,
+             got=f"{doubled[0]} stored {copies[doubled[0]]} times" if doubled else "one copy each",
+             expected="one copy each", example=example,
+             note=(note + "\n" if note else "") + "a retry with a new Nats-Msg-Id is a new message to JetStream"
+             if doubled else None)
+
+
+@exercise_check("13.publish_retry")
+def publish_retry(t: Trial, publish_with_retry):
+    _gives_up(t, publish_with_retry)
+    if t.seed is None:  # which messages lose their ack: printed with a failure, to replay the run
+        t.seed = random.randrange(1, 10**6)
+    rng = random.Random(t.seed)
+    with cluster_for_check() as cluster:
+        broker.ensure_stream("ORDERS13", ["orders13.>"], replicas=3, url=cluster.urls)
+        with jq.Publisher(cluster.urls, timeout=1.0) as publisher:
+            # 1. A healthy cluster, and acks lost on the way: the producer cannot know what was stored.
+            count = 8
+            kinds = ["ack lost"] * 3 + ["not sent"] * 2 + [None] * (count - 5)
+            rng.shuffle(kinds)
+            faults = {f"message {n}": kind for n, kind in enumerate(kinds) if kind}
+            publish = FaultyPublish(publisher, faults)
+            acks = []
+            for n in range(count):
+                acks.append(t.call(publish_with_retry, publish, "orders13.placed", {"n": n}, f"order-{n}",
+                                   give_up_after_s=10.0,
+                                   during=f"publish_with_retry(publish, 'orders13.placed', {{'n': {n}}}, "
+                                          f"'order-{n}') with faults {faults or 'none'}"))
+            plan = ", ".join(f"message {n}: {kind}" for n, kind in enumerate(kinds) if kind)
+            example = f"8 messages on a healthy cluster; injected: {plan}"
+            changed = {k: ids for k, ids in publish.ids_seen.items() if len(set(ids)) > 1}
+            first_changed = next(iter(changed), None)
+            t.require("every attempt of a message carries the same Nats-Msg-Id", ok=not changed,
+                      got=f"{first_changed} was sent as {changed[first_changed]}" if changed else "same id",
+                      expected="the msg_id it was given, on every attempt", example=example)
+            t.expect("returns JetStream's ack", ok=all(getattr(a, "seq", None) for a in acks),
+                     got=[getattr(a, "seq", a) for a in acks][:4], expected="PubAck objects (with .seq)",
+                     example=example)
+            _judge_stored(t, cluster, "ORDERS13", count, "lost acks", example)
+
+            # 2. The stream's leader SIGKILLed while messages go out: seconds without a leader.
+            killed: dict = {}
+            first_after_kill = count + 3
+
+            def kill_leader(payload):
+                if payload.get("n") == first_after_kill and not killed:
+                    killed["node"] = cluster.leader_of("ORDERS13")
+                    killed["at"] = time.monotonic()
+                    cluster.kill(killed["node"])
+
+            publish = FaultyPublish(publisher, {}, on_first_attempt=kill_leader)
+            total = count + 10
+            for n in range(count, total):
+                t.call(publish_with_retry, publish, "orders13.placed", {"n": n}, f"order-{n}", give_up_after_s=60.0,
+                       during=f"publishing message {n} of {total}, with the stream's leader "
+                              f"SIGKILLed at message {first_after_kill} (an election takes seconds)")
+                if n == first_after_kill:
+                    killed["resumed_after_s"] = time.monotonic() - killed["at"]
+            note = (f"leader {killed.get('node')} SIGKILLed before message {first_after_kill}; publishing resumed "
+                    f"{killed.get('resumed_after_s', float('nan')):.1f} s later")
+            _judge_stored(t, cluster, "ORDERS13", total, "leader killed",
+                          f"{total} messages, the leader SIGKILLed before message {first_after_kill}", note)
+
+
+# -- 13.choose -------------------------------------------------------------------------------------
+
+CASES = [
+    # (what, peak jobs/s, Postgres drain jobs/s, born in a transaction, teams reading each event, answer)
+    ("Tiffin receipts: 11 orders/s at the dinner rush, enqueued with the order", 11, 8000, True, 1, "postgres"),
+    ("StayHub's newsletter: 48,000 emails drained at 40 jobs/s, enqueued by a script", 40, 8000, False, 1,
+     "postgres"),
+    ("Tiffin's order events, read by billing, analytics and search", 11, 8000, True, 3, "broker + outbox"),
+    ("a clickstream: 30,000 events/s from the browsers' API, one team's workers", 30_000, 8000, False, 1, "broker"),
+    ("4,000 jobs/s with orders, on a Postgres queue that drains 8,000/s (exactly half)", 4000, 8000, True, 1,
+     "postgres"),
+    ("4,001 jobs/s with orders, on a Postgres queue that drains 8,000/s", 4001, 8000, True, 1, "broker + outbox"),
+    ("3,000 jobs/s with orders, on a Postgres queue that drains 5,000/s (a smaller machine)", 3000, 5000, True, 1,
+     "broker + outbox"),
+    ("3,000 jobs/s, no transaction, on a Postgres queue that drains 8,000/s", 3000, 8000, False, 1, "postgres"),
+    ("payment webhooks (20/s) that two teams each must see, not written in our database", 20, 8000, False, 2,
+     "broker"),
+]
+
+
+def _normal(answer) -> str:
+    return " ".join(str(answer).lower().split()) if isinstance(answer, str) else repr(answer)
+
+
+@exercise_check("13.choose")
+def choose(t: Trial, choose_queue):
+    for what, peak, ceiling, born, teams, expected in CASES:
+        call = f"choose_queue({peak}, {ceiling}, {born}, {teams})"
+        got = t.call(choose_queue, peak, ceiling, born, teams, during=call)
+        t.expect(what, ok=_normal(got) == expected, got=got, expected=expected, example=call)
+
+
+# -- 13.quiz ---------------------------------------------------------------------------------------
+
+
+@exercise_check("13.quiz")
+def quiz(t: Trial, q1, q2, q3, q4):
+    ask(t, "q1", q1, "b", "a handler that outlives its AckWait", "what did the invoice demo show before the exercise?")
+    ask(t, "q2", q2, "c", "a publish that timed out during a failover", "the stream may have stored it; what makes a "
+        "second copy harmless?")
+    ask(t, "q3", q3, "a", "what Nats-Msg-Id promises", "which way does de-duplication cover: into the stream, or out of it?")
+    ask(t, "q4", q4, "b", "Tiffin's receipts on a cluster", "if Tiffin's database is down, can an order be placed at all?")
