@@ -1,0 +1,200 @@
+"""Lab 08: plausible wrong answers must fail their check, for the reason the learner needs to hear.
+
+The tick's check runs three real scheduler processes; each wrong tick here costs it a couple of seconds.
+"""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from course import queue, scheduler
+from course.grading import run_check
+
+
+def failed(report) -> list[str]:
+    return [r.name for r in report.results if not r.passed]
+
+
+def assert_fails_on(report, *names):
+    assert not report.passed, report.render()
+    missing = [n for n in names if not any(n in f for f in failed(report))]
+    assert not missing, f"expected failures about {missing}; the report:\n{report.render()}"
+
+
+# -- 08.plan -----------------------------------------------------------------------------------------
+
+
+def right_plan(due, on_missed):
+    due = list(due)
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=due, skip=[])
+    if on_missed == "skip":
+        return scheduler.Plan(run=due[-1:], skip=due[:-1])
+    raise ValueError(on_missed)
+
+
+def skip_forgets_the_older_slots(due, on_missed):
+    if on_missed == "skip":
+        return scheduler.Plan(run=list(due)[-1:], skip=[])  # the older ones vanish without a trace
+    return right_plan(due, on_missed)
+
+
+def skip_runs_the_oldest(due, on_missed):
+    if on_missed == "skip":
+        return scheduler.Plan(run=list(due)[:1], skip=list(due)[1:])
+    return right_plan(due, on_missed)
+
+
+def catch_up_runs_the_latest_only(due, on_missed):
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=list(due)[-1:], skip=list(due)[:-1])
+    return right_plan(due, on_missed)
+
+
+def unknown_means_catch_up(due, on_missed):
+    if on_missed == "skip":
+        return scheduler.Plan(run=list(due)[-1:], skip=list(due)[:-1])
+    return scheduler.Plan(run=list(due), skip=[])
+
+
+WRONG_PLANS = {
+    "skip_forgets_the_older_slots": (skip_forgets_the_older_slots, "no slot silently lost"),
+    "skip_runs_the_oldest": (skip_runs_the_oldest, "skip runs only the latest slot"),
+    "catch_up_runs_the_latest_only": (catch_up_runs_the_latest_only, "catch_up runs every missed slot"),
+    "unknown_policy_guessed": (unknown_means_catch_up, "an unknown policy is refused"),
+    "returns_a_tuple": (lambda due, on_missed: (list(due), []), "returns a Plan"),
+}
+
+
+def test_the_right_plan_passes():
+    assert run_check("08.plan", plan=right_plan).passed
+
+
+@pytest.mark.parametrize("name", WRONG_PLANS)
+def test_a_wrong_plan_fails_for_its_reason(name):
+    plan, reason = WRONG_PLANS[name]
+    assert_fails_on(run_check("08.plan", plan=plan), reason)
+
+
+def test_a_plan_failure_shows_the_slots_as_times():
+    text = run_check("08.plan", plan=skip_runs_the_oldest).render()
+    assert "smallest failing example: plan([02:00, 02:05, 02:10, 02:15], 'skip')" in text
+    assert "'run': ['02:15']" in text and "'run': ['02:00']" in text
+
+
+# -- 08.tick -----------------------------------------------------------------------------------------
+
+CLAIM = ("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'enqueued') "
+         "ON CONFLICT (task, slot) DO NOTHING RETURNING slot")
+
+
+def enqueue_job(conn, schedule, slot):
+    return queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot), queue=schedule.queue)
+
+
+def no_claim_at_all(conn, now):
+    """Every scheduler enqueues what it finds due: cron on every server, with a record written after."""
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        for slot in scheduler.due_slots(conn, schedule, now):
+            enqueued.append(enqueue_job(conn, schedule, slot))
+            conn.execute(CLAIM, [schedule.task, slot])
+    return enqueued
+
+
+def check_then_insert(conn, now):
+    """Looks first, then enqueues: two schedulers both see "not there yet"."""
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+        for slot in decision.skip:
+            scheduler.skip_slot(conn, schedule, slot)
+        for slot in decision.run:
+            taken = conn.execute("SELECT 1 FROM schedule_runs WHERE task = %s AND slot = %s",
+                                 [schedule.task, slot]).fetchone()
+            if not taken:
+                enqueued.append(enqueue_job(conn, schedule, slot))
+                conn.execute(CLAIM, [schedule.task, slot])
+    return enqueued
+
+
+def claim_and_enqueue_apart(conn, now):
+    """Right claim, but in autocommit: the claim commits on its own, before the enqueue."""
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+        for slot in decision.skip:
+            scheduler.skip_slot(conn, schedule, slot)
+        for slot in decision.run:
+            if conn.execute(CLAIM, [schedule.task, slot]).fetchone():
+                enqueued.append(enqueue_job(conn, schedule, slot))
+    return enqueued
+
+
+def latest_slot_only(conn, now):
+    """Ignores the policy: runs the latest due slot and writes nothing down for the others."""
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        for slot in scheduler.due_slots(conn, schedule, now)[-1:]:
+            with conn.transaction():
+                if conn.execute(CLAIM, [schedule.task, slot]).fetchone():
+                    enqueued.append(enqueue_job(conn, schedule, slot))
+    return enqueued
+
+
+def unique_key_in_the_jobs_table(conn, now):
+    """De-duplicates with the jobs table's unique_key: it holds only while the job waits."""
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        for slot in scheduler.due_slots(conn, schedule, now):
+            job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot),
+                                   unique_key=f"{schedule.task}@{slot.isoformat()}")
+            if job_id is not None:
+                enqueued.append(job_id)
+    return enqueued
+
+
+def reads_the_wall_clock(conn, now):
+    return scheduler.tick(conn, datetime.now(UTC))
+
+
+WRONG_TICKS = {  # the tick, the check that must fail, and what its report must show
+    "no_claim_at_all": (no_claim_at_all, ["enqueue each slot once"],
+                        ["release_unpaid_holds, slot 01:55", "3 job(s)", "scheduler-1", "scheduler-2",
+                         "scheduler-3", "committed job"]),
+    "check_then_insert": (check_then_insert, ["enqueue each slot once"], ["only the one whose INSERT"]),
+    "claim_and_enqueue_apart": (claim_and_enqueue_apart, ["a failed enqueue does not lose its slot"],
+                                ["recorded as enqueued, but its job never committed", "injected by the check"]),
+    "latest_slot_only": (latest_slot_only, ["catch_up: each missed night", "recorded as skipped"],
+                         ["nightly_invoices, slot 15 Mar 02:00"]),
+    "unique_key_in_the_jobs_table": (unique_key_in_the_jobs_table, ["not enqueued again"],
+                                     ["must outlive its job"]),
+    "reads_the_wall_clock": (reads_the_wall_clock, ["one tick at 01:52"], ["not by the wall clock"]),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_TICKS)
+def test_a_wrong_tick_fails_for_its_reason(name):
+    tick, reasons, shown = WRONG_TICKS[name]
+    report = run_check("08.tick", tick=tick)
+    assert_fails_on(report, *reasons)
+    text = report.render()
+    assert all(words in text for words in shown), text
+
+
+def test_a_tick_that_always_raises_fails_at_once():
+    def tick(conn, now):
+        raise RuntimeError("no database for you")
+
+    text = run_check("08.tick", tick=tick).render()
+    assert "tick(conn, 01:52) in this process" in text and "RuntimeError: no database for you" in text
+
+
+def test_a_tick_that_raises_only_in_the_scheduler_processes_is_reported_with_its_log():
+    def tick(conn, now):
+        if (conn.info.parameter_status("application_name") or "").startswith("scheduler-"):
+            raise LookupError("only in a scheduler process")
+        return scheduler.tick(conn, now)
+
+    text = run_check("08.tick", tick=tick).render()
+    assert "its tick keeps raising LookupError: only in a scheduler process" in text
