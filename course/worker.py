@@ -16,6 +16,7 @@ Run one with `python -m course worker --app your_module:registry --queue default
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import os
 import signal
@@ -258,8 +259,7 @@ class Worker:
             known = ", ".join(self.registry.types) or "none"
             return "unknown_type", f"no handler for job type {job.type!r} (this worker handles: {known})"
         if not isinstance(job.payload, dict):  # another producer wrote it, with SQL
-            kind = type(job.payload).__name__
-            return "bad_payload", f"payload must be a JSON object, not a {kind}: {job.payload!r:.80}"
+            return "bad_payload", f"payload must be a JSON object, not {json.dumps(job.payload)[:80]}"
         problem = handler.payload_problem(job.payload)
         if problem:
             return "bad_payload", problem

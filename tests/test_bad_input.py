@@ -75,7 +75,9 @@ def test_json_that_is_not_an_object_is_dead_lettered_at_once_and_the_rest_still_
     wait_until(lambda: count(conn) == 0, timeout=60, what="the queue to empty")
     dead = queue.dead_jobs(conn)
     assert len(dead) == 3 and {d.reason for d in dead} == {"bad_payload"}
-    assert all("must be a JSON object" in d.error and d.attempts == 1 for d in dead)
+    assert {d.error for d in dead} == {f"payload must be a JSON object, not {text}"
+                                       for text in ('"order 98"', "[98]", "null")}
+    assert {d.attempts for d in dead} == {1}
     assert good not in {d.id for d in dead}
 
 
