@@ -19,7 +19,7 @@ unpaid holds does the work of all the missed ones.
 
 Time comes from a clock: the real one, or a simulated one kept in the database (`scheduler_clock`)
 that a lab or a check moves by hand, so a night passes in a second. Every scheduler process reads the
-same simulated clock, and wakes when it moves (NOTIFY on 'scheduler_clock:<schema>').
+same simulated clock, and wakes when it moves (NOTIFY on 'scheduler:<schema>').
 
 For comparison, mode "cron" does what a crontab on each server does: the process remembers by itself
 when it last looked and enqueues every slot that has passed since, knowing nothing of the others (three
@@ -204,19 +204,26 @@ def skip_slot(conn: psycopg.Connection, schedule: Schedule, slot: datetime) -> b
     return row is not None
 
 
+def skip_slots(conn: psycopg.Connection, schedule: Schedule, slots: Sequence[datetime]) -> int:
+    """Record many missed slots as skipped, in one statement; how many were not decided before."""
+    if not slots:
+        return 0
+    return len(conn.execute(sql.query("scheduler", "skip_slots"),
+                            {"task": schedule.task, "slots": list(slots)}).fetchall())
+
+
 def tick(conn: psycopg.Connection, now: datetime) -> list[int]:
     """One look at the clock: for every schedule, enqueue (once) or skip each due slot, by its policy.
 
     Returns the ids of the jobs this call enqueued. Safe to run in many processes at once: each slot is
-    decided by exactly one of them. Skipped slots are written first and run slots oldest first, each in
-    its own transaction, so a tick that fails half-way leaves no gap: the next tick starts after the
-    latest slot decided.
+    decided by exactly one of them. Skipped slots are written first (they are all older than the slot
+    that runs), then run slots oldest first, each in its own transaction, so a tick that fails half-way
+    leaves no gap: the next tick starts after the latest slot decided.
     """
     enqueued = []
     for schedule in schedules(conn):
         decision = plan(due_slots(conn, schedule, now), schedule.on_missed)
-        for slot in decision.skip:
-            skip_slot(conn, schedule, slot)
+        skip_slots(conn, schedule, decision.skip)
         for slot in decision.run:
             job_id = enqueue_slot(conn, schedule, slot)
             if job_id is not None:
@@ -389,7 +396,7 @@ def _connect(conninfo: str, *, listen: bool) -> tuple[psycopg.Connection, psycop
     if listen:
         listener = psycopg.connect(conninfo, autocommit=True, connect_timeout=5)
         schema = listener.execute("SELECT current_schema()").fetchone()[0]
-        listener.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"scheduler_clock:{schema}")))
+        listener.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"scheduler:{schema}")))
     return conn, listener
 
 

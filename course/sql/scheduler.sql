@@ -1,7 +1,7 @@
 -- The scheduler: recurring jobs enqueued from PostgreSQL, once per slot however many schedulers run.
 -- `course.sql.show("scheduler", "claim_slot")` prints one of these. Each block starts with
 -- "-- name: <name>"; parameters are psycopg placeholders (percent, name in parentheses, s).
--- Clock changes are announced on the channel 'scheduler_clock:<schema>'.
+-- Clock changes are announced on the channel 'scheduler:<schema>'.
 
 -- name: install
 -- What to run and how often. A schedule's slots are first, first + every, first + 2 × every, ...
@@ -85,6 +85,13 @@ VALUES (%(task)s, %(slot)s, 'skipped')
 ON CONFLICT (task, slot) DO NOTHING
 RETURNING task, slot;
 
+-- name: skip_slots
+-- The same for many slots in one statement: after a long outage a five-minute task has thousands.
+INSERT INTO schedule_runs (task, slot, outcome)
+SELECT %(task)s, slot, 'skipped' FROM unnest(%(slots)s::timestamptz[]) AS missed (slot)
+ON CONFLICT (task, slot) DO NOTHING
+RETURNING task, slot;
+
 -- name: runs
 SELECT task, slot, outcome, job_id, decided_by, decided_at
 FROM schedule_runs
@@ -101,7 +108,7 @@ WITH moved AS (
     ON CONFLICT (only_row) DO UPDATE SET now = excluded.now
     RETURNING now
 )
-SELECT now, pg_notify('scheduler_clock:' || current_schema(), now::text) FROM moved;
+SELECT now, pg_notify('scheduler:' || current_schema(), now::text) FROM moved;
 
 -- name: heartbeat
 INSERT INTO scheduler_heartbeats (name, pid, mode, clock_seen, ticks, errors, last_error, seen_at)
