@@ -1,0 +1,259 @@
+"""Lab 13's checks fail plausible wrong answers, for the reason a learner needs to hear.
+
+Each wrong answer is one a learner could well write. The test runs the real check on it: the learner's
+handler in real consumer processes on a real three-node JetStream cluster, the learner's retry against
+a real cluster whose leader is SIGKILLed. Most fail in the quick in-process part of the check, before
+any cluster starts; one test per exercise proves the cluster part can fail too.
+"""
+
+import threading
+import time
+import uuid
+
+import nats.errors
+import pytest
+
+from course.broker import TRANSIENT
+from course.grading import run_check
+from course.grading.checks import lab13
+from course.grading.report import Report
+from course.grading.trial import Trial
+
+PAGE_S = lab13.PAGE_S
+
+
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+def failed(report) -> list[str]:
+    return [r.name for r in report.results if not r.passed]
+
+
+def assert_fails_with(report, *fragments: str) -> None:
+    names = failed(report)
+    assert not report.passed and names, report.render()
+    for fragment in fragments:
+        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+
+
+def render_page(booking_id, page):
+    time.sleep(PAGE_S)
+
+
+# -- 13.keep_alive ---------------------------------------------------------------------------------
+
+
+def renders_but_never_says_so(task):
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+
+
+def says_so_once_before_starting(task):
+    task.in_progress()
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+
+
+def says_so_once_at_the_end(task):
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+    task.in_progress()
+
+
+def hands_the_work_to_a_thread(task):
+    """Returns at once: the consumer acks a message whose invoice is not drawn yet (and a crash loses it)."""
+    def work():
+        for page in range(task.data["pages"]):
+            render_page(task.data["booking_id"], page)
+            task.in_progress()
+
+    threading.Thread(target=work, daemon=True).start()
+
+
+@pytest.mark.parametrize("handler", [renders_but_never_says_so, says_so_once_before_starting,
+                                     says_so_once_at_the_end])
+def test_a_handler_that_is_silent_longer_than_the_ack_wait_fails(handler):
+    assert_fails_with(run_check("13.keep_alive", render_invoice=handler), "no stretch of work longer than the AckWait")
+
+
+def test_a_handler_that_returns_before_the_work_is_done_fails():
+    assert_fails_with(run_check("13.keep_alive", render_invoice=hands_the_work_to_a_thread), "renders every page")
+
+
+def test_the_cluster_part_sees_a_silent_handler_run_twice():
+    """The in-process part stops most wrong answers; the cluster part must be able to fail on its own."""
+    t = Trial("13.keep_alive")
+    try:
+        lab13.in_a_cluster(t, renders_but_never_says_so)
+    finally:
+        t.close()
+    report = Report("13.keep_alive", tuple(t.results))
+    assert_fails_with(report, "is delivered once", "it is rendered once")
+    assert "received (delivery 2)" in report.render()  # the timeline shows the redelivery
+
+
+# -- 13.publish_retry ------------------------------------------------------------------------------
+
+
+def new_id_on_every_attempt(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    while True:
+        try:
+            return publish(subject, payload, msg_id=f"{msg_id}-{uuid.uuid4().hex[:6]}")
+        except TRANSIENT:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def publishes_once(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    return publish(subject, payload, msg_id=msg_id)
+
+
+def retries_forever(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            time.sleep(0.1)
+
+
+def retries_without_a_pause(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() > deadline:
+                raise
+
+
+def retries_three_times(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """Enough for a lost ack; not for an election that takes seconds."""
+    for attempt in range(3):
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if attempt == 2:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+
+
+def forgets_to_return_the_ack(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            publish(subject, payload, msg_id=msg_id)
+            return None
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def gives_up_quietly(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while time.monotonic() + pause <= deadline:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+    return None  # the caller thinks it went out
+
+
+def test_a_new_msg_id_on_each_attempt_stores_duplicates():
+    report = run_check("13.publish_retry", seed=5, publish_with_retry=new_id_on_every_attempt)
+    assert_fails_with(report, "every attempt of a message carries the same Nats-Msg-Id")
+    assert "Random seed 5" in report.render()
+
+
+def test_publishing_once_gives_up_at_once():
+    assert_fails_with(run_check("13.publish_retry", publish_with_retry=publishes_once),
+                      "gives up neither at once nor long after")
+
+
+def test_retrying_forever_never_tells_the_caller():
+    assert_fails_with(run_check("13.publish_retry", publish_with_retry=retries_forever), "gives up: raises")
+
+
+def test_retrying_without_a_pause_hammers():
+    assert_fails_with(run_check("13.publish_retry", publish_with_retry=retries_without_a_pause),
+                      "pauses between attempts")
+
+
+def test_giving_up_quietly_fails():
+    assert_fails_with(run_check("13.publish_retry", publish_with_retry=gives_up_quietly), "gives up: raises")
+
+
+def test_forgetting_the_ack_fails():
+    assert_fails_with(run_check("13.publish_retry", seed=1, publish_with_retry=forgets_to_return_the_ack),
+                      "returns JetStream's ack")
+
+
+def test_three_quick_retries_do_not_outlast_a_leader_election():
+    report = run_check("13.publish_retry", seed=2, publish_with_retry=retries_three_times)
+    assert_fails_with(report, "leader SIGKILLed")
+    assert all(r.passed for r in report.results if "lost acks" in r.name), report.render()
+
+
+# -- 13.choose -------------------------------------------------------------------------------------
+
+
+def always_postgres(peak, ceiling, born_in_tx, teams):
+    return "postgres"
+
+
+def ignores_teams(peak, ceiling, born_in_tx, teams):
+    if peak <= ceiling / 2:
+        return "postgres"
+    return "broker + outbox" if born_in_tx else "broker"
+
+
+def at_half_already(peak, ceiling, born_in_tx, teams):
+    if peak < ceiling / 2 and teams == 1:
+        return "postgres"
+    return "broker + outbox" if born_in_tx else "broker"
+
+
+def forgets_the_outbox(peak, ceiling, born_in_tx, teams):
+    return "broker" if peak > ceiling / 2 or teams > 1 else "postgres"
+
+
+def a_number_from_a_blog(peak, ceiling, born_in_tx, teams):
+    if peak <= 4000 and teams == 1:
+        return "postgres"
+    return "broker + outbox" if born_in_tx else "broker"
+
+
+@pytest.mark.parametrize("choose_queue, case", [
+    (always_postgres, "a clickstream"),
+    (ignores_teams, "read by billing, analytics and search"),
+    (at_half_already, "exactly half"),
+    (forgets_the_outbox, "read by billing, analytics and search"),
+    (a_number_from_a_blog, "a smaller machine"),
+])
+def test_wrong_decisions_fail_on_the_case_that_shows_them(choose_queue, case):
+    assert_fails_with(run_check("13.choose", choose_queue=choose_queue), case)
+
+
+def test_answers_are_read_without_fuss_about_case_and_spaces():
+    def shouting(peak, ceiling, born_in_tx, teams):
+        answer = forgets_the_outbox(peak, ceiling, born_in_tx, teams)
+        return "BROKER  +  OUTBOX" if answer == "broker" and born_in_tx else answer.upper()
+
+    assert run_check("13.choose", choose_queue=shouting).passed
+
+
+# -- 13.quiz ---------------------------------------------------------------------------------------
+
+
+def test_the_quiz_fails_a_wrong_letter_without_giving_the_answer():
+    report = run_check("13.quiz", q1="b", q2="a", q3="a", q4="b")
+    assert_fails_with(report, "q2")
+    assert "expected" not in report.render()
