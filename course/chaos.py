@@ -357,7 +357,11 @@ def main(argv: list[str]) -> int:
     print(f"chaos soak, seed {seed} (run again with --seed {seed})")
     from tqdm import tqdm
 
-    with tqdm(total=config.kills, unit="kill", file=sys.stderr) as progress:
-        report = run_soak(config, log=progress.write, progress=progress)
+    try:
+        with tqdm(total=config.kills, unit="kill", file=sys.stderr) as progress:
+            report = run_soak(config, log=progress.write, progress=progress)
+    except TimeoutError as error:  # everything it started is stopped already
+        print(f"FAILED, seed {seed}: {error}")
+        return 1
     print("\n".join(report.lines()))
     return 0 if report.passed else 1
