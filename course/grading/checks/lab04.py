@@ -101,7 +101,8 @@ def heartbeat_check(t: Trial, extend_lease, seed=None):
     t.expect("returns something false for a job that is gone", ok=not ours, got=ours, expected=False,
              example="the job was acked (deleted), then extend_lease(conn, job, 30)")
 
-    slow_job_under_a_short_lease(t, box, extend_lease, DEFAULT_SEED if seed is None else seed)
+    if all(result.passed for result in t.results):  # real workers only for an answer that passed the steps
+        slow_job_under_a_short_lease(t, box, extend_lease, DEFAULT_SEED if seed is None else seed)
 
 
 def slow_job_under_a_short_lease(t: Trial, box, extend_lease, seed: int, timeout_s: float = TIME_LIMIT_S) -> Run:

@@ -1,0 +1,185 @@
+"""Lab 03's checks fail plausible wrong claims, for the reason a learner needs to hear.
+
+Each wrong answer is a claim a learner could well write. The test runs the real check on it (a real
+PostgreSQL, ten connections at once) and asserts which checks fail, and that the right answer passes.
+"""
+
+import pytest
+
+from course.grading import run_check
+
+
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+def failed(report) -> list[str]:
+    return [r.name for r in report.results if not r.passed]
+
+
+def assert_fails_with(report, *fragments: str) -> None:
+    names = failed(report)
+    assert not report.passed and names, report.render()
+    for fragment in fragments:
+        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+
+
+READY = "run_at <= now() AND (locked_until IS NULL OR locked_until < now())"
+MARK = "locked_until = now() + make_interval(secs => %(lease_s)s), attempts = attempts + 1"
+
+
+def claim_sql(*, ready=READY, order="ORDER BY run_at", lock="FOR UPDATE SKIP LOCKED", mark=MARK, limit="1",
+              match="id ="):
+    return f"""
+        UPDATE jobs SET {mark}
+        WHERE {match} (SELECT id FROM jobs WHERE {ready} {order} LIMIT {limit} {lock})
+        RETURNING id, type, payload"""
+
+
+def claim_with(**parts):
+    statement = claim_sql(**parts)
+
+    def claim(conn, lease_s):
+        return conn.execute(statement, {"lease_s": lease_s}).fetchone()
+
+    return claim
+
+
+def test_the_model_claim_passes():
+    report = run_check("03.claim", claim=claim_with())
+    assert report.passed, report.render()
+
+
+# -- 03.claim ----------------------------------------------------------------------------------------
+
+
+def test_plain_for_update_waits_for_the_row_another_worker_is_claiming():
+    report = run_check("03.claim", claim=claim_with(lock="FOR UPDATE"))
+    assert failed(report) == ["does not wait for a row another worker is claiming: takes the next one"], \
+        report.render()
+    assert "lock_timeout" in report.render()
+
+
+def test_a_claim_without_any_lock_hands_jobs_to_two_workers():
+    report = run_check("03.claim", claim=claim_with(lock=""))
+    assert_fails_with(report, "no job is claimed twice")
+    assert "was returned to connections" in report.render()
+
+
+def read_then_mark(conn, lease_s):
+    """The obvious two steps, each committed on its own."""
+    row = conn.execute(f"SELECT id, type, payload FROM jobs WHERE {READY} ORDER BY run_at LIMIT 1").fetchone()
+    if row is not None:
+        conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
+                     "WHERE id = %s", [lease_s, row[0]])
+    return row
+
+
+def test_read_then_mark_in_two_statements_hands_jobs_to_two_workers():
+    assert_fails_with(run_check("03.claim", claim=read_then_mark), "no job is claimed twice")
+
+
+def test_a_claim_that_ignores_locked_until_takes_a_leased_job_again():
+    report = run_check("03.claim", claim=claim_with(ready="run_at <= now()"))
+    assert_fails_with(report, "passes over a job whose lease has not run out")
+
+
+def test_a_claim_that_ignores_run_at_takes_a_job_scheduled_for_later():
+    report = run_check("03.claim", claim=claim_with(ready="(locked_until IS NULL OR locked_until < now())"))
+    assert_fails_with(report, "leaves a job whose run_at is still in the future")
+
+
+def test_a_claim_that_never_reclaims_an_expired_lease_strands_a_crashed_workers_job():
+    report = run_check("03.claim", claim=claim_with(ready="run_at <= now() AND locked_until IS NULL"))
+    assert_fails_with(report, "claims again a job whose lease ran out")
+
+
+def test_oldest_by_id_is_not_oldest_by_run_at():
+    assert_fails_with(run_check("03.claim", claim=claim_with(order="ORDER BY id")), "takes the oldest visible job")
+
+
+def test_a_lease_written_as_30_seconds_ignores_lease_s():
+    mark = "locked_until = now() + interval '30 seconds', attempts = attempts + 1"
+    statement = claim_sql(mark=mark)
+
+    def claim(conn, lease_s):
+        return conn.execute(statement).fetchone()
+
+    report = run_check("03.claim", claim=claim)
+    assert_fails_with(report, "hides the job for lease_s seconds")
+    assert "45 s from now" in report.render()
+
+
+def test_a_claim_that_forgets_attempts():
+    report = run_check("03.claim", claim=claim_with(mark="locked_until = now() + make_interval(secs => %(lease_s)s)"))
+    assert_fails_with(report, "counts the attempt", "the second claim counts a second attempt")
+
+
+def test_a_claim_that_returns_a_list_instead_of_none_on_an_empty_queue():
+    statement = claim_sql()
+
+    def claim(conn, lease_s):
+        return conn.execute(statement, {"lease_s": lease_s}).fetchall()
+
+    report = run_check("03.claim", claim=claim)
+    assert failed(report) == ["returns None when no job is waiting"], report.render()
+
+
+# -- 03.claim_batch ------------------------------------------------------------------------------------
+
+
+def batch_with(**parts):
+    parts.setdefault("match", "id IN")
+    parts.setdefault("limit", "%(limit)s")
+    statement = claim_sql(**parts)
+
+    def claim_batch(conn, limit, lease_s):
+        return conn.execute(statement, {"lease_s": lease_s, "limit": limit}).fetchall()
+
+    return claim_batch
+
+
+def test_the_model_batch_claim_passes():
+    report = run_check("03.claim_batch", claim_batch=batch_with())
+    assert report.passed, report.render()
+
+
+def test_a_limit_applied_in_python_leases_jobs_nobody_runs():
+    statement = claim_sql(match="id IN", limit="ALL")
+
+    def claim_batch(conn, limit, lease_s):
+        return conn.execute(statement, {"lease_s": lease_s}).fetchall()[:limit]
+
+    report = run_check("03.claim_batch", claim_batch=claim_batch)
+    assert_fails_with(report, "claims no more jobs than it returns")
+    assert "put the LIMIT inside" in report.render()
+
+
+def test_id_equals_a_subquery_of_several_rows_raises():
+    report = run_check("03.claim_batch", claim_batch=batch_with(match="id ="))
+    assert not report.passed and "CardinalityViolation" in report.render(), report.render()
+
+
+def test_a_batch_claim_without_skip_locked_waits():
+    report = run_check("03.claim_batch", claim_batch=batch_with(lock="FOR UPDATE"))
+    assert failed(report) == ["does not wait for a row another worker is claiming: takes the next ones"], \
+        report.render()
+
+
+def test_a_batch_claim_without_any_lock_hands_jobs_to_two_workers():
+    assert_fails_with(run_check("03.claim_batch", claim_batch=batch_with(lock="")), "no job is claimed twice")
+
+
+def test_a_batch_claim_that_ignores_leases():
+    report = run_check("03.claim_batch", claim_batch=batch_with(ready="run_at <= now()"))
+    assert_fails_with(report, "the next batch skips leased jobs")
+
+
+# -- 03.quiz -----------------------------------------------------------------------------------------------
+
+
+def test_the_quiz_fails_a_wrong_letter_without_giving_the_answer():
+    report = run_check("03.quiz", q1="b", q2="a", q3="a", q4="b", q5="c")
+    assert failed(report) == ["q2: a claim with no row lock"], report.render()
+    assert "'c'" not in report.render()
