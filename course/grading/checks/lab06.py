@@ -1,0 +1,387 @@
+"""Lab 06: idempotency — a conditional UPDATE, the StayHub acceptance test, the quiz.
+
+Both code checks first run the learner's handler in this process, where every awkward moment can be
+made to happen on cue (a re-run, a failed effect, the provider down, a crash before the commit, two
+workers at once), then hand it to real worker processes that are SIGKILLed after the work and before
+the ack (course.grading.faults). The acceptance test counts emails where the guest would: at the email
+provider, a real HTTP service in its own process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import secrets
+import threading
+import time
+import uuid
+from collections import Counter
+
+import psycopg
+
+from course import queue
+from course.systems.email_provider import EmailProvider
+
+from .. import faults
+from ..trial import Trial
+from . import exercise_check
+from .quiz import ask
+
+PROVIDER_URL_ENV = "EMAIL_PROVIDER_URL"
+FIRST_BOOKING = 981
+ROOMS = 40
+KILLS = faults.Faults(kill_after_work=0.3, kill_mid_work=0.1, max_kills=4)
+
+# The same tables as the lab's notebook: hotels, bookings, a loyalty ledger, a table of processed keys.
+STAYHUB_TABLES = """
+CREATE TABLE hotels (
+    id         int  PRIMARY KEY,
+    name       text NOT NULL,
+    rooms_left int  NOT NULL
+);
+CREATE TABLE bookings (
+    id       bigint PRIMARY KEY,
+    hotel_id int    NOT NULL REFERENCES hotels (id),
+    guest    text   NOT NULL,
+    email    text   NOT NULL,
+    nights   int    NOT NULL,
+    status   text   NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'confirmed', 'cancelled'))
+);
+CREATE TABLE loyalty_points (
+    booking_id bigint NOT NULL REFERENCES bookings (id),
+    points     int    NOT NULL
+);
+CREATE TABLE processed (
+    key     text        PRIMARY KEY,
+    done_at timestamptz NOT NULL DEFAULT now()
+);
+"""
+
+GUESTS = ["Priya", "Tomas", "Ingrid", "Kwame", "Lucia", "Mateo", "Noor", "Oskar", "Rania", "Sven",
+          "Tariq", "Ulla", "Vera", "Wen", "Yusuf", "Zainab"]
+
+
+def install_stayhub(conn: psycopg.Connection, bookings: int = len(GUESTS)) -> list[int]:
+    """StayHub's tables with one hotel and `bookings` pending bookings (981, 982, ...); their ids."""
+    conn.execute(STAYHUB_TABLES)
+    conn.execute("INSERT INTO hotels VALUES (1, 'Casa do Rio', %s)", [ROOMS])
+    ids = [FIRST_BOOKING + n for n in range(bookings)]
+    for n, booking_id in enumerate(ids):
+        guest = GUESTS[n % len(GUESTS)]
+        conn.execute("INSERT INTO bookings (id, hotel_id, guest, email, nights) VALUES (%s, 1, %s, %s, %s)",
+                     [booking_id, guest, f"{guest.lower()}.{booking_id}@example.com", 1 + n % 4])
+    return ids
+
+
+def job_for(conn: psycopg.Connection, booking_id: int) -> queue.Job:
+    """A real claimed job for this booking, as a worker would hand it to the handler."""
+    queue.enqueue(conn, faults.TASK, {"booking_id": booking_id})
+    return queue.claim_one(conn, lease=600)
+
+
+def redelivered(job: queue.Job) -> queue.Job:
+    """The same job as the next worker gets it after a crash: a new lease, one more attempt."""
+    return dataclasses.replace(job, attempts=job.attempts + 1, lease=uuid.uuid4())
+
+
+def rooms_left(conn: psycopg.Connection) -> int:
+    return conn.execute("SELECT rooms_left FROM hotels WHERE id = 1").fetchone()[0]
+
+
+def status_of(conn: psycopg.Connection, booking_id: int) -> str:
+    return conn.execute("SELECT status FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
+
+
+class _RollBack(Exception):
+    pass
+
+
+def _quietly(fn, *args) -> BaseException | None:
+    """Run learner code that is expected to fail here; return what it raised (NotImplementedError passes)."""
+    try:
+        fn(*args)
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        return error
+    return None
+
+
+def _fail_once(conn: psycopg.Connection, table: str) -> None:
+    """The next UPDATE of `table` fails (a sequence is not rolled back, so it fails only once)."""
+    conn.execute(f"""
+        CREATE SEQUENCE IF NOT EXISTS fail_once_{table};
+        CREATE OR REPLACE FUNCTION fail_once_{table}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF nextval('fail_once_{table}') = 1 THEN
+                RAISE EXCEPTION 'injected failure: the update of {table} did not happen';
+            END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER fail_once BEFORE UPDATE ON {table} FOR EACH ROW EXECUTE FUNCTION fail_once_{table}();
+    """)
+
+
+# -- 06.confirm_booking ----------------------------------------------------------------------------
+
+
+@exercise_check("06.confirm_booking")
+def confirm_booking_check(t: Trial, confirm_booking, seed=None):
+    box = t.sandbox()
+    bookings = install_stayhub(box.conn)
+    conn = box.conn
+    first, cancelled, flaky, contended = bookings[:4]
+
+    job = job_for(conn, first)
+    t.call(confirm_booking, job, conn, during=f"confirm_booking(job for booking {first}, conn)")
+    example = f"booking {first} pending, {ROOMS} rooms left"
+    t.require("confirms a pending booking", got=status_of(conn, first), expected="confirmed", example=example)
+    t.expect("takes one room", got=rooms_left(conn), expected=ROOMS - 1, example=example)
+    t.call(confirm_booking, redelivered(job), conn, during=f"confirm_booking(job for booking {first}) redelivered")
+    t.expect("the job delivered again (attempt 2): no second room", got=rooms_left(conn), expected=ROOMS - 1,
+             example=f"confirm_booking run twice for booking {first}",
+             note="only a run that changed the booking from 'pending' may take the room")
+
+    conn.execute("UPDATE bookings SET status = 'cancelled' WHERE id = %s", [cancelled])
+    t.call(confirm_booking, job_for(conn, cancelled), conn, during=f"confirm_booking for cancelled booking {cancelled}")
+    t.expect("a cancelled booking: nothing to do (it stays cancelled, no room taken)",
+             got=(status_of(conn, cancelled), rooms_left(conn)), expected=("cancelled", ROOMS - 1),
+             example=f"booking {cancelled} cancelled before its job ran")
+
+    _fail_once(conn, "hotels")
+    job = job_for(conn, flaky)
+    _quietly(confirm_booking, job, conn)
+    t.call(confirm_booking, redelivered(job), conn, during=f"confirm_booking(job for booking {flaky}) after a failed first run")
+    t.expect("the room update fails once, the job runs again: confirmed, and exactly one room taken",
+             got=(status_of(conn, flaky), rooms_left(conn)), expected=("confirmed", ROOMS - 2),
+             example=f"booking {flaky}: the first run's UPDATE of hotels fails",
+             note=("the status change committed without the room: confirm and take the room in one transaction"
+                   if status_of(conn, flaky) == "confirmed" and rooms_left(conn) == ROOMS - 1 else None))
+    conn.execute("DROP TRIGGER fail_once ON hotels")
+
+    taken = _two_workers_at_once(t, box, confirm_booking, contended)
+    t.expect("two workers run the same booking's job at the same moment: one room taken", got=taken, expected=1,
+             example=f"booking {contended}: a second run starts while the first is still inside its transaction",
+             note=("both runs saw 'pending' before either committed: let the UPDATE's WHERE decide "
+                   "(status = 'pending'), not a SELECT before it") if taken not in (1, None) else None)
+
+    if all(result.passed for result in t.results):
+        _confirm_under_kills(t, box, confirm_booking, bookings[4:12], seed)
+
+
+def _two_workers_at_once(t: Trial, box, confirm_booking, booking_id: int) -> int | None:
+    """Two sessions run the same job; the first is held inside its transaction until the second started."""
+    box.conn.execute("""
+        CREATE OR REPLACE FUNCTION slow_room() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(0.6); RETURN NEW; END $$;
+        CREATE TRIGGER slow_room BEFORE UPDATE ON hotels FOR EACH ROW EXECUTE FUNCTION slow_room();
+    """)
+    job = job_for(box.conn, booking_id)
+    before = rooms_left(box.conn)
+    names = [f"lab06-worker-{secrets.token_hex(3)}" for _ in range(2)]
+    errors: list[BaseException] = []
+
+    def run(name: str) -> None:
+        try:
+            with psycopg.connect(box.conninfo, autocommit=True, application_name=name) as conn:
+                confirm_booking(job, conn)
+        except Exception as error:
+            errors.append(error)
+
+    first = threading.Thread(target=run, args=(names[0],), daemon=True)
+    first.start()
+    deadline = time.monotonic() + 20
+    while first.is_alive() and time.monotonic() < deadline:
+        busy = box.conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
+                                "AND wait_event = 'PgSleep'", [names[0]]).fetchone()[0]
+        if busy:
+            break
+        time.sleep(0.01)
+    second = threading.Thread(target=run, args=(names[1],), daemon=True)
+    second.start()
+    first.join(30)
+    second.join(30)
+    box.conn.execute("DROP TRIGGER slow_room ON hotels")
+    if any(isinstance(e, NotImplementedError) for e in errors):
+        raise NotImplementedError
+    return before - rooms_left(box.conn)
+
+
+def _confirm_under_kills(t: Trial, box, confirm_booking, bookings: list[int], seed) -> None:
+    box.conn.execute("DELETE FROM jobs")
+    box.conn.execute("UPDATE hotels SET rooms_left = %s", [ROOMS])
+    scenario = faults.Scenario(confirm_booking, [{"booking_id": b} for b in bookings], workers=2, concurrency=2,
+                               lease_s=1.0, faults=faults.Faults(kill_after_work=0.3, max_kills=3), timeout_s=60)
+    result = faults.run(box, scenario, seed=seed)
+    t.seed = result.seed
+    faults.expect_finished(t, result)
+    confirmed = box.conn.execute("SELECT count(*) FROM bookings WHERE id = ANY(%s) AND status = 'confirmed'",
+                                 [bookings]).fetchone()[0]
+    taken = ROOMS - rooms_left(box.conn)
+    reran = [job for job, runs in result.executions().items() if runs > 1]
+    t.expect(f"{len(bookings)} bookings in 2 worker processes SIGKILLed after the work, before the ack: "
+             "every booking confirmed, one room each",
+             got=f"{confirmed} confirmed, {taken} rooms taken", expected=f"{len(bookings)} confirmed, "
+             f"{len(bookings)} rooms taken", note=result.timeline(reran[0]) if reran and taken != confirmed else None)
+
+
+# -- 06.send_confirmation --------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _provider_in_env(url: str):
+    """The learner's handler finds the provider in EMAIL_PROVIDER_URL, here as in a worker."""
+    before = os.environ.get(PROVIDER_URL_ENV)
+    os.environ[PROVIDER_URL_ENV] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(PROVIDER_URL_ENV, None)
+        else:
+            os.environ[PROVIDER_URL_ENV] = before
+
+
+def _keys_note(inbox: "Inbox", booking_id: int) -> str:
+    """What the provider was told, when a booking got more than one email."""
+    keys = [r.idempotency_key for r in inbox.provider.requests() if inbox.booking_of.get(r.to) == booking_id]
+    if not any(keys):
+        return "the provider got no Idempotency-Key, so it cannot tell a repeat from a new email"
+    return (f"the provider got these Idempotency-Keys for booking {booking_id}: {keys}. The key must name the "
+            "effect — this booking's confirmation — and be the same on every run, from any job")
+
+
+class Inbox:
+    """The emails the provider delivered, counted per booking (by the guest's address)."""
+
+    def __init__(self, conn: psycopg.Connection, provider: EmailProvider):
+        self.booking_of = dict(conn.execute("SELECT email, id FROM bookings").fetchall())
+        self.provider = provider
+
+    def per_booking(self) -> Counter:
+        return Counter(self.booking_of.get(d.to) for d in self.provider.deliveries())
+
+    def of(self, booking_id: int) -> int:
+        return self.per_booking()[booking_id]
+
+
+@exercise_check("06.send_confirmation")
+def send_confirmation_check(t: Trial, send_confirmation, seed=None):
+    box = t.sandbox()
+    bookings = install_stayhub(box.conn)
+    provider = EmailProvider.start(latency_s=0.02, seed=1, name="lab06-check-provider")
+    try:
+        inbox = Inbox(box.conn, provider)
+        with _provider_in_env(provider.url):
+            _one_email_on_cue(t, box.conn, send_confirmation, inbox, bookings[:4])
+        if all(result.passed for result in t.results):
+            _the_acceptance_test(t, box, send_confirmation, inbox, provider, bookings[4:14], seed)
+    finally:
+        provider.stop()
+
+
+def _one_email_on_cue(t: Trial, conn, send_confirmation, inbox: Inbox, bookings: list[int]) -> None:
+    first, down, lost, _ = bookings
+    job = job_for(conn, first)
+    t.call(send_confirmation, job, conn, during=f"send_confirmation(job for booking {first}, conn)")
+    address = conn.execute("SELECT email FROM bookings WHERE id = %s", [first]).fetchone()[0]
+    t.require("sends the guest one email", got=inbox.of(first), expected=1,
+              example=f"booking {first}, guest {address}",
+              note=f"emails the provider delivered: {[d.to for d in inbox.provider.deliveries()]}")
+    t.call(send_confirmation, redelivered(job), conn, during=f"send_confirmation(job for booking {first}) redelivered")
+    t.expect("the job delivered again after it finished (attempt 2): still one email", got=inbox.of(first), expected=1,
+             example=f"send_confirmation run twice for booking {first}",
+             note=_keys_note(inbox, first) if inbox.of(first) > 1 else None)
+    t.call(send_confirmation, job_for(conn, first), conn, during=f"a second job for booking {first}")
+    t.expect("a second job for the same booking (it was enqueued twice): still one email", got=inbox.of(first),
+             expected=1, example=f"two jobs with different ids, both for booking {first}",
+             note=_keys_note(inbox, first) if inbox.of(first) > 1 else None)
+
+    inbox.provider.configure(down=True)
+    job = job_for(conn, down)
+    raised = _quietly(send_confirmation, job, conn)
+    inbox.provider.configure(down=False)
+    t.expect("raises when the provider did not accept the email (so that the worker retries)",
+             ok=raised is not None, got="it returned normally", example=f"booking {down} while the provider is down",
+             note="a handler that returns is acked: the job is deleted and the email never sent")
+    t.call(send_confirmation, redelivered(job), conn, during=f"send_confirmation for booking {down} once the provider is back")
+    t.expect("the provider was down at the first attempt: the retry sends one email", got=inbox.of(down), expected=1,
+             example=f"booking {down}: 503 on the first attempt, then a retry",
+             note="a mark committed before the send stops the retry, and the guest never hears from us"
+             if inbox.of(down) == 0 else None)
+
+    job = job_for(conn, lost)
+    try:
+        with conn.transaction():
+            t.call(send_confirmation, job, conn, during=f"send_confirmation for booking {lost}")
+            raise _RollBack  # the worker died before its transaction committed
+    except _RollBack:
+        pass
+    t.call(send_confirmation, redelivered(job), conn, during=f"send_confirmation for booking {lost}, run again")
+    t.expect("the first run's database writes were lost after the provider accepted the email: "
+             "the re-run sends no second email", got=inbox.of(lost), expected=1,
+             example=f"booking {lost}: sent, then a crash before commit (its writes rolled back), then a re-run",
+             note=("a mark in our database is rolled back with the crash, so it cannot remember this send: "
+                   "only the provider can recognise the repeat; " + _keys_note(inbox, lost))
+             if inbox.of(lost) > 1 else None)
+
+
+def _the_acceptance_test(t: Trial, box, send_confirmation, inbox: Inbox, provider: EmailProvider,
+                         bookings: list[int], seed) -> None:
+    box.conn.execute("DELETE FROM jobs")
+    twice = bookings[:2]  # enqueued twice, as a double click or a redrive would
+    payloads = [{"booking_id": b} for b in bookings + twice]
+    scenario = faults.Scenario(send_confirmation, payloads, workers=2, concurrency=2, lease_s=1.0, faults=KILLS,
+                               env={PROVIDER_URL_ENV: provider.url}, timeout_s=60)
+    started_at = time.time()
+    result = faults.run(box, scenario, seed=seed)
+    t.seed = result.seed
+    faults.expect_finished(t, result)
+    emails = inbox.per_booking()
+    booking_of_job = {job_id: payload["booking_id"] for job_id, payload in zip(result.job_ids, payloads)}
+
+    def provider_saw(job_id: int) -> list[faults.Event]:
+        """What the provider answered for this job's booking, and the booking's other job, if it has one."""
+        booking = booking_of_job[job_id]
+        address = next(a for a, b in inbox.booking_of.items() if b == booking)
+        requests = [faults.Event(round(r.at - started_at, 3), -1, 0, "provider",
+                                 detail=f"{r.outcome} (HTTP {r.status}, Idempotency-Key {r.idempotency_key!r})")
+                    for r in provider.requests() if r.to == address]
+        siblings = [dataclasses.replace(e, kind=f"{e.kind} (job {e.job}, the same booking)")
+                    for other, b in booking_of_job.items() if b == booking and other != job_id
+                    for e in result.of(other)]
+        return requests + siblings
+
+    without = [b for b in bookings if emails[b] == 0]
+    job_of: dict[int, int] = {}
+    for job_id, booking in booking_of_job.items():
+        job_of.setdefault(booking, job_id)  # a booking enqueued twice: its first job
+    t.expect(f"the StayHub acceptance test ({len(payloads)} jobs, workers SIGKILLed after sending, before the ack): "
+             "every guest got a confirmation", got=f"booking {without[0]} got none" if without else "all got one",
+             expected="all got one", ok=not without,
+             note=result.timeline(job_of[without[0]], provider_saw(job_of[without[0]])) if without else None)
+    # The simplest story first: a booking with a single job that still got two emails.
+    doubled = sorted((b for b in bookings if emails[b] > 1), key=lambda b: (b in twice, b))
+    note = None
+    if doubled:
+        job = job_of[doubled[0]]
+        started = Counter(e.job for e in result.events if e.kind == "started")
+        note = (f"{sum(n > 1 for n in started.values())} job(s) were started more than once in this run "
+                "(at-least-once delivery): a second run must not send a second email.\n"
+                + result.timeline(job, provider_saw(job)))
+    t.expect("no guest got two emails, even when their job ran more than once", ok=not doubled,
+             got=f"booking {doubled[0]} got {emails[doubled[0]]}" if doubled else "one each",
+             expected="one email per booking", note=note)
+
+
+@exercise_check("06.quiz")
+def quiz(t: Trial, q1, q2, q3, q4):
+    ask(t, "q1", q1, "a", "what a processed-keys table in the same transaction can make happen once",
+        "which of these effects can a rollback of our transaction take back?")
+    ask(t, "q2", q2, "b", "a key made of the job id and the attempt",
+        "what key does the provider see on the second attempt?")
+    ask(t, "q3", q3, "b", "an UPDATE ... WHERE status = 'pending' that changes no row",
+        "why would the booking no longer be pending?")
+    ask(t, "q4", q4, "c", "what makes the confirmation email exactly-once to the guest",
+        "which of these survives a crash after the provider accepted the email?")
