@@ -68,7 +68,8 @@ def receipts_lost_check(t: Trial, receipts_lost):
              note=f"counting deliveries is not enough (4 orders, 4 deliveries, 3 receipts missing); and "
                   f"'#{second * 10}' contains '{second}' without being its receipt")
 
-    everything = [_receipt(n, order_id, ANA) for n, order_id in enumerate((fourth, second, third, first), 1)]
+    emails = {first: ANA, second: BEN, third: ANA, fourth: CHEN}
+    everything = [_receipt(n, order_id, emails[order_id]) for n, order_id in enumerate((fourth, second, third, first), 1)]
     got = t.call(receipts_lost, box.conn, everything, during="receipts_lost(conn, deliveries), all delivered")
     t.expect("returns [] when every order has its receipt (delivered in any order)", got=got, expected=[],
              example=f"receipts for {fourth}, {second}, {third}, {first}")

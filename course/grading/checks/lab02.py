@@ -216,6 +216,10 @@ def _expect_fresh(t: Trial, receipt, email: str, address: str, old: str, example
              expected=address, example=example, note=note_if_stale)
 
 
+def _refused_addresses(provider: EmailProvider) -> str:
+    return ", ".join(sorted({r.to for r in provider.requests() if r.status == 503}))
+
+
 def _delivering_to(body: str) -> str:
     lines = [line for line in body.splitlines() if "Delivering to" in line]
     return lines[0] if lines else body[-120:]
@@ -247,9 +251,10 @@ def _in_worker_processes(t: Trial, box, provider: EmailProvider, send_receipt) -
              ok=not missing, got=f"{len(missing)} order(s) without a receipt" if missing else every,
              expected=every, example=f"{len(orders)} orders; the provider refused {stats.get('failed', 0)} sends",
              note=None if not missing else (
-                 "a send the provider refused must raise out of the handler: then the queue runs the job again. "
-                 "A handler that returns normally tells the worker the job is done, and the receipt is lost "
-                 "as in lab 01.\n" + run.timeline(job_of[missing[0]])))
+                 f"the provider refused {stats.get('failed', 0)} send(s) (to {_refused_addresses(provider)}). A send "
+                 "the provider refused must raise out of the handler: then the queue runs the job again. A handler "
+                 "that returns normally tells the worker the job is done, and the receipt is lost as in lab 01.\n"
+                 + run.timeline(job_of[missing[0]])))
     chen = [d for order_id in orders[1::4] for d in _receipts_for(provider, order_id)]
     t.expect(f"workers read the address when they run: Chen's receipts say {RIVERSIDE}",
              ok=bool(chen) and all(RIVERSIDE in d.body for d in chen),

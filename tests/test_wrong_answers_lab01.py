@@ -1,0 +1,141 @@
+"""Lab 01's checks fail plausible wrong answers, for the reason a learner needs to hear.
+
+receipts_lost runs against a real PostgreSQL; lose_a_receipt against a real checkout app and a real email
+provider, each in a process of its own (the check starts and stops them).
+"""
+
+import re
+
+import pytest
+
+from course import processes
+from course.grading import run_check
+from course.systems import tiffin
+
+
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+def failed(report) -> list[str]:
+    return [r.name for r in report.results if not r.passed]
+
+
+def assert_fails_with(report, *fragments: str) -> None:
+    names = failed(report)
+    assert not report.passed and names, report.render()
+    for fragment in fragments:
+        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+
+
+def order_ids(conn) -> list[int]:
+    return [order_id for (order_id,) in conn.execute("SELECT id FROM orders ORDER BY id")]
+
+
+# -- 01.receipts_lost ---------------------------------------------------------------------------------
+
+
+def by_email_address(conn, deliveries):
+    """'Did this customer get a receipt?' instead of 'did this order?'"""
+    emailed = {d.to for d in deliveries}
+    rows = conn.execute("SELECT o.id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.id")
+    return [order_id for order_id, email in rows if email not in emailed]
+
+
+def by_substring(conn, deliveries):
+    """The order number found anywhere in a subject: 9813 is 'in' #98130."""
+    return [order_id for order_id in order_ids(conn) if not any(str(order_id) in d.subject for d in deliveries)]
+
+
+def by_counting(conn, deliveries):
+    """As many receipts missing as orders outnumber deliveries: the newest ones, presumably."""
+    ids = order_ids(conn)
+    return ids[len(deliveries):]
+
+
+def as_a_set(conn, deliveries):
+    received = {int(m.group(1)) for d in deliveries if (m := re.search(r"order #(\d+)$", d.subject))}
+    return set(order_ids(conn)) - received
+
+
+def test_matching_receipts_by_email_address_misses_a_customers_second_order():
+    report = run_check("01.receipts_lost", receipts_lost=by_email_address)
+    assert_fails_with(report, "although its customer got a receipt for another order")
+    assert "a customer can have several orders" in report.render()
+
+
+def test_finding_the_number_as_a_substring_is_fooled_by_another_orders_number():
+    report = run_check("01.receipts_lost", receipts_lost=by_substring)
+    assert failed(report) == ["is not fooled by a duplicate receipt, a newsletter or another order's number"], \
+        report.render()
+
+
+def test_counting_deliveries_is_fooled_by_duplicates_and_newsletters():
+    report = run_check("01.receipts_lost", receipts_lost=by_counting)
+    assert_fails_with(report, "is not fooled by a duplicate receipt")
+
+
+def test_a_set_is_not_the_list_asked_for():
+    report = run_check("01.receipts_lost", receipts_lost=as_a_set)
+    assert failed(report) == ["returns a list (no orders, no deliveries: [])"], report.render()
+
+
+def test_the_course_function_passes():
+    assert run_check("01.receipts_lost", receipts_lost=tiffin.orders_without_a_receipt).passed
+
+
+# -- 01.lose_a_receipt: real processes, a few seconds each -----------------------------------------------
+
+
+def lose_with(deploy_by="terminate", restore_after_refusal=True, provider_error_by_killing_the_app=False):
+    def lose_a_receipt(app, provider, how):
+        if how == "provider_error" and not provider_error_by_killing_the_app:
+            provider.configure(down=True)
+        order_id = app.place_order(1, total_cents=1250)["id"]
+        if how == "deploy":
+            getattr(app, deploy_by)()
+        elif how == "crash":
+            app.kill()
+        elif provider_error_by_killing_the_app:
+            app.kill()  # the receipt is lost, but by a crash, not by the provider
+        elif restore_after_refusal:
+            processes.wait_until(provider.requests, timeout=30)
+            provider.healthy()
+        else:
+            provider.healthy()  # too soon: the receipt is still rendering, and will go through
+        return order_id
+
+    return lose_a_receipt
+
+
+def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
+    assert failed(report) == ["deploy: the app was stopped with SIGTERM"], report.render()
+    assert "exit code -9 (SIGKILL)" in report.render()
+
+
+def test_putting_the_provider_back_before_the_receipt_was_refused_loses_nothing():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(restore_after_refusal=False))
+    assert_fails_with(report, "provider_error: the provider refused the receipt's send",
+                      "provider_error: no receipt ever arrives")
+    assert "wait until the provider has refused it" in report.render()
+
+
+def test_killing_the_app_is_not_a_provider_error():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(provider_error_by_killing_the_app=True))
+    assert_fails_with(report, "provider_error: the app is still running", "provider_error: the provider refused")
+
+
+# -- 01.predict and 01.quiz ---------------------------------------------------------------------------
+
+
+def test_predicting_that_a_graceful_stop_saves_the_receipts_fails_without_giving_the_answer():
+    report = run_check("01.predict", predict_deploy="a", predict_crash="c")
+    assert failed(report) == ["predict_deploy: what a deploy (SIGTERM) does to the receipts in flight"]
+    assert "'c'" not in report.render()
+
+
+def test_the_quiz_wants_the_durable_record_answer():
+    report = run_check("01.quiz", q1="b", q2="a", q3="b", q4="c")
+    assert failed(report) == ["q2: how many receipts are waiting right now, in thread mode"], report.render()
