@@ -1,0 +1,335 @@
+"""Lab 12: the StayHub capstone — the material's "check before you accept" list and its red flags.
+
+    12.checkout            checkout is fast and the email still arrives (real HTTP, real workers); the
+                           booking and its jobs are stored together or not at all (red flag: jobs
+                           enqueued after the commit)
+    12.confirmation_email  a worker killed after sending: exactly one email; a provider failing every
+                           time: the dead-letter table after 8 attempts, with an alert; an impossible
+                           address: dead at once (red flag: no duplicate protection)
+    12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
+                           forever, or immediately)
+    12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import statistics
+import time
+
+import psycopg
+from psycopg import sql as pgsql
+
+from course import monitoring, queue
+from course.processes import wait_until
+from course.systems import stayhub
+from course.systems.email_provider import EmailProvider
+
+from .. import faults
+from ..trial import Trial, short
+from . import exercise_check
+from .quiz import ask
+
+FAST_S = 1.2  # the material's target is ~0.4 s; inline the invoice alone would take 1.5 s
+EMAIL_WITHIN_S = 20.0  # "the email arrives within seconds"; generous for a loaded machine
+
+
+def _stayhub_box(t: Trial):
+    box = t.sandbox()
+    stayhub.install(box.conn)
+    return box
+
+
+def _bookings(conn, guests: list[int], *, cancelled: set[int] = frozenset()) -> list[int]:
+    """Bookings stored directly (no card, no wait): the jobs under test need them to exist."""
+    ids = []
+    for n, guest in enumerate(guests):
+        ids.append(conn.execute(
+            "INSERT INTO bookings (guest_id, room_id, check_in, nights, total_cents, payment_ref, status) "
+            "VALUES (%s, 1, %s, 2, 29000, %s, %s) RETURNING id",
+            [guest, stayhub.CHECK_IN, f"auth_check{n}", "cancelled" if n in cancelled else "confirmed"]).fetchone()[0])
+    return ids
+
+
+# -- 12.checkout ----------------------------------------------------------------------------------------
+
+
+class _Injected(Exception):
+    pass
+
+
+def _counts(conn) -> tuple[int, int]:
+    return conn.execute("SELECT (SELECT count(*) FROM bookings), (SELECT count(*) FROM jobs)").fetchone()
+
+
+def _call_expecting_failure(t: Trial, checkout, conn, during: str):
+    """Run the checkout while we break something; its exception is expected, anything it returns is noted."""
+    try:
+        return checkout(conn, 1, 1, 2)
+    except NotImplementedError:
+        t.call(checkout, conn, 1, 1, 2, during=during)  # reports "not started"
+    except Exception:
+        return None
+    finally:
+        with contextlib.suppress(psycopg.Error):
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+
+
+@exercise_check("12.checkout")
+def checkout(t: Trial, checkout):
+    box = _stayhub_box(t)
+    booking_id = t.call(checkout, box.conn, 1, 1, 2, during="checkout(conn, guest_id=1, room_id=1, nights=2)")
+    t.require("returns the new booking's id", ok=isinstance(booking_id, int) and not isinstance(booking_id, bool),
+              got=booking_id, example="checkout(conn, 1, 1, 2)")
+    stored = stayhub.booking(box.conn, booking_id)
+    t.require("the booking is stored", ok=stored is not None and stored.status == "confirmed", got=stored,
+              example=f"SELECT * FROM bookings WHERE id = {booking_id}")
+    jobs = box.conn.execute("SELECT type, payload FROM jobs ORDER BY type").fetchall()
+    t.expect("three jobs: the email, the invoice, the channel-manager sync",
+             got=sorted(job_type for job_type, _ in jobs), expected=sorted(stayhub.SIDE_JOBS),
+             example="one checkout", note="everything the guest does not wait for becomes a job; nothing else")
+    t.expect("each job carries the booking's id and nothing else", ok=jobs and all(
+        payload == {"booking_id": booking_id} for _, payload in jobs), got=[p for _, p in jobs],
+        expected=[{"booking_id": booking_id}] * 3, example="one checkout",
+        note="the worker reads the booking fresh when it runs")
+
+    # A crash between the booking and its jobs: here the first enqueue fails.
+    box.conn.execute("DELETE FROM jobs")
+    before = _counts(box.conn)
+    box.conn.execute("""
+        CREATE FUNCTION refuse_jobs() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN RAISE EXCEPTION 'injected: the process died before the jobs were stored'; END $$;
+        CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_jobs();""")
+    _call_expecting_failure(t, checkout, box.conn, "checkout while the jobs cannot be stored")
+    box.conn.execute("DROP TRIGGER refuse_jobs ON jobs")
+    bookings, jobs_left = _counts(box.conn)
+    t.expect("if the jobs cannot be stored, neither is the booking (no paid booking without its email)",
+             got=bookings - before[0], expected=0,
+             example="an INSERT into jobs that fails, as a crash between the two writes would",
+             note="a booking committed on its own, with the jobs enqueued after the commit, leaves a guest who paid "
+                  "and will never get an email, an invoice or a sync: write them in the booking's transaction")
+
+    # The other way round: the booking's commit fails after the jobs were written.
+    box.conn.execute("""
+        CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN RAISE EXCEPTION 'injected: the booking could not be committed'; END $$;
+        CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON bookings
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_commit();""")
+    _call_expecting_failure(t, checkout, box.conn, "checkout whose commit fails")
+    box.conn.execute("DROP TRIGGER refuse_commit ON bookings")
+    bookings, jobs_left = _counts(box.conn)
+    t.expect("if the booking does not commit, no job is left behind (no email for a booking that does not exist)",
+             got=jobs_left, expected=0, example="the booking's COMMIT fails (a deferred constraint)",
+             note="jobs written on another connection, or committed before the booking, survive its failure: use "
+                  "the connection you are given, inside one transaction")
+
+    _fast_and_the_email_arrives(t, checkout, box)
+
+
+def _fast_and_the_email_arrives(t: Trial, checkout, box) -> None:
+    """The material's first test, for real: the learner's checkout served over HTTP, two workers."""
+    started = []
+    try:
+        provider = EmailProvider.start(latency_s=stayhub.EMAIL_S, name="check-provider")
+        started.append(provider)
+        partner = stayhub.ChannelManager.start(latency_s=0.2, jitter_s=0.0, timeout_rate=0.0, name="check-partner")
+        started.append(partner)
+        api = stayhub.BookingApi.start(schema=box.schema, checkout=checkout, install=False, name="check-booking-api")
+        started.append(api)
+        workers = [stayhub.spawn_worker(box.schema, provider_url=provider.url, channel_manager_url=partner.url,
+                                        name=f"check-stayhub-worker{n}", invoice_s=0.1) for n in range(2)]
+        started.extend(workers)
+        stayhub.wait_until_ready(box.conn, workers)
+        replies = [api.book(guest_id=2, room_id=3, nights=1) for _ in range(2)]
+        t.require("POST /bookings answers 201 with your checkout", ok=all(r.ok for r in replies),
+                  got=[(r.status, r.error) for r in replies], expected="201, 201",
+                  example="two checkouts through the booking API")
+        fastest = min(r.seconds for r in replies)
+        t.expect(f"checkout answers fast: under {FAST_S} s (the material: ~0.4 s)", ok=fastest < FAST_S,
+                 got=f"{fastest:.2f} s (the faster of two)", expected=f"< {FAST_S} s",
+                 example="POST /bookings, timed by the client",
+                 note="only the card and the booking row belong in the request; the email (0.3 s), the invoice "
+                      "(1.5 s) and the channel manager (3.6 s) are jobs")
+        ids = {r.booking_id for r in replies}
+
+        def emails():
+            counts = stayhub.emails_by_booking(provider.deliveries())
+            return counts if all(counts[i] for i in ids) else None
+
+        try:
+            counts = wait_until(emails, EMAIL_WITHIN_S, interval=0.2, what="both confirmation emails")
+        except TimeoutError:
+            counts = stayhub.emails_by_booking(provider.deliveries())
+        got = {i: counts[i] for i in sorted(ids)}
+        t.expect("and the email still arrives: one per booking, within seconds", got=got,
+                 expected={i: 1 for i in sorted(ids)}, example="two checkouts, two workers running StayHub's jobs")
+    finally:
+        for thing in reversed(started):
+            with contextlib.suppress(Exception):
+                if thing.alive():
+                    thing.kill()
+
+
+# -- 12.confirmation_email --------------------------------------------------------------------------------
+
+
+def _effects_by_job(result: faults.Run, booking_of: dict[int, int], counts) -> dict[int, int]:
+    return {job_id: counts[booking_of[job_id]] for job_id in result.job_ids}
+
+
+@exercise_check("12.confirmation_email")
+def confirmation_email(t: Trial, send_confirmation, seed=None):
+    box = _stayhub_box(t)
+    provider = EmailProvider.start(latency_s=stayhub.EMAIL_S, name="check-provider")  # 300 ms, as StayHub's
+    try:
+        env = {stayhub.PROVIDER_URL_ENV: provider.url}
+        # 1. Workers killed after sending (and now and then while sending); one booking has two jobs (a
+        #    person re-enqueued it by hand): every guest gets exactly one email.
+        ids = _bookings(box.conn, [1, 2, 3, 1, 2, 3])
+        payloads = [{"booking_id": ids[0]}] + [{"booking_id": b} for b in ids]
+        scenario = faults.Scenario(send_confirmation, payloads, workers=2, concurrency=2, lease_s=1.0,
+                                   faults=faults.Faults(kill_after_work=0.3, kill_mid_work=0.5, max_kills=4),
+                                   env=env, timeout_s=60)
+        result = faults.run(box, scenario, seed=seed)
+        t.seed = result.seed
+        faults.expect_finished(t, result)
+        counts = stayhub.emails_by_booking(provider.deliveries())
+        booking_of = {job_id: p["booking_id"] for job_id, p in zip(result.job_ids, payloads)}
+        effects = _effects_by_job(result, booking_of, counts)
+        faults.expect_no_job_lost(t, result, {j for j, n in effects.items() if n} | set(result.dead))
+        faults.expect_no_duplicate_effect(t, result, effects, what="email")
+        t.expect("each guest got exactly one email, workers killed after sending and while sending",
+                 got={b: counts[b] for b in ids}, expected={b: 1 for b in ids},
+                 example=f"6 bookings, booking {ids[0]} enqueued twice; {faults.fault_summary(result)}",
+                 note="the same key every time (confirm:<booking id>), in your table and as the Idempotency-Key")
+
+        # 2. The provider fails every time; one guest's address cannot exist.
+        provider.reset()
+        provider.configure(failure_rate=1.0, latency_s=0.05)
+        failing = _bookings(box.conn, [1, 2, 4])  # guest 4: nobody@stayhub.invalid
+        listener = psycopg.connect(box.conninfo, autocommit=True)
+        try:
+            listener.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"dead_jobs:{box.schema}")))
+            scenario = faults.Scenario(send_confirmation, [{"booking_id": b} for b in failing], workers=2,
+                                       concurrency=2, lease_s=1.0, max_attempts=stayhub.MAX_ATTEMPTS,
+                                       retry_delay_s=0.02, env=env, timeout_s=60)
+            result = faults.run(box, scenario, seed=t.seed)
+            alerts = [note.payload for note in listener.notifies(timeout=1.0, stop_after=len(failing))]
+        finally:
+            listener.close()
+        faults.expect_finished(t, result)
+        transient, impossible = result.job_ids[:2], result.job_ids[2]
+        faults.expect_poison_dead_lettered(t, result, set(transient), max_attempts=stayhub.MAX_ATTEMPTS)
+        requests = {}
+        for request in provider.requests():
+            requests[request.to] = requests.get(request.to, 0) + 1
+        t.expect("each attempt sends one request: 8 in all for a job that always fails (no retry loop inside)",
+                 got={to: n for to, n in sorted(requests.items()) if "invalid" not in to},
+                 expected={"priya@example.com": 8, "tomas@example.com": 8},
+                 example="the provider answers 503 to everything",
+                 note="let the exception reach the worker: the queue retries with backoff and counts the attempts")
+        dead = result.dead.get(impossible)
+        t.expect("an impossible address is dead at once: 1 attempt, reason 'permanent'",
+                 got=None if dead is None else (dead.attempts, dead.reason), expected=(1, "permanent"),
+                 example="guest 4, nobody@stayhub.invalid: the provider answers 422",
+                 note="EmailRejected is a PermanentError: let it through, do not retry it, do not swallow it")
+        snapshot = monitoring.snapshot(box.conn)
+        fired = monitoring.evaluate(snapshot, [monitoring.DeadLetters()])
+        t.expect("an alert fires: a notification per dead job, and the dead-letter rule", ok=len(alerts) == 3 and bool(fired),
+                 got=f"{len(alerts)} notification(s); rule: {[a.message for a in fired]}",
+                 expected="3 notifications; '3 jobs in the dead-letter table'", example="the run above")
+    finally:
+        provider.kill()
+
+
+# -- 12.retry_policy --------------------------------------------------------------------------------------
+
+
+def _draws(retry_delay, attempt: int, n: int) -> list[float]:
+    return [retry_delay(attempt) for _ in range(n)]
+
+
+@exercise_check("12.retry_policy")
+def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
+    attempts = t.answer("MAX_ATTEMPTS", MAX_ATTEMPTS)
+    t.expect("8 attempts, then the dead-letter table (a cap: not retries forever)", got=attempts, expected=8,
+             example="MAX_ATTEMPTS", note="a job that can never succeed must stop somewhere: StayHub's policy is 8")
+    random.seed(12)  # the learner's jitter, if it uses the random module, becomes repeatable
+    first = t.call(retry_delay, 1, during="retry_delay(1)")
+    t.require("returns seconds (a number)", ok=isinstance(first, (int, float)) and not isinstance(first, bool),
+              got=first, example="retry_delay(1)")
+    draws = {n: t.call(_draws, retry_delay, n, 300, during=f"retry_delay({n}), 300 times") for n in range(1, 8)}
+    over = [(n, max(d)) for n, d in draws.items() if max(d) > min(300, 2 ** (n - 1)) + 1e-9 or min(d) < 0]
+    t.expect("each wait lies in [0, 2^(attempt-1)] seconds", ok=not over, got=over[:1],
+             expected="retry_delay(n) between 0 and 1, 2, 4, ... 64", example=f"retry_delay({over[0][0]})" if over else None)
+    means = {n: statistics.fmean(d) for n, d in draws.items()}
+    t.expect("not immediately: the first retry waits a while on average", ok=means[1] > 0.1,
+             got=f"mean of retry_delay(1): {means[1]:.3f} s", expected="about 0.5 s",
+             example="retry_delay(1)", note="an instant retry hits a provider that is down again at once")
+    t.expect("backoff: the waits grow (attempt 7 waits far longer than attempt 1)",
+             ok=means[1] > 0 and means[7] > 10 * means[1], got=f"means: attempt 1 {means[1]:.2f} s, attempt 7 {means[7]:.2f} s",
+             expected="attempt 7's mean more than 10x attempt 1's", example="retry_delay(1) vs retry_delay(7)",
+             note="double the ceiling each time: 1, 2, 4, ... s")
+    spread = draws[4]
+    t.expect("jitter: the waits are spread over the whole range (random(0, ceiling))",
+             ok=min(spread) < 2 and max(spread) > 6 and len(set(spread)) > 50,
+             got=f"attempt 4: from {min(spread):.2f} to {max(spread):.2f} s, {len(set(spread))} different values",
+             expected="from near 0 to near 8 s", example="retry_delay(4), 300 times",
+             note="jobs that failed together must not come back together: draw from the whole [0, ceiling]")
+    late = {n: t.call(retry_delay, n, during=f"retry_delay({n})") for n in (10, 20, 100, 1000)}
+    t.expect("capped at 5 minutes, however many attempts", ok=all(0 <= v <= 300 for v in late.values()),
+             got=short(late), expected="every value at most 300 s", example="retry_delay(20)")
+
+
+# -- 12.invoice_worker -------------------------------------------------------------------------------------
+
+
+@exercise_check("12.invoice_worker")
+def invoice_worker(t: Trial, render_invoice, seed=None):
+    box = _stayhub_box(t)
+    env = {stayhub.INVOICE_S_ENV: "0.3"}
+    # 1. Two jobs for each booking, side by side: the two runs overlap.
+    pairs = _bookings(box.conn, [1, 2, 3])
+    payloads = [{"booking_id": b} for b in pairs for _ in range(2)]
+    result = faults.run(box, faults.Scenario(render_invoice, payloads, workers=2, concurrency=2, lease_s=2.0,
+                                             env=env, timeout_s=60), seed=seed)
+    t.seed = result.seed
+    faults.expect_finished(t, result)
+    counts = stayhub.invoices_by_booking(box.conn)
+    t.expect("two runs at the same moment for one booking: still one invoice", got={b: counts[b] for b in pairs},
+             expected={b: 1 for b in pairs}, example="render_invoice twice for each booking, both running at once",
+             note="(B): checking first is not enough while another run is between its check and its insert: take "
+                  "the booking's row lock (SELECT ... FOR NO KEY UPDATE) in the transaction, then check")
+    # 2. Workers killed after the work and during it; one booking cancelled.
+    singles = _bookings(box.conn, [1, 2, 3, 1, 2], cancelled={4})
+    env = {stayhub.INVOICE_S_ENV: "0.1"}
+    result = faults.run(box, faults.Scenario(render_invoice, [{"booking_id": b} for b in singles], workers=2,
+                                             concurrency=2, lease_s=1.0, env=env, timeout_s=60,
+                                             faults=faults.Faults(kill_after_work=0.4, kill_mid_work=0.2,
+                                                                  max_kills=3)),
+                        seed=t.seed)
+    faults.expect_finished(t, result)
+    counts = stayhub.invoices_by_booking(box.conn)
+    confirmed, cancelled = singles[:4], singles[4]
+    t.expect("a run killed after its work is followed by one that does nothing: one invoice each",
+             got={b: counts[b] for b in confirmed}, expected={b: 1 for b in confirmed},
+             example=f"workers SIGKILLed after rendering, before the ack; {faults.fault_summary(result)}",
+             note="(A): an invoice that exists already means there is nothing left to do")
+    t.expect("a cancelled booking gets no invoice", got=counts[cancelled], expected=0,
+             example=f"booking {cancelled}, cancelled before its job ran", note="(A): skip it")
+
+
+# -- 12.quiz --------------------------------------------------------------------------------------------------
+
+
+@exercise_check("12.quiz")
+def quiz(t: Trial, q1, q2, q3, q4):
+    ask(t, "q1", q1, {"c", "d", "e"}, "which steps of POST /bookings become jobs",
+        "which results does the guest need before the page can say 'Confirmed'?")
+    ask(t, "q2", q2, "b", "Maya's 'charge later' idea", "what happens when a card is declined after the guest left?")
+    ask(t, "q3", q3, "a", "the order of events when the provider answers 503 every time",
+        "the worker has to call before anything can fail, and a person redrives only after the alert")
+    ask(t, "q4", q4, "b", "a worker killed after the provider accepted the email",
+        "what does the provider do with a second request carrying the same Idempotency-Key?")

@@ -1,0 +1,188 @@
+"""Lab 11's checks fail plausible wrong answers, for the reason a learner needs to hear: lateness from the
+wrong jobs or the wrong column, alerts on depth or in minutes, and vacuum blockers found by the wrong
+state or the wrong clock."""
+
+import pytest
+
+from course.grading import run_check
+
+
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+def failed(report) -> list[str]:
+    return [r.name for r in report.results if not r.passed]
+
+
+def assert_fails_with(report, *fragments: str) -> None:
+    names = failed(report)
+    assert not report.passed and names, report.render()
+    for fragment in fragments:
+        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+
+
+def assert_passes_except(report, *fragments: str) -> None:
+    """Fails for these reasons, and for no other."""
+    assert_fails_with(report, *fragments)
+    for name in failed(report):
+        assert any(fragment in name for fragment in fragments), f"unexpected failure {name!r}:\n{report.render()}"
+
+
+def by_queue(sql):
+    def oldest_waiting(conn):
+        return {name: seconds for name, seconds in conn.execute(sql).fetchall()}
+    return oldest_waiting
+
+
+# -- 11.oldest_waiting ---------------------------------------------------------------------------------
+
+
+def test_ready_jobs_only_miss_the_retrying_and_the_running():
+    # What course.queue.stats() measures: lateness over ready jobs only.
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "emails:", "invoices:")
+
+
+def test_every_job_counts_the_reminder_for_tomorrow():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "reminders:")
+
+
+def test_unleased_jobs_only_miss_the_one_a_dead_worker_left():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+                     "WHERE (run_at <= now() AND lease IS NULL) OR (lease IS NULL AND attempts > 0) GROUP BY queue")
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "syncs:")
+
+
+def test_measuring_from_run_at_is_not_lateness():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(run_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "emails:", "invoices:", "syncs:")
+
+
+def test_one_number_for_all_queues_is_refused():
+    def wrong(conn):
+        return conn.execute("SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 "
+                            "FROM jobs WHERE run_at <= now() OR attempts > 0").fetchone()[0]
+
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "returns a dict")
+
+
+def test_minutes_instead_of_seconds():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 / 60 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "receipts:")
+
+
+# -- 11.alerts ------------------------------------------------------------------------------------------
+
+
+def depth_alerts(snapshot):
+    messages = [f"{v.queue}: {v.depth} jobs queued" for v in snapshot.queues if v.depth > 1000]
+    if snapshot.dead_letters:
+        messages.append(f"{snapshot.dead_letters} dead letters")
+    return messages
+
+
+def minutes_alerts(snapshot):
+    messages = [f"{v.queue} is late" for v in snapshot.queues if v.waiting_s > 2]  # meant 2 minutes
+    if snapshot.dead_letters:
+        messages.append(f"{snapshot.dead_letters} dead letters")
+    return messages
+
+
+def dead_tuples_alerts(snapshot):
+    messages = [f"{v.queue} is late" for v in snapshot.queues if v.waiting_s > 120]
+    if snapshot.dead_tuples:
+        messages.append(f"{snapshot.dead_tuples} dead")
+    return messages
+
+
+def one_alert_per_dead_job(snapshot):
+    messages = [f"{v.queue} is late" for v in snapshot.queues if v.waiting_s > 120]
+    messages += [f"dead job {n + 1} of {snapshot.dead_letters}" for n in range(snapshot.dead_letters)]
+    return messages
+
+
+def default_queue_only(snapshot):
+    view = snapshot.queue("default")
+    messages = [f"{view.queue} is late"] if view.waiting_s > 120 else []
+    if snapshot.dead_letters:
+        messages.append(f"{snapshot.dead_letters} dead letters")
+    return messages
+
+
+def test_alerting_on_depth_fires_for_a_healthy_newsletter():
+    assert_fails_with(run_check("11.alerts", alerts=depth_alerts), "depth is not lateness")
+
+
+def test_two_seconds_is_not_two_minutes():
+    assert_fails_with(run_check("11.alerts", alerts=minutes_alerts), "depth is not lateness", "121 s alerts")
+
+
+def test_dead_tuples_are_not_dead_letters():
+    assert_fails_with(run_check("11.alerts", alerts=dead_tuples_alerts), "dead tuples are not dead letters",
+                      "3 dead letters", "both rules")
+
+
+def test_one_alert_per_dead_job_is_noise():
+    assert_fails_with(run_check("11.alerts", alerts=one_alert_per_dead_job), "3 dead letters")
+
+
+def test_watching_the_default_queue_only_misses_the_receipts():
+    assert_fails_with(run_check("11.alerts", alerts=default_queue_only), "12 minutes behind")
+
+
+def test_alert_objects_instead_of_strings_are_refused():
+    from course import monitoring
+
+    report = run_check("11.alerts", alerts=lambda snapshot: monitoring.evaluate(snapshot))
+    assert_fails_with(report, "returns a list of strings")
+
+
+# -- 11.vacuum_blockers -----------------------------------------------------------------------------------
+
+
+def blockers(where: str, order: str = "xact_start", age_column: str = "xact_start"):
+    def vacuum_blockers(conn, older_than_s):
+        rows = conn.execute(f"""
+            SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND {where}
+              AND {age_column} < now() - make_interval(secs => %s)
+            ORDER BY {order}""", [older_than_s]).fetchall()
+        return [pid for (pid,) in rows]
+    return vacuum_blockers
+
+
+RIGHT = "(backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)"
+
+
+def test_idle_in_transaction_is_not_the_whole_story():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers("state = 'idle in transaction'"))
+    assert_fails_with(report, "lists slow-export", "leaves out idle-reader")
+
+
+def test_a_snapshot_is_not_the_only_thing_that_holds_back_vacuum():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers("backend_xmin IS NOT NULL"))
+    assert_fails_with(report, "lists forgotten-psql")
+
+
+def test_the_last_query_is_not_the_transactions_age():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, age_column="query_start"))
+    assert_fails_with(report, "lists monthly-report")
+
+
+def test_youngest_first_is_the_wrong_order():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, order="xact_start DESC"))
+    assert_passes_except(report, "oldest transaction first")
+
+
+# -- 11.quiz ------------------------------------------------------------------------------------------------
+
+
+def test_the_quiz_says_which_answer_to_reconsider():
+    report = run_check("11.quiz", q1="a", q2="b", q3="c", q4="a")
+    assert_passes_except(report, "q1:", "q4:")

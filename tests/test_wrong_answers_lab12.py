@@ -1,0 +1,271 @@
+"""Lab 12's checks fail the material's red flags and other plausible wrong answers, for the reason a
+learner needs to hear: jobs enqueued after the booking's commit or on another connection, side work left
+in the request, an email handler with no duplicate protection (or the wrong key), errors swallowed or
+retried inside the handler, a retry policy with no backoff, no jitter, no cap or no limit, and an
+invoice worker that checks without locking.
+
+The fault-injecting checks run with fixed seeds here, so a failure can be replayed."""
+
+import random
+import sys
+
+import cloudpickle
+import psycopg
+import pytest
+
+from course import queue
+from course.grading import run_check
+from course.queue import PermanentError
+from course.systems import stayhub
+from course.systems.email_provider import send_email
+
+# The handlers below run in the fault injector's worker processes: send them by value, not as imports
+# of this test module.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+SEED = 7
+
+
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+def failed(report) -> list[str]:
+    return [r.name for r in report.results if not r.passed]
+
+
+def assert_fails_with(report, *fragments: str) -> None:
+    names = failed(report)
+    assert not report.passed and names, report.render()
+    for fragment in fragments:
+        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+
+
+def assert_passes_except(report, *fragments: str) -> None:
+    assert_fails_with(report, *fragments)
+    for name in failed(report):
+        assert any(fragment in name for fragment in fragments), f"unexpected failure {name!r}:\n{report.render()}"
+
+
+# -- 12.checkout: the red flag "jobs enqueued after committing the booking" --------------------------------
+
+
+def enqueue_after_commit(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)  # autocommit: committed here
+    for job_type in stayhub.SIDE_JOBS:
+        queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def jobs_on_another_connection(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        with psycopg.connect(conn.info.dsn, autocommit=True) as other:  # "the queue is another system"
+            for job_type in stayhub.SIDE_JOBS:
+                queue.enqueue(other, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def invoice_still_in_the_request(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    stayhub.render_invoice_pdf(stayhub.booking(conn, booking_id), seconds=1.5)  # "the guest wants the PDF"
+    return booking_id
+
+
+def data_in_the_payload(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        email = conn.execute("SELECT email FROM guests WHERE id = %s", [guest_id]).fetchone()[0]
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id, "email": email})
+    return booking_id
+
+
+def test_enqueueing_after_the_commit_leaves_a_paid_booking_without_its_email():
+    report = run_check("12.checkout", checkout=enqueue_after_commit)
+    assert_passes_except(report, "if the jobs cannot be stored, neither is the booking")
+
+
+def test_jobs_on_another_connection_outlive_a_booking_that_failed():
+    report = run_check("12.checkout", checkout=jobs_on_another_connection)
+    assert_passes_except(report, "if the booking does not commit, no job is left behind")
+
+
+def test_side_work_left_in_the_request_is_too_slow():
+    report = run_check("12.checkout", checkout=invoice_still_in_the_request)
+    assert_passes_except(report, "checkout answers fast")
+
+
+def test_a_payload_with_data_is_refused():
+    report = run_check("12.checkout", checkout=data_in_the_payload)
+    assert_fails_with(report, "each job carries the booking's id and nothing else")
+
+
+# -- 12.confirmation_email: the red flag "no duplicate protection" ----------------------------------------
+
+
+def no_protection(job, conn):
+    booking = stayhub.booking(conn, job.payload["booking_id"])
+    email = stayhub.confirmation_email(booking)
+    send_email(stayhub.provider_url(), email.to, email.subject, email.body)
+
+
+def row_first_then_send(job, conn):
+    """At most once: the row is committed before the email is sent; a crash in between loses the email."""
+    booking_id = job.payload["booking_id"]
+    key = stayhub.confirmation_key(booking_id)
+    inserted = conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) "
+                            "ON CONFLICT (key) DO NOTHING RETURNING key", [key, booking_id]).fetchone()
+    if inserted is None:
+        return
+    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
+    send_email(stayhub.provider_url(), email.to, email.subject, email.body)
+
+
+def a_new_key_every_attempt(job, conn):
+    booking_id = job.payload["booking_id"]
+    key = stayhub.confirmation_key(booking_id)
+    with conn.transaction():
+        if conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING "
+                        "RETURNING key", [key, booking_id]).fetchone() is None:
+            return
+        email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
+        send_email(stayhub.provider_url(), email.to, email.subject, email.body,
+                   idempotency_key=f"{key}:attempt-{job.attempts}")
+
+
+def swallows_errors(job, conn):
+    booking_id = job.payload["booking_id"]
+    key = stayhub.confirmation_key(booking_id)
+    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
+    try:
+        send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    except Exception as error:  # "don't let one email crash the worker"
+        print(f"could not send: {error}")
+
+
+def retries_inside(job, conn):
+    booking_id = job.payload["booking_id"]
+    key = stayhub.confirmation_key(booking_id)
+    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
+    for attempt in range(3):
+        try:
+            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+            return
+        except PermanentError:
+            raise
+        except Exception:
+            if attempt == 2:
+                raise
+
+
+def test_no_duplicate_protection_sends_two_emails():
+    report = run_check("12.confirmation_email", send_confirmation=no_protection, seed=SEED)
+    assert_fails_with(report, "no duplicate email", "each guest got exactly one email")
+    assert f"seed={SEED}" in report.render()
+
+
+def test_a_row_committed_before_sending_loses_emails_to_a_crash():
+    report = run_check("12.confirmation_email", send_confirmation=row_first_then_send, seed=SEED)
+    assert_fails_with(report, "each guest got exactly one email")
+
+
+def test_a_new_idempotency_key_per_attempt_protects_nothing():
+    report = run_check("12.confirmation_email", send_confirmation=a_new_key_every_attempt, seed=SEED)
+    assert_fails_with(report, "each guest got exactly one email")
+
+
+def test_swallowed_errors_never_reach_the_dead_letter_table():
+    report = run_check("12.confirmation_email", send_confirmation=swallows_errors, seed=SEED)
+    assert_fails_with(report, "dead-letter table with attempts = 8", "an impossible address is dead at once",
+                      "an alert fires")
+
+
+def test_retrying_inside_the_handler_multiplies_the_attempts():
+    report = run_check("12.confirmation_email", send_confirmation=retries_inside, seed=SEED)
+    assert_passes_except(report, "each attempt sends one request")
+
+
+# -- 12.retry_policy: the red flags "retries forever" and "immediately, with no backoff" --------------------
+
+
+def policy(delay, attempts=8):
+    return {"MAX_ATTEMPTS": attempts, "retry_delay": delay}
+
+
+@pytest.mark.parametrize("name, answers, reason", [
+    ("retries forever", policy(lambda n: random.uniform(0, min(300, 2 ** (n - 1))), attempts=None),
+     "8 attempts, then the dead-letter table"),
+    ("immediately", policy(lambda n: 0.0), "not immediately"),
+    ("a fixed pause, no backoff", policy(lambda n: random.uniform(0.5, 1.5)), "backoff: the waits grow"),
+    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "jitter"),
+    ("equal jitter, not the material's full jitter", policy(lambda n: 2 ** (n - 1) / 2 + random.uniform(0, 2 ** (n - 1) / 2)),
+     "jitter"),
+    ("no cap", policy(lambda n: random.uniform(0, 2 ** (n - 1))), "capped at 5 minutes"),
+    ("off by one: 2^attempt", policy(lambda n: random.uniform(0, min(300, 2 ** n))), "each wait lies in"),
+])
+def test_a_retry_policy_red_flag_fails_for_its_reason(name, answers, reason):
+    assert_passes_except(run_check("12.retry_policy", **answers), reason)
+
+
+# -- 12.invoice_worker ------------------------------------------------------------------------------------
+
+
+def check_then_insert(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def lock_but_never_look(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled":
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def invoices_the_cancelled(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_checking_without_a_lock_lets_two_overlapping_runs_both_invoice():
+    report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=SEED)
+    assert_passes_except(report, "two runs at the same moment")
+
+
+def test_a_lock_without_the_check_invoices_twice():
+    report = run_check("12.invoice_worker", render_invoice=lock_but_never_look, seed=SEED)
+    assert_fails_with(report, "two runs at the same moment", "one invoice each")
+
+
+def test_a_cancelled_booking_must_not_be_invoiced():
+    report = run_check("12.invoice_worker", render_invoice=invoices_the_cancelled, seed=SEED)
+    assert_passes_except(report, "a cancelled booking gets no invoice")
+
+
+# -- 12.quiz --------------------------------------------------------------------------------------------------
+
+
+def test_payment_is_not_a_job():
+    report = run_check("12.quiz", q1={"a", "c", "d", "e"}, q2="b", q3="a", q4="b")
+    assert_passes_except(report, "q1:")
