@@ -48,7 +48,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cloudpickle
@@ -247,8 +247,8 @@ class Event:
     t: float  # unix time
     who: str  # the process's name: consumer0, producer, ...
     pid: int
-    kind: str  # started, received, in_progress, finished, failed, acked, nakked, dead_lettered, routed,
-    #            published, publish_failed, stopped
+    kind: str  # consumers: started, received, in_progress, finished, failed, acked, left (for a retry),
+    #            dead_lettered, routed, stopped; producers: published, publish_failed
     seq: int | None = None  # the message's sequence in the stream
     msg_id: str | None = None
     deliveries: int | None = None

@@ -5,8 +5,6 @@ tests/test_lab13_failover.py kills a leader). Each test has queues of its own. D
 measured times are compared with what the consumer's settings promise, with room for a loaded machine.
 """
 
-import os
-import signal
 import time
 
 import nats.errors

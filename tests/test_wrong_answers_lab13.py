@@ -10,7 +10,6 @@ import threading
 import time
 import uuid
 
-import nats.errors
 import pytest
 
 from course.broker import TRANSIENT
