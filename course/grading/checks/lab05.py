@@ -448,8 +448,8 @@ def _two_relays_at_once(t: Trial, relay_batch, box, orders: _Orders, stream: str
 
 @exercise_check("05.quiz")
 def quiz(t: Trial, q1, q2, q3, q4):
-    ask(t, "q1", q1, "b", "what the customer sees after a crash between the two writes",
-        "the first write committed; what about the second?")
+    ask(t, "q1", q1, "b", "what a crash between the two writes leaves behind",
+        "the first write had committed; what happened to the second?")
     ask(t, "q2", q2, "b", "why the relay publishes some rows twice", "what happens between publish and mark sent?")
     ask(t, "q3", q3, {"b", "c"}, "why consumers stay idempotent with Nats-Msg-Id",
         "how long does JetStream remember an id, and what does it de-duplicate: the way in or the way out?")
