@@ -169,7 +169,7 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
                          ["nightly_invoices, slot 15 Mar 02:00"]),
     "unique_key_in_the_jobs_table": (unique_key_in_the_jobs_table, ["not enqueued again"],
                                      ["must outlive its job"]),
-    "reads_the_wall_clock": (reads_the_wall_clock, ["one tick at 01:52"], ["not by the wall clock"]),
+    "reads_the_wall_clock": (reads_the_wall_clock, ["one tick at 01:52"], ["not the wall clock"]),
 }
 
 

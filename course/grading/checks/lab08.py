@@ -286,8 +286,9 @@ def tick_check(t: Trial, tick):
                  for (task, slot), jobs in run.enqueued().items()]
         t.require("one tick at 01:52 enqueues the 01:50 slot of the five-minute job", got=first,
                   expected=[f"{HOLDS} 01:50 x1"], example="one scheduler, clock at 01:52, first slot 01:50",
-                  note=None if first else ("nothing was enqueued: go by the `now` you are given (the check's clock "
-                                           "is simulated, in the year 2099), not by the wall clock"))
+                  note=None if first else ("nothing was enqueued here: use the `conn` you are given (its schema "
+                                           "is the check's) and the `now` you are given (the check's clock is "
+                                           "simulated, in the year 2099), not the wall clock"))
         first_ids = [job_id for jobs in run.enqueued().values() for job_id, _, _ in jobs]
         t.expect("returns the ids of the jobs it enqueued", got=_sorted(returned), expected=first_ids,
                  example="tick(conn, 01:52)")
