@@ -15,6 +15,9 @@ see them in pg_stat_activity, and how a lab tells its workers from everyone else
 from __future__ import annotations
 
 import secrets
+import signal
+import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,10 +44,13 @@ class Pool:
     def stop(self, timeout: float = 15.0) -> None:
         """SIGTERM every worker (each drains the jobs it holds), SIGKILL any that will not stop in time."""
         for child in self.children:
-            child.signal(15)
+            child.signal(signal.SIGTERM)  # all at once: they drain in parallel
+        deadline = time.monotonic() + timeout
         for child in self.children:
-            if child.alive():
-                child.terminate(timeout)
+            try:
+                child.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
 
     def describe(self) -> str:
         """'2 workers: default, default (concurrency 1 each)'-style line, without pids."""

@@ -8,7 +8,7 @@ simulation); nothing is computed twice. The widget is the thinnest layer of all:
 shows three sliders (arrival rate, service time, workers), the curve of mean wait against
 utilisation for the chosen service time and pool, the current point on it, and one line of text:
 
-    λ = 11.0 jobs/s, S = 4.0 s, c = 50 workers: ρ = 0.88, 28% of jobs wait, mean wait 0.19 s, ...
+    λ = 11.0 jobs/s, S = 4.0 s, c = 50 workers: ρ = 0.88; 28% wait; mean wait 0.19 s; 95 % within 1.16 s
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ def readout(arrival_rate: float, service_time: float, servers: int) -> str:
     rho = queueing.utilisation(arrival_rate, service_time, servers)
     if rho >= 1:
         busy = arrival_rate * service_time
-        return (f"{head} ρ = {rho:.2f} — jobs arrive faster than the workers finish them, and the queue "
-                f"grows without end. It takes more than {busy:g} workers (at least {math.floor(busy) + 1}).")
+        return (f"{head} ρ = {rho:.2f}: jobs arrive faster than they are finished, the queue grows "
+                f"without end; at least {math.floor(busy) + 1} workers needed")
     queue = queueing.erlang_c(arrival_rate, service_time, servers)
-    return (f"{head} ρ = {rho:.2f}, {queue.probability_of_waiting:.0%} of jobs wait, "
-            f"mean wait {_seconds(queue.mean_wait)}, 95 % start within {_seconds(queue.wait_percentile(0.95))}")
+    return (f"{head} ρ = {rho:.2f}; {queue.probability_of_waiting:.0%} wait; mean wait {_seconds(queue.mean_wait)}; "
+            f"95 % within {_seconds(queue.wait_percentile(0.95))}")
 
 
 def _seconds(value: float) -> str:
