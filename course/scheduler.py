@@ -21,6 +21,9 @@ Time comes from a clock: the real one, or a simulated one kept in the database (
 that a lab or a check moves by hand, so a night passes in a second. Every scheduler process reads the
 same simulated clock, and wakes when it moves (NOTIFY on 'scheduler:<schema>').
 
+Slots are a fixed period apart, from `first` on: "every 5 minutes", "every day at 02:00 UTC". Calendar
+rules (the last day of a month, 02:00 in a time zone with daylight saving) are not covered.
+
 For comparison, mode "cron" does what a crontab on each server does: the process remembers by itself
 when it last looked and enqueues every slot that has passed since, knowing nothing of the others (three
 servers, three jobs a slot) nor of the time it was not running (those slots are lost).
