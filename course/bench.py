@@ -22,9 +22,9 @@ import platform
 import random
 import statistics
 import sys
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Callable
 
 from .benchmarks import peers
@@ -106,6 +106,17 @@ class Results:
         self.rates.setdefault(key, {}).setdefault(processes, []).append(drain.rate)
         if drain.dead_tuples is not None:
             self.dead_tuples.setdefault(key, {}).setdefault(processes, []).append(drain.dead_tuples)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Results":
+        """Back from a saved run (JSON turned the process counts into strings)."""
+        def by_count(values: dict) -> dict:
+            return {int(n): samples for n, samples in values.items()}
+
+        rows = {key: row for key, row in data["rows"].items() if row["jobs_per_second"]}
+        return cls(rates={key: by_count(row["jobs_per_second"]) for key, row in rows.items()},
+                   dead_tuples={key: by_count(row["dead_tuples"]) for key, row in rows.items()},
+                   latency=data["latency_s"], enqueue=data["enqueue_per_second"])
 
     def median(self, key: str, processes: int | None = None) -> float | None:
         """The row's median rate at `processes`, or at its best process count."""
@@ -236,21 +247,24 @@ def verdicts(results: Results, missing: dict[str, str]) -> list[Verdict]:
     return out
 
 
-def headline(plan: Plan, results: Results) -> list[str]:
-    top = max(plan.process_counts)
+def headline(results: Results) -> list[str]:
+    """The ratios that say the most, each side at its best process count."""
     worker = results.median("worker")
-    lines = ["Ratios (medians):"]
+    lines = ["Headline (ratios of medians, each side at its best process count):"]
     for label, a, b in [
         ("reference worker / pgqueuer (asyncpg)", worker, results.median("pgqueuer")),
         ("reference worker / procrastinate", worker, results.median("procrastinate")),
+        (f"queue.claim+ack_many / bare loop, same SQL ({BATCH} per claim)",
+         results.median("ref-100"), results.median("bare-100")),
+        ("queue.claim+ack / bare loop, same SQL (1 per claim)", results.median("ref-1"), results.median("bare-1")),
+        (f"queue.claim+ack_many / bare loop, lock held, no lease ({BATCH} per claim)",
+         results.median("ref-100"), results.median("lock-100")),
+        ("queue.claim+ack / bare loop, lock held, no lease (1 per claim)",
+         results.median("ref-1"), results.median("lock-1")),
         ("reference worker / pgbench insert+delete (one job per transaction)", worker, results.median("pgbench")),
-        (f"queue.claim+ack_many / bare loop with the lock held ({BATCH} per claim, {top} proc)",
-         results.median("ref-100", top), results.median("lock-100", top)),
-        (f"queue.claim+ack / bare loop with the lock held (1 per claim, {top} proc)",
-         results.median("ref-1", top), results.median("lock-1", top)),
     ]:
         value = ratio(a, b)
-        lines.append(f"  {label:<75} {'n/a' if value is None else f'{value:5.2f}x'}")
+        lines.append(f"  {label:<72} {'n/a' if value is None else f'{value:5.2f}x'}")
     return lines
 
 
@@ -300,11 +314,11 @@ def target_lines(plan: Plan, found: list[Verdict]) -> list[str]:
 def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -> tuple[list[str], dict]:
     """The text to print, and the data to keep."""
     found = verdicts(results, missing)
-    lines = about_lines(plan, about) + [""] + table(plan, results)
+    lines = about_lines(plan, about) + [""] + headline(results) + [""] + table(plan, results)
     lines += [f"  {name}: not measured, not installed. {hint}" for name, hint in missing.items()]
     lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
               "(autovacuum has not run yet)", ""]
-    lines += latency_lines(results) + [""] + headline(plan, results) + [""] + target_lines(plan, found)
+    lines += latency_lines(results) + [""] + target_lines(plan, found)
     data = {
         **about, "seed": plan.seed, "rounds": plan.rounds, "jobs": plan.jobs,
         "process_counts": list(plan.process_counts),
@@ -340,6 +354,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rows", help="only these rows (keys: " + ", ".join(r.key for r in ROWS) + ")")
     parser.add_argument("--seed", type=int, help="order of the configurations (default: random, printed)")
     parser.add_argument("--profile", action="store_true", help="EXPLAIN ANALYZE the claim; py-spy a worker")
+    parser.add_argument("--report", metavar="JSON", help="print a saved run again (and make it the latest)")
     return parser.parse_args(argv)
 
 
@@ -357,9 +372,9 @@ def make_plan(args: argparse.Namespace) -> tuple[Plan, dict[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    from tqdm import tqdm
-
     args = parse(argv)
+    if args.report:
+        return reprint(args.report)
     plan, missing = make_plan(args)
     versions = {name: version for name, version in peers.available().items() if version}
     print(f"seed {plan.seed}; {plan.rounds} rounds; {plan.jobs:,} jobs per drain; processes "
@@ -375,9 +390,7 @@ def main(argv: list[str]) -> int:
                 print("\n".join(profile(bench, plan.jobs)))
                 return 0
             postgres = bench.admin.execute("SHOW server_version").fetchone()[0]
-            work = plan.measurements()
-            with tqdm(total=len(work) * plan.rounds, unit="run", file=sys.stderr) as progress:
-                results = run(plan, bench, progress)
+            results = measure_with_progress(plan, bench)
         finally:
             bench.close()
     about = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "postgres": postgres,
@@ -385,9 +398,32 @@ def main(argv: list[str]) -> int:
              "load_after": tuple(round(x, 2) for x in os.getloadavg())}
     lines, data = report(plan, results, about, missing)
     print("\n" + "\n".join(lines))
-    home = home_for_results()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    (home / f"bench-{stamp}.json").write_text(json.dumps(data, indent=1) + "\n")
-    (home / "bench-latest.md").write_text("```\n" + "\n".join(lines) + "\n```\n")
-    print(f"\nwritten: {home / f'bench-{stamp}.json'} and {home / 'bench-latest.md'}")
+    save(lines, data, home_for_results() / f"bench-{stamp}.json")
+    return 0
+
+
+def measure_with_progress(plan: Plan, bench: Bench) -> Results:
+    from tqdm import tqdm
+
+    with tqdm(total=len(plan.measurements()) * plan.rounds, unit="run", file=sys.stderr) as progress:
+        return run(plan, bench, progress)
+
+
+def save(lines: list[str], data: dict, path) -> None:
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    latest = path.parent / "bench-latest.md"
+    latest.write_text("```\n" + "\n".join(lines) + "\n```\n")
+    print(f"\nwritten: {path} and {latest}")
+
+
+def reprint(path: str) -> int:
+    data = json.loads(open(path).read())
+    rows = [row for row in ROWS if row.key in data["rows"]]
+    plan = Plan(rounds=data["rounds"], jobs=data["jobs"], process_counts=tuple(data["process_counts"]),
+                seed=data["seed"], rows=rows)
+    about = {key: data[key] for key in ("date", "postgres", "machine", "peers", "load_before", "load_after")}
+    lines, _ = report(plan, Results.from_json(data), about, data.get("missing", {}))
+    print("\n".join(lines))
+    save(lines, data, Path(path))
     return 0
