@@ -106,7 +106,7 @@ def quiz_check(t: Trial, q1, q2, q3, q4):
 
 # When the app must die before a receipt leaves it, rendering takes longer than any graceful stop: the
 # loss is then the learner's doing, not a race. When the app lives on, receipts are quick.
-RENDER_S_WHEN_STOPPED = 3.0
+RENDER_S_WHEN_STOPPED = 10.0  # costs nothing: the app dies long before
 RENDER_S_WHEN_RUNNING = 0.3
 SETTLE_S = 1.0  # after that, a receipt thread that was going to send has sent
 HOWS = ("deploy", "crash", "provider_error")
