@@ -53,13 +53,13 @@ def quick(task):
 
 
 def slow_with_heartbeat(task):
-    for _ in range(5):
-        time.sleep(0.3)
+    for _ in range(4):
+        time.sleep(0.25)
         task.in_progress()
 
 
 def slow_without_heartbeat(task):
-    time.sleep(1.5)
+    time.sleep(1.0)
 
 
 def provider_on_a_bad_day(task):
@@ -119,7 +119,7 @@ def test_every_message_is_handled_and_acknowledged_once_and_leaves_the_stream(se
 
 
 def test_a_killed_consumers_message_comes_back_after_the_ack_wait(servers, started):
-    queue = a_queue(servers, "KILLED", ack_wait_s=1.0)
+    queue = a_queue(servers, "KILLED", ack_wait_s=0.6)
     history = jq.new_history()
     consumers = jq.spawn_consumers(queue, slow_without_heartbeat, servers, 2, history=history)
     started += consumers
@@ -129,22 +129,22 @@ def test_a_killed_consumers_message_comes_back_after_the_ack_wait(servers, start
     done = jq.wait_for(history, "acked", "order-9812", timeout=30)
     second = jq.wait_for(history, "received", "order-9812", count=2)
     assert done.deliveries == 2 and done.pid != first.pid
-    assert 0.8 <= second.t - first.t <= 10, "redelivered after about the AckWait"
+    assert 0.5 <= second.t - first.t <= 10, "redelivered after about the AckWait"
 
 
 def test_in_progress_acks_keep_a_slow_message_from_being_redelivered(servers, started):
-    queue = a_queue(servers, "HEARTBEAT", ack_wait_s=0.8)
+    queue = a_queue(servers, "HEARTBEAT", ack_wait_s=0.6)
     history = jq.new_history()
     started += jq.spawn_consumers(queue, slow_with_heartbeat, servers, 2, history=history)
     publish(servers, queue, {"slow": {}})
     wait_until(lambda: jq.settled(history, ["slow"]), 30, interval=0.1)
     events = jq.read_history(history)
     assert jq.Outcome.of(events).deliveries == {"slow": 1}
-    assert sum(e.kind == "in_progress" for e in events) == 5
+    assert sum(e.kind == "in_progress" for e in events) == 4
 
 
 def test_without_them_the_slow_message_runs_twice_at_once(servers, started):
-    queue = a_queue(servers, "NOHEARTBEAT", ack_wait_s=0.6)
+    queue = a_queue(servers, "NOHEARTBEAT", ack_wait_s=0.4)
     history = jq.new_history()
     started += jq.spawn_consumers(queue, slow_without_heartbeat, servers, 2, history=history)
     publish(servers, queue, {"slow": {}})
@@ -164,7 +164,7 @@ def test_an_async_handler_runs_on_the_consumers_loop(servers, started):
 
 
 def test_failures_retry_on_the_backoff_schedule_then_reach_the_dead_letter_stream(servers, started):
-    queue = a_queue(servers, "RETRIES", backoff_s=(0.3, 0.6, 1.2), max_deliver=4)
+    queue = a_queue(servers, "RETRIES", backoff_s=(0.2, 0.4, 0.8), max_deliver=4)
     history = jq.new_history()
     started += jq.spawn_consumers(queue, provider_on_a_bad_day, servers, 2, history=history)
     publish(servers, queue, {"b503": {"kind": "503"}, "bad-address": {"kind": "invalid"}})
@@ -175,7 +175,7 @@ def test_failures_retry_on_the_backoff_schedule_then_reach_the_dead_letter_strea
     assert (dead["bad-address"].reason, dead["bad-address"].deliveries) == ("permanent", 1)
     received = [e.t for e in jq.read_history(history) if e.msg_id == "b503" and e.kind == "received"]
     waits = [b - a for a, b in zip(received, received[1:])]
-    for waited, scheduled in zip(waits, (0.3, 0.6, 1.2)):
+    for waited, scheduled in zip(waits, (0.2, 0.4, 0.8)):
         assert scheduled - 0.05 <= waited <= scheduled + 2.0, f"waits {waits} do not follow the BackOff"
     wait_until(lambda: broker.count_messages("RETRIES", url=servers) == 0, 10, what="dead letters gone from the queue")
 
