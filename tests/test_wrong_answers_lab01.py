@@ -88,17 +88,15 @@ def test_the_course_function_passes():
 # -- 01.lose_a_receipt: real processes, a few seconds each -----------------------------------------------
 
 
-def lose_with(deploy_by="terminate", restore_after_refusal=True, provider_error_by_killing_the_app=False):
+def lose_with(deploy_by="terminate", restore_after_refusal=True):
     def lose_a_receipt(app, provider, how):
-        if how == "provider_error" and not provider_error_by_killing_the_app:
+        if how == "provider_error":
             provider.configure(down=True)
         order_id = app.place_order(1, total_cents=1250)["id"]
         if how == "deploy":
             getattr(app, deploy_by)()
         elif how == "crash":
             app.kill()
-        elif provider_error_by_killing_the_app:
-            app.kill()  # the receipt is lost, but by a crash, not by the provider
         elif restore_after_refusal:
             processes.wait_until(provider.requests, timeout=30)
             provider.healthy()
@@ -120,11 +118,6 @@ def test_putting_the_provider_back_before_the_receipt_was_refused_loses_nothing(
     assert_fails_with(report, "provider_error: the provider refused the receipt's send",
                       "provider_error: no receipt ever arrives")
     assert "wait until the provider has refused it" in report.render()
-
-
-def test_killing_the_app_is_not_a_provider_error():
-    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(provider_error_by_killing_the_app=True))
-    assert_fails_with(report, "provider_error: the app is still running", "provider_error: the provider refused")
 
 
 # -- 01.predict and 01.quiz ---------------------------------------------------------------------------
