@@ -3,9 +3,11 @@ acceptance test (real worker processes SIGKILLed after sending, emails counted a
 catches a handler that is not idempotent on its own, with the seed printed."""
 
 import os
+import sys
 import time
 from pathlib import Path
 
+import cloudpickle
 import nbformat
 import pytest
 
@@ -164,11 +166,14 @@ def test_the_acceptance_test_on_its_own_catches_a_handler_that_is_not_idempotent
     t = Trial("06.send_confirmation")
     box = t.sandbox()
     provider = EmailProvider.start(latency_s=0.02, seed=1)
+    # The handler travels to the workers by value, as a notebook's does: no worker imports pytest.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
     try:
         bookings = lab06.install_stayhub(box.conn)
         inbox = lab06.Inbox(box.conn, provider)
         lab06._the_acceptance_test(t, box, no_protection, inbox, provider, bookings[:10], seed=11)
     finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
         provider.stop()
         t.close()
     report = Report("06.send_confirmation", tuple(t.results), seed=t.seed)

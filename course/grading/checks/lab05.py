@@ -425,7 +425,7 @@ def _two_relays_at_once(t: Trial, relay_batch, box, orders: _Orders, stream: str
             t.expect("(set-up) relay A started publishing", ok=False, example=example)
             return
         with box.connect() as conn:
-            conn.execute("SET lock_timeout = '3s'")
+            conn.execute("SET lock_timeout = '2s'")
             try:
                 outcome["second"] = relay_batch(conn, second, 5)
             except psycopg.errors.LockNotAvailable:
