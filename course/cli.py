@@ -5,7 +5,7 @@
     worker                          run jobs (see course/worker.py)
 
 and, each with a `main(argv)` of its own in the module named in MODULE_COMMANDS:
-    build, progress, compare, broker, bench, chaos
+    build, progress, compare, scheduler, broker, bench, chaos
 """
 
 from __future__ import annotations
@@ -121,6 +121,7 @@ MODULE_COMMANDS = {
     "build": ("course.grading.build", "write labs/ from solutions/"),
     "progress": ("course.grading.progress_file", "which exercises you have passed"),
     "compare": ("course.grading.compare", "your lab's code beside the solution's"),
+    "scheduler": ("course.scheduler", "enqueue recurring jobs, once per slot"),
     "broker": ("course.broker", "start, stop or inspect the NATS JetStream server (labs 05 and 13)"),
     "bench": ("course.bench", "measure the queue against its peers"),
     "chaos": ("course.chaos", "kill workers and the database at random; count what was lost"),

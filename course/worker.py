@@ -210,6 +210,7 @@ class Worker:
         s = self.settings
         heartbeat_every = s.lease_s / 3
         next_heartbeat = time.monotonic() + heartbeat_every
+        last_error = None  # the last failed statement's message, logged once rather than every poll
         while True:
             try:
                 self._report_finished()
@@ -230,6 +231,16 @@ class Worker:
                               "will run again when their lease runs out", self.name, len(self._finished))
                     return 1
                 continue
+            except psycopg.Error as error:
+                # Not a lost connection but a statement that failed (a table dropped under us, a lock
+                # timeout): say so, wait, try again. Dying would only hand the problem to a supervisor.
+                if str(error) != last_error:
+                    log.error("worker %s: %s: %s; retrying every %.0f s", self.name, type(error).__name__,
+                              str(error).strip().splitlines()[0], s.poll_interval_s)
+                    last_error = str(error)
+                self._stopping.wait(s.poll_interval_s)
+                continue
+            last_error = None
             self._wake.wait(timeout=min(s.poll_interval_s, max(0.0, next_heartbeat - time.monotonic())))
             self._wake.clear()
 

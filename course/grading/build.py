@@ -86,6 +86,7 @@ def lab_notebook(solution_path: Path):
         if "solution-only" in cell.get("metadata", {}).get("tags", []):
             continue
         cell = nbformat.from_dict(dict(cell))
+        cell.metadata.pop("execution", None)  # run timestamps: they would change the lab on every run
         if cell.cell_type == "code":
             if BEGIN in cell.source:
                 exercise_id = exercise_of(cell)

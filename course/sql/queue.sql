@@ -23,7 +23,8 @@ RETURNING id;
 
 -- name: notify
 -- Wake listening workers. Sent at commit, so a rolled-back enqueue wakes nobody.
-SELECT pg_notify('jobs:' || current_schema(), %(queue)s);
+-- Channel names are limited to 63 bytes; LISTEN truncates a longer name the same way.
+SELECT pg_notify(left('jobs:' || current_schema(), 63), %(queue)s);
 
 -- name: claim
 -- Take up to `limit` visible jobs. SKIP LOCKED: rows another worker is claiming right now are
@@ -92,7 +93,7 @@ RETURNING id;
 
 -- name: alert_dead
 -- Tell whoever listens (a dashboard, an on-call bot) that a job was dead-lettered.
-SELECT pg_notify('dead_jobs:' || current_schema(), %(message)s);
+SELECT pg_notify(left('dead_jobs:' || current_schema(), 63), %(message)s);
 
 -- name: redrive
 -- Move dead jobs back to the queue with a fresh budget of attempts. A dead job whose unique key an
