@@ -32,7 +32,7 @@ ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-RUN_ALL_TIMEOUT_S = 300  # the lab runs real workers for ~20 s; a loaded machine may take several times that
+RUN_ALL_TIMEOUT_S = 480  # the lab runs real workers for ~20 s; a loaded machine may take several times that
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="browser test skipped: no Chromium (install it with `apt-get install -y chromium`)")
@@ -80,7 +80,8 @@ def jupyterlab(tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     env = {**os.environ,
-           "JUPYTER_CONFIG_DIR": str(config / "jupyter"), "JUPYTER_RUNTIME_DIR": str(config / "runtime"),
+           "JUPYTER_CONFIG_DIR": str(config / "jupyter"), "JUPYTER_DATA_DIR": str(config / "data"),
+           "JUPYTER_RUNTIME_DIR": str(config / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(config / "lab-settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(config / "workspaces"),
            "IPYTHONDIR": str(config / "ipython"), "MPLCONFIGDIR": str(config / "matplotlib"),
@@ -153,6 +154,7 @@ def _run_all_and_wait(page) -> dict:
     pytest.fail(f"the lab did not finish running within {RUN_ALL_TIMEOUT_S} s: {state}")
 
 
+@pytest.mark.timeout(900)
 def test_lab_10_runs_in_jupyterlab_and_its_widget_renders_and_responds(jupyterlab):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from course import db, newsletter, pools, queue  # noqa: E402
+from course import db, newsletter, pools, processes  # noqa: E402
 from course.errors import InvalidArgument  # noqa: E402
 
 BULK = 40
@@ -51,10 +51,14 @@ def test_with_two_queues_the_confirmation_has_a_worker_of_its_own(schema):
 
 def test_every_worker_is_stopped_after_a_run(schema):
     run(schema, "two queues")
-    with db.connect() as conn:
-        left = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s",
-                            [f"{schema}-%"]).fetchone()[0]
-    assert left == 0
+
+    def connections_left():
+        with db.connect() as conn:
+            return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s",
+                                [f"{schema}-%"]).fetchone()[0]
+
+    # A backend ends a moment after its client process has: wait for it, generously.
+    processes.wait_until(lambda: connections_left() == 0, timeout=30, what="the workers' connections closed")
 
 
 def test_an_unknown_layout_is_refused_with_the_names():
