@@ -188,6 +188,19 @@ def marks_what_failed_too(conn, publish, limit=10):
     return len(rows)
 
 
+def marks_without_publishing(conn, publish, limit=10):
+    with conn.transaction():
+        rows = claim(conn, limit)
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
+def test_a_relay_that_publishes_nothing_hears_that_first_and_nothing_built_on_it():
+    report = run_check("05.relay", relay_batch=marks_without_publishing)
+    assert "publishes every row once, oldest first" in failed(report), report.render()
+    assert not any("SIGKILLed" in name or "second relay" in name for name in failed(report)), report.render()
+
+
 @pytest.mark.parametrize("relay_batch, reasons", [
     (without_a_message_id, ["sets Nats-Msg-Id", "each row is in the stream once"]),
     (the_row_id_as_message_id, ["sets Nats-Msg-Id", "ids start again at 1"]),
