@@ -100,6 +100,7 @@ def lab_notebook(solution_path: Path):
             cell.source = MD_REGION.sub(MD_PROMPT, cell.source)
         cells.append(cell)
     notebook.cells = cells
+    notebook.metadata.pop("widgets", None)  # the solution run's widget state: dead weight in a lab
     return notebook
 
 

@@ -85,6 +85,7 @@ class Run:
     dead: dict[int, queue.DeadJob]
     kills: int
     stuck: list[dict] = field(default_factory=list)  # rows still in the queue at the end
+    started_at: float = 0.0  # time.time() at the start: place outside events (a provider's log) on a timeline
 
     def of(self, job_id: int) -> list[Event]:
         return [e for e in self.events if e.job == job_id]
@@ -140,7 +141,7 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
         for slot in range(scenario.workers):
             start(slot)
         deadline = time.monotonic() + scenario.timeout_s
-        while _left(box) > 0:
+        while _left(box, job_ids) > 0:
             if time.monotonic() > deadline:
                 timed_out = True
                 break
@@ -169,12 +170,13 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     dead = {d.id: d for d in queue.dead_jobs(box.conn, limit=100_000)}
     stuck = [dict(zip(("id", "attempts", "leased", "visible_in_s", "last_error"), row)) for row in box.conn.execute(
         "SELECT id, attempts, lease IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
-        " last_error FROM jobs ORDER BY id LIMIT 5")]
-    return Run(seed, job_ids, _read(history), timed_out, _left(box), dead, kills, stuck)
+        " last_error FROM jobs WHERE id = ANY(%s) ORDER BY id LIMIT 5", [job_ids])]
+    return Run(seed, job_ids, _read(history), timed_out, _left(box, job_ids), dead, kills, stuck, started_at)
 
 
-def _left(box: Sandbox) -> int:
-    return box.conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+def _left(box: Sandbox, job_ids: list[int]) -> int:
+    """This run's jobs still in the queue (a check may keep other jobs of its own in the sandbox)."""
+    return box.conn.execute("SELECT count(*) FROM jobs WHERE id = ANY(%s)", [job_ids]).fetchone()[0]
 
 
 def _note(history: Path, started_at: float, worker: int, pid: int, kind: str, **fields) -> None:
