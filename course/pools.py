@@ -18,6 +18,7 @@ import secrets
 import signal
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -53,8 +54,11 @@ class Pool:
                 child.kill()
 
     def describe(self) -> str:
-        """'2 workers: default, default (concurrency 1 each)'-style line, without pids."""
-        return f"{len(self.children)} worker process(es) on queue(s): {', '.join(self.queues)}"
+        """'2 worker processes (1 on 'urgent', 1 on 'bulk')': a line without pids, the same every run."""
+        per_queue = Counter(self.queues)  # keeps the order the queues were given in
+        where = ", ".join(f"{count} on {name!r}" for name, count in per_queue.items())
+        plural = "es" if len(self.queues) != 1 else ""
+        return f"{len(self.queues)} worker process{plural} ({where})"
 
 
 def start(app: str, *, schema: str, queues: Sequence[str] = ("default",), concurrency: int = 1,

@@ -84,6 +84,11 @@ def test_predictions_and_the_plot_use_the_same_names():
     assert ax.get_xscale() == "log" and ax.get_title().startswith("A booking confirmation behind 240")
 
 
+def test_a_pool_describes_itself_without_pids():
+    pool = pools.Pool("s", ["a", "b", "c"], ["urgent", "bulk", "bulk"], [])
+    assert pool.describe() == "3 worker processes (1 on 'urgent', 2 on 'bulk')"
+
+
 def test_a_pool_whose_app_does_not_load_says_so(database):
     with pytest.raises(pools.WorkersDidNotStart, match="exited"):
         pools.start("course.newsletter:no_such_registry", schema="public", queues=["default"], ready_timeout=30)
