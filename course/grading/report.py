@@ -36,7 +36,8 @@ class Report:
                     f"Write your answer in the exercise cell above, run that cell, then run this check again.")
         failed = [r for r in self.results if not r.passed]
         if not failed:
-            head = f"{self.exercise_id}: these {len(self.results)} checks passed"
+            head = (f"{self.exercise_id}: this check passed" if len(self.results) == 1
+                    else f"{self.exercise_id}: these {len(self.results)} checks passed")
         else:
             head = f"{self.exercise_id}: {len(failed)} of {len(self.results)} checks failed"
         lines = [head]
