@@ -132,24 +132,20 @@ def test_a_killed_consumers_message_comes_back_after_the_ack_wait(servers, start
     assert 0.5 <= second.t - first.t <= 10, "redelivered after about the AckWait"
 
 
-def test_in_progress_acks_keep_a_slow_message_from_being_redelivered(servers, started):
-    queue = a_queue(servers, "HEARTBEAT", ack_wait_s=0.6)
-    history = jq.new_history()
-    started += jq.spawn_consumers(queue, slow_with_heartbeat, servers, 2, history=history)
-    publish(servers, queue, {"slow": {}})
-    wait_until(lambda: jq.settled(history, ["slow"]), 30, interval=0.1)
-    events = jq.read_history(history)
-    assert jq.Outcome.of(events).deliveries == {"slow": 1}
-    assert sum(e.kind == "in_progress" for e in events) == 4
-
-
-def test_without_them_the_slow_message_runs_twice_at_once(servers, started):
-    queue = a_queue(servers, "NOHEARTBEAT", ack_wait_s=0.4)
-    history = jq.new_history()
-    started += jq.spawn_consumers(queue, slow_without_heartbeat, servers, 2, history=history)
-    publish(servers, queue, {"slow": {}})
-    wait_until(lambda: jq.settled(history, ["slow"]), 30, interval=0.1)
-    assert jq.Outcome.of(jq.read_history(history)).ran_more_than_once() == ["slow"]
+def test_in_progress_acks_decide_whether_a_slow_message_runs_twice(servers, started):
+    """The same 1 s job on two queues at once: one handler heartbeats, the other stays silent."""
+    runs = {}
+    for name, handler, ack_wait in (("HEARTBEAT", slow_with_heartbeat, 0.6), ("SILENT", slow_without_heartbeat, 0.4)):
+        queue = a_queue(servers, name, ack_wait_s=ack_wait)
+        runs[name] = jq.new_history()
+        started.extend(jq.spawn_consumers(queue, handler, servers, 2, history=runs[name]))
+        publish(servers, queue, {"slow": {}})
+    for history in runs.values():
+        wait_until(lambda: jq.settled(history, ["slow"]), 30, interval=0.1)
+    with_heartbeat = jq.read_history(runs["HEARTBEAT"])
+    assert jq.Outcome.of(with_heartbeat).deliveries == {"slow": 1}
+    assert sum(e.kind == "in_progress" for e in with_heartbeat) == 4
+    assert jq.Outcome.of(jq.read_history(runs["SILENT"])).ran_more_than_once() == ["slow"]
 
 
 def test_an_async_handler_runs_on_the_consumers_loop(servers, started):
@@ -305,14 +301,18 @@ def test_drains_measure_both_queues(servers, schema):
 
 
 def test_the_cluster_view_names_the_leader_and_the_dead():
+    def roles(cluster):
+        return {row.node: row.role for row in jq.cluster_rows(cluster, "VIEW")}
+
     with broker.Cluster.start(3) as cluster:
         broker.ensure_stream("VIEW", ["view.>"], replicas=3, url=cluster.urls)
         leader = cluster.leader_of("VIEW")
-        roles = {row.node: row.role for row in jq.cluster_rows(cluster, "VIEW")}
-        assert roles[leader] == "leader" and sorted(roles.values()) == ["follower", "follower", "leader"]
+        # Right after creation a follower may still be catching up: wait for the settled picture.
+        wait_until(lambda: sorted(roles(cluster).values()) == ["follower", "follower", "leader"], 30, interval=0.1,
+                   what="one leader and two current followers")
+        assert roles(cluster)[leader] == "leader"
         cluster.kill(leader)
-        roles = {row.node: row.role for row in jq.cluster_rows(cluster, "VIEW")}
-        assert roles[leader] == "down"
+        assert roles(cluster)[leader] == "down"
         assert "down" in jq.cluster_html(jq.cluster_rows(cluster, "VIEW"))
         assert jetstream_bench.footprint(cluster).processes == 2
         assert jetstream_bench.sync_interval_s(cluster) > 0

@@ -1,8 +1,8 @@
 """Lab 12's checks fail the material's red flags and other plausible wrong answers, for the reason a
 learner needs to hear: jobs enqueued after the booking's commit or on another connection, side work left
-in the request, an email handler with no duplicate protection (or the wrong key), errors swallowed or
-retried inside the handler, a retry policy with no backoff, no jitter, no cap or no limit, and an
-invoice worker that checks without locking.
+in the request, an email handler with no duplicate protection or with its row committed before the send,
+errors swallowed or retried inside the handler, a retry policy with no backoff, no jitter, no cap or no
+limit, and an invoice worker that checks without locking (or locks without checking).
 
 The fault-injecting checks run with fixed seeds here, so a failure can be replayed."""
 
@@ -79,16 +79,6 @@ def invoice_still_in_the_request(conn, guest_id, room_id, nights):
     return booking_id
 
 
-def data_in_the_payload(conn, guest_id, room_id, nights):
-    payment = stayhub.charge(conn, guest_id, room_id, nights)
-    with conn.transaction():
-        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
-        email = conn.execute("SELECT email FROM guests WHERE id = %s", [guest_id]).fetchone()[0]
-        for job_type in stayhub.SIDE_JOBS:
-            queue.enqueue(conn, job_type, {"booking_id": booking_id, "email": email})
-    return booking_id
-
-
 def test_enqueueing_after_the_commit_leaves_a_paid_booking_without_its_email():
     report = run_check("12.checkout", checkout=enqueue_after_commit)
     assert_passes_except(report, "if the jobs cannot be stored, neither is the booking")
@@ -96,17 +86,13 @@ def test_enqueueing_after_the_commit_leaves_a_paid_booking_without_its_email():
 
 def test_jobs_on_another_connection_outlive_a_booking_that_failed():
     report = run_check("12.checkout", checkout=jobs_on_another_connection)
-    assert_passes_except(report, "if the booking does not commit, no job is left behind")
+    # Often the email job also runs before the booking is committed, finds no booking and gives up.
+    assert_fails_with(report, "if the booking does not commit, no job is left behind")
 
 
 def test_side_work_left_in_the_request_is_too_slow():
     report = run_check("12.checkout", checkout=invoice_still_in_the_request)
     assert_passes_except(report, "checkout answers fast")
-
-
-def test_a_payload_with_data_is_refused():
-    report = run_check("12.checkout", checkout=data_in_the_payload)
-    assert_fails_with(report, "each job carries the booking's id and nothing else")
 
 
 # -- 12.confirmation_email: the red flag "no duplicate protection" ----------------------------------------
@@ -128,18 +114,6 @@ def row_first_then_send(job, conn):
         return
     email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
     send_email(stayhub.provider_url(), email.to, email.subject, email.body)
-
-
-def a_new_key_every_attempt(job, conn):
-    booking_id = job.payload["booking_id"]
-    key = stayhub.confirmation_key(booking_id)
-    with conn.transaction():
-        if conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING "
-                        "RETURNING key", [key, booking_id]).fetchone() is None:
-            return
-        email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
-        send_email(stayhub.provider_url(), email.to, email.subject, email.body,
-                   idempotency_key=f"{key}:attempt-{job.attempts}")
 
 
 def swallows_errors(job, conn):
@@ -173,14 +147,9 @@ def test_no_duplicate_protection_sends_two_emails():
     assert f"seed={SEED}" in report.render()
 
 
-def test_a_row_committed_before_sending_loses_emails_to_a_crash():
+def test_a_row_committed_before_sending_loses_the_email_when_the_first_send_fails():
     report = run_check("12.confirmation_email", send_confirmation=row_first_then_send, seed=SEED)
-    assert_fails_with(report, "each guest got exactly one email")
-
-
-def test_a_new_idempotency_key_per_attempt_protects_nothing():
-    report = run_check("12.confirmation_email", send_confirmation=a_new_key_every_attempt, seed=SEED)
-    assert_fails_with(report, "each guest got exactly one email")
+    assert_fails_with(report, "a 503 on the first attempt, then the provider works")
 
 
 def test_swallowed_errors_never_reach_the_dead_letter_table():
@@ -204,16 +173,22 @@ def policy(delay, attempts=8):
 @pytest.mark.parametrize("name, answers, reason", [
     ("retries forever", policy(lambda n: random.uniform(0, min(300, 2 ** (n - 1))), attempts=None),
      "8 attempts, then the dead-letter table"),
-    ("immediately", policy(lambda n: 0.0), "not immediately"),
-    ("a fixed pause, no backoff", policy(lambda n: random.uniform(0.5, 1.5)), "backoff: the waits grow"),
-    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "jitter"),
-    ("equal jitter, not the material's full jitter", policy(lambda n: 2 ** (n - 1) / 2 + random.uniform(0, 2 ** (n - 1) / 2)),
-     "jitter"),
     ("no cap", policy(lambda n: random.uniform(0, 2 ** (n - 1))), "capped at 5 minutes"),
     ("off by one: 2^attempt", policy(lambda n: random.uniform(0, min(300, 2 ** n))), "each wait lies in"),
+    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "jitter"),
+    ("equal jitter, not the material's full jitter",
+     policy(lambda n: min(300, 2 ** (n - 1)) / 2 + random.uniform(0, min(300, 2 ** (n - 1)) / 2)), "jitter"),
 ])
-def test_a_retry_policy_red_flag_fails_for_its_reason(name, answers, reason):
+def test_a_retry_policy_red_flag_fails_for_its_reason_alone(name, answers, reason):
     assert_passes_except(run_check("12.retry_policy", **answers), reason)
+
+
+@pytest.mark.parametrize("name, answers, reasons", [
+    ("immediately", policy(lambda n: 0.0), ["not immediately", "backoff: the waits grow"]),
+    ("a fixed pause, no backoff", policy(lambda n: random.uniform(0, 1)), ["backoff: the waits grow", "jitter"]),
+])
+def test_a_retry_policy_with_no_backoff_fails(name, answers, reasons):
+    assert_fails_with(run_check("12.retry_policy", **answers), *reasons)
 
 
 # -- 12.invoice_worker ------------------------------------------------------------------------------------
@@ -255,7 +230,7 @@ def test_checking_without_a_lock_lets_two_overlapping_runs_both_invoice():
 
 def test_a_lock_without_the_check_invoices_twice():
     report = run_check("12.invoice_worker", render_invoice=lock_but_never_look, seed=SEED)
-    assert_fails_with(report, "two runs at the same moment", "one invoice each")
+    assert_fails_with(report, "two runs at the same moment")
 
 
 def test_a_cancelled_booking_must_not_be_invoiced():
