@@ -334,7 +334,6 @@ def _the_acceptance_test(t: Trial, box, send_confirmation, inbox: Inbox, provide
     payloads = [{"booking_id": b} for b in bookings + twice]
     scenario = faults.Scenario(send_confirmation, payloads, workers=2, concurrency=2, lease_s=1.0, faults=KILLS,
                                env={PROVIDER_URL_ENV: provider.url}, timeout_s=60)
-    started_at = time.time()
     result = faults.run(box, scenario, seed=seed)
     t.seed = result.seed
     faults.expect_finished(t, result)
@@ -345,13 +344,17 @@ def _the_acceptance_test(t: Trial, box, send_confirmation, inbox: Inbox, provide
         """What the provider answered for this job's booking, and the booking's other job, if it has one."""
         booking = booking_of_job[job_id]
         address = next(a for a, b in inbox.booking_of.items() if b == booking)
-        requests = [faults.Event(round(r.at - started_at, 3), -1, 0, "provider",
+        requests = [faults.Event(round(r.at - result.started_at, 3), -1, 0, "provider",
                                  detail=f"{r.outcome} (HTTP {r.status}, Idempotency-Key {r.idempotency_key!r})")
                     for r in provider.requests() if r.to == address]
         siblings = [dataclasses.replace(e, kind=f"{e.kind} (job {e.job}, the same booking)")
                     for other, b in booking_of_job.items() if b == booking and other != job_id
                     for e in result.of(other)]
-        return requests + siblings
+        # A worker runs two jobs at a time: its SIGKILL may be written down under the other one.
+        pids = {e.pid for e in result.of(job_id)}
+        kills = [dataclasses.replace(e, kind=f"{e.kind} (while also running job {e.job})")
+                 for e in result.events if e.kind == "killed" and e.pid in pids and e.job != job_id]
+        return requests + siblings + kills
 
     without = [b for b in bookings if emails[b] == 0]
     job_of: dict[int, int] = {}
