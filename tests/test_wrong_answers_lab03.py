@@ -183,3 +183,20 @@ def test_the_quiz_fails_a_wrong_letter_without_giving_the_answer():
     report = run_check("03.quiz", q1="b", q2="a", q3="a", q4="b", q5="c")
     assert failed(report) == ["q2: a claim with no row lock"], report.render()
     assert "'c'" not in report.render()
+
+
+# -- the table the check builds is the one the lab shows ------------------------------------------------
+
+
+def test_the_check_builds_the_table_the_lab_shows():
+    import ast
+
+    import nbformat
+
+    from course.grading import build
+    from course.grading.checks.lab03 import JOBS_TABLE
+
+    notebook = nbformat.read(build.ROOT / "solutions" / "03_postgres_queue.ipynb", as_version=4)
+    [cell] = [c for c in notebook.cells if c.cell_type == "code" and c.source.startswith("JOBS_TABLE = ")]
+    shown = ast.literal_eval(ast.parse(cell.source).body[0].value)
+    assert shown.split() == JOBS_TABLE.split()

@@ -28,7 +28,7 @@ CREATE INDEX jobs_ready ON jobs (run_at);
 """
 
 CONNECTIONS = 10  # the many-connections checks: enough to collide every time, cheap on two cores
-LOCK_TIMEOUT = "1s"  # how long a claim may wait on a row lock before we call it waiting
+LOCK_TIMEOUT = "500ms"  # how long a claim may wait on a row lock before we call it waiting
 WAITED = "waited for the lock"
 
 
