@@ -92,9 +92,16 @@ class Run:
 
     def executions(self) -> dict[int, int]:
         """How many times each job's work ran to the end (successfully or not)."""
+        return self._count("finished", "failed")
+
+    def starts(self) -> dict[int, int]:
+        """How many times each job was started, killed half-way or not: at-least-once, counted."""
+        return self._count("started")
+
+    def _count(self, *kinds: str) -> dict[int, int]:
         counts: dict[int, int] = defaultdict(int)
         for event in self.events:
-            if event.kind in ("finished", "failed"):
+            if event.kind in kinds:
                 counts[event.job] += 1
         return counts
 
@@ -231,7 +238,7 @@ def expect_no_duplicate_effect(t: Trial, result: Run, effects: dict[int, int], w
                                extra: Callable[[int], list[Event]] = lambda job: []) -> None:
     """`effects`: job id -> how many times its outside effect happened (emails delivered, rows written)."""
     doubled = sorted(j for j, n in effects.items() if n > 1)
-    reran = sum(1 for n in result.executions().values() if n > 1)
+    reran = sum(1 for n in result.starts().values() if n > 1)
     note = None
     if doubled:
         note = (f"{reran} job(s) ran more than once in this run (at-least-once delivery); a duplicate run "
@@ -252,5 +259,5 @@ def expect_poison_dead_lettered(t: Trial, result: Run, poison: set[int], max_att
 
 
 def fault_summary(result: Run) -> str:
-    reran = sum(1 for n in result.executions().values() if n > 1)
+    reran = sum(1 for n in result.starts().values() if n > 1)
     return f"{len(result.job_ids)} jobs, {result.kills} workers SIGKILLed, {reran} job(s) ran more than once"

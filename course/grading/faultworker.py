@@ -25,35 +25,52 @@ from .. import queue
 from ..worker import Hooks, Registry, Settings, Worker
 from .faults import TASK, write_event
 
+MID_WORK = "while the job was running"
+AFTER_WORK = "after the work, before the ack"
+
 
 class Recorder(Hooks):
     def __init__(self, history: str, started_at: float, slot: int, faults, rng: random.Random, inject: bool):
         self.history, self.started_at, self.slot = history, started_at, slot
         self.faults, self.rng, self.inject = faults, rng, inject
+        self._running: dict[int, object] = {}  # job id -> job, between started and finished
+        self._lock = threading.Lock()
 
     def _write(self, kind: str, job=None, detail: str = "") -> None:
         write_event(self.history, self.started_at, worker=self.slot, pid=os.getpid(), kind=kind,
                     job=getattr(job, "id", job), attempt=getattr(job, "attempts", None), detail=detail)
 
     def _die(self, job, why: str) -> None:
-        self._write("killed", job, f"SIGKILL injected {why}")
-        os.kill(os.getpid(), signal.SIGKILL)
+        """SIGKILL this process, after writing the kill into the timeline of every job it holds."""
+        with self._lock:
+            if why == MID_WORK and job.id not in self._running:
+                return  # the job finished before the timer fired: no longer "mid-work"
+            self._write("killed", job, f"SIGKILL injected {why}")
+            for other in self._running.values():
+                if other is not job:
+                    self._write("killed", other, f"SIGKILL injected while job {job.id} was {why.split()[0]} "
+                                                 "(this job went down with it)")
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def claimed(self, jobs) -> None:
         for job in jobs:
             self._write("claimed", job)
 
     def started(self, job) -> None:
+        with self._lock:
+            self._running[job.id] = job
         self._write("started", job)
         if self.inject and self.rng.random() < self.faults.kill_mid_work:
-            # Die a little later, from another thread, while the handler is still at work.
+            # Die a little later, from another thread, while the handler is (probably) still at work.
             delay = self.rng.uniform(0.0, 0.2)
-            threading.Timer(delay, self._die, args=(job, "while the job was running")).start()
+            threading.Timer(delay, self._die, args=(job, MID_WORK)).start()
 
     def finished(self, job, error) -> None:
         self._write("failed" if error else "finished", job, f"{type(error).__name__}: {error}" if error else "")
         if self.inject and self.rng.random() < self.faults.kill_after_work:
-            self._die(job, "after the work, before the ack")
+            self._die(job, AFTER_WORK)
+        with self._lock:
+            self._running.pop(job.id, None)
 
     def acked(self, ids) -> None:
         for job_id in sorted(ids):
