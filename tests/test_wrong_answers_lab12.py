@@ -154,7 +154,7 @@ def test_a_row_committed_before_sending_loses_the_email_when_the_first_send_fail
 
 def test_swallowed_errors_never_reach_the_dead_letter_table():
     report = run_check("12.confirmation_email", send_confirmation=swallows_errors, seed=SEED)
-    assert_fails_with(report, "dead-letter table with attempts = 8", "an impossible address is dead at once",
+    assert_fails_with(report, "dead-letter table with attempts = 8", "an impossible address ends the job at once",
                       "an alert fires")
 
 
