@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import tempfile
 import time
 from collections import defaultdict
@@ -46,7 +47,7 @@ class Faults:
     kill_after_work: float = 0.0  # probability per finished job
     kill_mid_work: float = 0.0  # probability per started job
     drop_connections_every_s: float | None = None
-    max_kills: int = 20  # after this many, workers run undisturbed, so the run can finish
+    max_kills: int = 20  # after this many kills, every worker stops injecting, so the run can finish
 
 
 @dataclass
@@ -121,15 +122,15 @@ class Run:
 def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     """Enqueue the payloads, run workers with faults until the queue is empty (or time is up)."""
     seed = random.randrange(1, 10**6) if seed is None else seed
-    rng = random.Random(seed)
     workdir = Path(tempfile.mkdtemp(prefix="course-faults-"))
     history = workdir / "history.jsonl"
     spec = workdir / "scenario.pkl"
+    calm = workdir / "calm"  # once the kill budget is spent, its existence tells every worker to stop injecting
     job_ids = queue.enqueue_many(box.conn, TASK, scenario.payloads, max_attempts=scenario.max_attempts)
     started_at = time.time()
     spec.write_bytes(cloudpickle.dumps({
         "conninfo": box.conninfo, "scenario": scenario, "history": str(history), "seed": seed,
-        "started_at": started_at,
+        "started_at": started_at, "calm": str(calm),
     }))
     slots: list[processes.Child | None] = [None] * scenario.workers
     incarnations = [0] * scenario.workers
@@ -139,10 +140,9 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
 
     def start(slot: int) -> None:
         incarnations[slot] += 1
-        budget_left = kills < scenario.faults.max_kills
         slots[slot] = processes.python(
             f"faultworker{slot}", "course.grading.faultworker", str(spec), str(slot), str(incarnations[slot]),
-            "inject" if budget_left else "calm", env=scenario.env)
+            env=scenario.env)
 
     try:
         for slot in range(scenario.workers):
@@ -157,6 +157,8 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
                     code = child.wait()
                     if code == -9:
                         kills += 1
+                        if kills >= scenario.faults.max_kills:
+                            calm.touch()
                     elif code != 0:
                         raise WorkerCrashed(f"a worker process failed on its own (exit code {code}):\n"
                                             + child.log_tail(12))
@@ -170,15 +172,20 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
                 _note(history, started_at, -1, 0, "dropped", detail=f"{dropped} worker connections terminated")
                 next_drop = time.monotonic() + scenario.faults.drop_connections_every_s
             time.sleep(0.05)
+        # Read what is left before the workers stop: their SIGTERM drain would finish some of it.
+        left = _left(box, job_ids)
+        stuck = [dict(zip(("id", "attempts", "leased", "visible_in_s", "last_error"), row)) for row in box.conn.execute(
+            "SELECT id, attempts, lease IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
+            " last_error FROM jobs WHERE id = ANY(%s) ORDER BY id LIMIT 5", [job_ids])]
     finally:
+        calm.touch()
         for child in slots:
             if child is not None and child.alive():
                 child.terminate(timeout=10)
     dead = {d.id: d for d in queue.dead_jobs(box.conn, limit=100_000)}
-    stuck = [dict(zip(("id", "attempts", "leased", "visible_in_s", "last_error"), row)) for row in box.conn.execute(
-        "SELECT id, attempts, lease IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
-        " last_error FROM jobs WHERE id = ANY(%s) ORDER BY id LIMIT 5", [job_ids])]
-    return Run(seed, job_ids, _read(history), timed_out, _left(box, job_ids), dead, kills, stuck, started_at)
+    events = _read(history)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return Run(seed, job_ids, events, timed_out, left, dead, kills, stuck, started_at)
 
 
 def _left(box: Sandbox, job_ids: list[int]) -> int:

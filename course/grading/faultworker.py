@@ -1,8 +1,8 @@
-"""A worker process for the fault injector: `python -m course.grading.faultworker SPEC SLOT INCARNATION MODE`.
+"""A worker process for the fault injector: `python -m course.grading.faultworker SPEC SLOT INCARNATION`.
 
 It runs the ordinary course.worker.Worker on the scenario's handler, with hooks that write every step
-to the run's history and, in MODE "inject", SIGKILL this very process at the points the scenario
-names. Its random choices are seeded from the run's seed, the slot and the incarnation, so a run can
+to the run's history and SIGKILL this very process at the points the scenario names (until the run's
+kill budget is spent). Its random choices are seeded from the run's seed, the slot and the incarnation, so a run can
 be replayed.
 """
 
@@ -30,9 +30,9 @@ AFTER_WORK = "after the work, before the ack"
 
 
 class Recorder(Hooks):
-    def __init__(self, history: str, started_at: float, slot: int, faults, rng: random.Random, inject: bool):
+    def __init__(self, history: str, started_at: float, slot: int, faults, rng: random.Random, calm_file: str):
         self.history, self.started_at, self.slot = history, started_at, slot
-        self.faults, self.rng, self.inject = faults, rng, inject
+        self.faults, self.rng, self.calm_file = faults, rng, calm_file
         self._running: dict[int, object] = {}  # job id -> job, between started and finished
         self._lock = threading.Lock()
 
@@ -48,9 +48,12 @@ class Recorder(Hooks):
             self._write("killed", job, f"SIGKILL injected {why}")
             for other in self._running.values():
                 if other is not job:
-                    self._write("killed", other, f"SIGKILL injected while job {job.id} was {why.split()[0]} "
-                                                 "(this job went down with it)")
+                    self._write("killed", other, f"went down with its worker (SIGKILL injected for job {job.id})")
             os.kill(os.getpid(), signal.SIGKILL)
+
+    def _injecting(self) -> bool:
+        """False once the run's kill budget is spent (the supervisor then creates the calm file)."""
+        return not os.path.exists(self.calm_file)
 
     def claimed(self, jobs) -> None:
         for job in jobs:
@@ -60,14 +63,14 @@ class Recorder(Hooks):
         with self._lock:
             self._running[job.id] = job
         self._write("started", job)
-        if self.inject and self.rng.random() < self.faults.kill_mid_work:
+        if self._injecting() and self.rng.random() < self.faults.kill_mid_work:
             # Die a little later, from another thread, while the handler is (probably) still at work.
             delay = self.rng.uniform(0.0, 0.2)
             threading.Timer(delay, self._die, args=(job, MID_WORK)).start()
 
     def finished(self, job, error) -> None:
         self._write("failed" if error else "finished", job, f"{type(error).__name__}: {error}" if error else "")
-        if self.inject and self.rng.random() < self.faults.kill_after_work:
+        if self._injecting() and self.rng.random() < self.faults.kill_after_work:
             self._die(job, AFTER_WORK)
         with self._lock:
             self._running.pop(job.id, None)
@@ -90,14 +93,14 @@ def queue_operations(scenario):
 
 
 def main(argv: list[str]) -> int:
-    spec_path, slot, incarnation, mode = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    spec_path, slot, incarnation = argv[0], int(argv[1]), int(argv[2])
     spec = cloudpickle.loads(Path(spec_path).read_bytes())
     scenario = spec["scenario"]
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     registry = Registry()
     registry.handler(TASK)(scenario.handler)
     rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
-    hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, inject=mode == "inject")
+    hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, spec["calm"])
     conninfo = make_conninfo(spec["conninfo"], application_name=f"faultworker-{spec['seed']}-{slot}")
     settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
     return Worker(conninfo, registry, settings, hooks=hooks, ops=queue_operations(scenario)).run()
