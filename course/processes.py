@@ -63,9 +63,23 @@ class Child:
         return "\n".join(self.log().splitlines()[-lines:])
 
 
+LOG_KEEP_S = 24 * 3600  # children's logs older than a day are removed (they are for debugging today)
+_pruned = False
+
+
 def log_dir() -> Path:
+    global _pruned
     path = Path(tempfile.gettempdir()) / f"course-logs-{os.getuid()}"
     path.mkdir(exist_ok=True)
+    if not _pruned:
+        _pruned = True
+        cutoff = time.time() - LOG_KEEP_S
+        for old in path.glob("*.log"):
+            try:
+                if old.stat().st_mtime < cutoff:
+                    old.unlink()
+            except OSError:
+                pass  # another process removed it first
     return path
 
 
