@@ -830,10 +830,21 @@ def ensure_stream(name: str, subjects: Sequence[str], *, replicas: int = 1,
         try:
             current = (await js.stream_info(name)).config
         except nats.js.errors.NotFoundError:
-            return await js.add_stream(name=name, **wanted)
-        if all(getattr(current, key) == value for key, value in wanted.items()):
-            return await js.stream_info(name)
-        return await js.update_stream(current.evolve(**wanted))
+            await js.add_stream(name=name, **wanted)
+        else:
+            if not all(getattr(current, key) == value for key, value in wanted.items()):
+                await js.update_stream(current.evolve(**wanted))
+        # A replicated stream answers publishes only once its replicas have elected a leader: wait for
+        # it here, or the first publish meets "no responders" and looks like a missing stream.
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            info = await js.stream_info(name)
+            if replicas == 1 or (info.cluster and info.cluster.leader):
+                return info
+            if asyncio.get_running_loop().time() > deadline:
+                raise BrokerUnavailable(f"stream {name!r} has no leader after {timeout:g} s: are a majority "
+                                        f"of its {replicas} replicas up?")
+            await asyncio.sleep(0.05)
 
     return run(_using_jetstream(url, work, timeout), timeout=timeout + 10)
 
