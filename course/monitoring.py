@@ -87,8 +87,12 @@ def snapshot(conn: psycopg.Connection, at: float = 0.0, *, queues: Iterable[str]
 
     `queues` are shown even when empty (a dashboard whose rows come and go is hard to read).
     """
-    stats = queue.stats(conn)
-    waiting = oldest_waiting(conn)
+    idle = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    with conn.transaction():
+        if idle:  # one view of the table for every number (READ COMMITTED would take one per statement)
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        stats = queue.stats(conn)
+        waiting = oldest_waiting(conn)
     names = sorted({q.queue for q in stats.queues} | set(waiting) | set(queues))
     views = []
     for name in names:
