@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg import sql as pgsql
 
+from .processes import wait_until
 from .worker import Registry
 
 # -- the jobs ---------------------------------------------------------------------------------------
@@ -222,6 +223,11 @@ class Soak:
                 self.faults.unexpected_exits.append(f"(exit {code}) " + child.log_tail(15))
             self.start_worker(slot)
 
+    def wait_for_workers_running(self) -> None:
+        """Until each worker has logged its first line: by then it handles SIGTERM."""
+        wait_until(lambda: all(", concurrency " in child.log() for child in self.workers), 60,
+                   what="every worker to be running")
+
     def close(self) -> None:
         for child in self.workers:
             if child.alive():
@@ -333,6 +339,7 @@ def run_soak(config: Config, log=print, progress=None) -> Report:
                 soak.start_worker(slot)
             soak.fault_loop(progress)
             soak.wait_for_empty_queue()
+            soak.wait_for_workers_running()  # a worker still starting up would die of SIGTERM, not drain
             unclean = sum(child.terminate(30) != 0 for child in soak.workers)  # SIGTERM: finish, exit 0
             checks = verify(soak.admin(), soak.faults)
             checks.append(Check("workers not exiting 0 on SIGTERM at the end", unclean, "must be 0", unclean == 0))
