@@ -1,7 +1,7 @@
 """`python -m course bench`: how fast the reference queue drains, beside the physical limit and its peers.
 
-    python -m course bench               about 8 minutes: 3 rounds, 20,000 jobs per drain, 1/2/4/8 processes
-    python -m course bench --quick       about 2 minutes: 3 rounds, 5,000 jobs, 1 and 8 processes
+    python -m course bench               ~10 minutes (idle 2 cores): 3 rounds, 1/2/4/8 processes
+    python -m course bench --quick       ~2 minutes: 3 rounds, a quarter of the jobs, 1 and 8 processes
     python -m course bench --profile     where a reference worker's time goes (py-spy) and the claim's plan
 
 It runs on a PostgreSQL of its own (same binaries, default settings, a temporary folder), so work on the
