@@ -328,16 +328,16 @@ class Dead:
     reason: str  # permanent, max_attempts, unknown_type, bad_payload
 
 
-def decide(job: Job, *, permanent: bool, delay=backoff_delay, retry_after_s: float | None = None) -> Retry | Dead:
+def decide(job: Job, *, permanent: bool, delay=backoff_delay) -> Retry | Dead:
     """What to do with a job that just failed: retry after a backoff, or give up.
 
-    A provider that says when to come back (an HTTP Retry-After) gets at least that long.
+    (A provider's Retry-After is not consulted here: lab 07's exercise adds it, and shows why.)
     """
     if permanent:
         return Dead("permanent")
     if job.attempts >= job.max_attempts:
         return Dead("max_attempts")
-    return Retry(max(delay(job.attempts), retry_after_s or 0.0))
+    return Retry(delay(job.attempts))
 
 
 def describe_error(error: BaseException | str) -> tuple[str, str | None]:
@@ -378,7 +378,7 @@ def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, perm
     """
     if permanent is None:
         permanent = isinstance(error, PermanentError)
-    outcome = decide(job, permanent=permanent, delay=delay, retry_after_s=getattr(error, "retry_after_s", None))
+    outcome = decide(job, permanent=permanent, delay=delay)
     if isinstance(outcome, Retry):
         done = retry(conn, job, outcome.delay_s, error)
     else:

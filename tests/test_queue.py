@@ -212,11 +212,3 @@ def test_errors_render_as_one_line_in_a_notebook():
     error = InvalidJob("payload is 68 KiB; the limit is 64 KiB.")
     assert error._render_traceback_() == ["InvalidJob: payload is 68 KiB; the limit is 64 KiB."]
 
-
-def test_a_retry_after_from_the_provider_is_respected(conn):
-    class Unavailable(Exception):
-        retry_after_s = 42.0
-
-    queue.enqueue(conn, "send_email", {"booking_id": 1})
-    outcome = queue.fail(conn, queue.claim_one(conn), Unavailable("503, come back in 42 s"))
-    assert outcome == queue.Retry(42.0)
