@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import math
 import os
@@ -54,11 +53,11 @@ from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
 
 from . import broker, sql
+from .payloads import to_json
 from .errors import CourseError, InvalidArgument
 
 log = logging.getLogger("course.outbox")
 
-MAX_PAYLOAD_BYTES = 64 * 1024
 SUBJECT = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")  # a NATS subject one can publish to: no wildcards
 STREAM = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DB_DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
@@ -89,28 +88,8 @@ def _subject(subject: object) -> str:
 
 
 def _payload_json(payload: object) -> str:
-    if isinstance(payload, (str, bytes)) or not isinstance(payload, Mapping):
-        raise InvalidArgument(
-            f"payload must be a dict (a JSON object), not {type(payload).__name__}: e.g. "
-            "{'order_id': 9812, 'total_cents': 2350}. Nothing was added."
-        )
-
-    def refuse(value: object):
-        raise TypeError(f"{type(value).__name__} {value!r:.40}")
-
-    try:
-        text = json.dumps(payload, allow_nan=False, default=refuse, separators=(",", ":"))
-    except (TypeError, ValueError) as error:
-        raise InvalidArgument(
-            f"payload cannot be stored as JSON ({error}): keep to str, int, float, bool, None, lists and "
-            "dicts (a date as an ISO string). Nothing was added."
-        ) from None
-    if len(text.encode()) > MAX_PAYLOAD_BYTES:
-        raise InvalidArgument(
-            f"payload is {len(text.encode()) / 1024:.0f} KiB; the limit is {MAX_PAYLOAD_BYTES // 1024} KiB. "
-            "Announce the change with ids and the few facts consumers need, not whole documents. Nothing was added."
-        )
-    return text
+    return to_json(payload, error=InvalidArgument, nothing_done="Nothing was added.",
+                   advice="Announce the change with ids and the few facts consumers need, not whole documents.")
 
 
 def add(conn: psycopg.Connection, subject: str, payload: Mapping) -> int:

@@ -16,7 +16,6 @@ queue in the database: an order and its receipt job are stored together or not a
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import traceback as tb
@@ -29,12 +28,12 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import sql
+from .payloads import MAX_PAYLOAD_BYTES, to_json  # noqa: F401  (MAX_PAYLOAD_BYTES: part of this API)
 from .backoff import MAX_ATTEMPTS, backoff_delay
 from .errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
 
 DEFAULT_QUEUE = "default"
 DEFAULT_LEASE_S = 30.0  # Amazon SQS's default visibility timeout
-MAX_PAYLOAD_BYTES = 64 * 1024
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,99}")
 LAST_ATTEMPT_LOST = "its last attempt never reported back: the worker stopped or lost its lease"
 
@@ -131,35 +130,9 @@ def _name(kind: str, value: object) -> str:
 
 
 def _payload_json(payload: object) -> str:
-    if payload is None:
-        payload = {}
-    if isinstance(payload, (str, bytes)):
-        raise InvalidJob(
-            f"payload must be a dict, not {type(payload).__name__} ({str(payload)[:40]!r}...): "
-            "pass ids as a dict, e.g. {'order_id': 9812}. Nothing was enqueued."
-        )
-    if not isinstance(payload, Mapping):
-        raise InvalidJob(f"payload must be a dict (a JSON object), not {type(payload).__name__}. "
-                         "Nothing was enqueued.")
-
-    def refuse(value: object):
-        raise TypeError(f"{type(value).__name__} {value!r:.40}")
-
-    try:
-        text = json.dumps(payload, allow_nan=False, default=refuse, separators=(",", ":"))
-    except (TypeError, ValueError) as error:
-        raise InvalidJob(
-            f"payload cannot be stored as JSON ({error}): keep to str, int, float, bool, None, lists "
-            "and dicts; pass an id or an ISO date string instead. Nothing was enqueued."
-        ) from None
-    size = len(text.encode())
-    if size > MAX_PAYLOAD_BYTES:
-        raise InvalidJob(
-            f"payload is {size / 1024:.0f} KiB; the limit is {MAX_PAYLOAD_BYTES // 1024} KiB. Put ids in "
-            "the job, not data: {'order_id': 9812}, and let the worker read the rest fresh from the "
-            "database. Nothing was enqueued."
-        )
-    return text
+    return to_json(payload, error=InvalidJob, nothing_done="Nothing was enqueued.",
+                   advice="Put ids in the job, not data: {'order_id': 9812}, and let the worker read the "
+                          "rest fresh from the database.")
 
 
 def _int_in(kind: str, value: object, low: int, high: int, advice: str = "") -> int:
