@@ -3,7 +3,6 @@
 import threading
 import time
 
-import psycopg
 import pytest
 
 from course import db, queue

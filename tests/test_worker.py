@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from course import db, queue
+from course import queue
 from course.processes import wait_until
 
 from .apps.recording import RUNS_TABLE

@@ -7,7 +7,7 @@ import argparse
 import shutil
 import textwrap
 
-from .. import db  # noqa: F401  (the checks need the database; fail early and clearly if it is missing)
+
 from . import manifest, run_check
 from .build import ROOT
 from .notebooks import exercise_cells, load_answers

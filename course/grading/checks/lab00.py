@@ -1,6 +1,5 @@
 """Lab 00: the warm-up exercise and the quiz."""
 
-from course import queue
 
 from ..trial import Trial
 from . import exercise_check

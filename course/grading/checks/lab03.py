@@ -4,7 +4,6 @@ one connection step by step and then from many connections at once."""
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Callable
 
 import psycopg

@@ -17,7 +17,6 @@ import contextlib
 import os
 import random
 import statistics
-import time
 import uuid
 from datetime import datetime, timezone
 
