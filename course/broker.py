@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -140,18 +141,21 @@ def _command_line(pid: int) -> list[str] | None:
         return None
 
 
+# Ports for our servers come from below the kernel's ephemeral range (32768 and up on Linux): a port
+# from that range can be handed to some outgoing connection while a killed server is down, and the
+# restarted server could then not have its old port back.
+PORT_RANGE = range(20000, 32000)
+
+
 def _free_ports(count: int) -> list[int]:
-    """`count` distinct ports the OS says are free now on 127.0.0.1 (all held open at once to differ)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """`count` distinct ports in PORT_RANGE that are free now on 127.0.0.1."""
+    chosen: list[int] = []
+    for port in random.Random().sample(PORT_RANGE, len(PORT_RANGE)):
+        if _port_is_free(port):
+            chosen.append(port)
+            if len(chosen) == count:
+                return chosen
+    raise BrokerUnavailable(f"no {count} free ports between {PORT_RANGE.start} and {PORT_RANGE.stop} on 127.0.0.1")
 
 
 def _port_is_free(port: int) -> bool:
