@@ -145,6 +145,7 @@ def _command_line(pid: int) -> list[str] | None:
 # from that range can be handed to some outgoing connection while a killed server is down, and the
 # restarted server could then not have its old port back.
 PORT_RANGE = range(20000, 32000)
+REUSE_PORT_WAIT_S = 3.0
 
 
 def _free_ports(count: int) -> list[int]:
@@ -339,6 +340,10 @@ class NatsServer:
         """
         binary = server_binary()
         ports = [previous.get("port"), previous.get("monitor_port")]
+        # Right after a kill -9 the kernel takes a moment to let go of the old ports: give it that moment.
+        deadline = time.monotonic() + REUSE_PORT_WAIT_S
+        while all(ports) and not all(map(_port_is_free, ports)) and time.monotonic() < deadline:
+            time.sleep(0.05)
         for attempt in range(3):
             if not all(p and _port_is_free(p) for p in ports):
                 ports = _free_ports(2)
