@@ -211,6 +211,7 @@ class Worker:
         heartbeat_every = s.lease_s / 3
         next_heartbeat = time.monotonic() + heartbeat_every
         last_error = None  # the last failed statement's message, logged once rather than every poll
+        give_up_at = None  # when draining, how long we keep retrying a failing statement
         while True:
             try:
                 self._report_finished()
@@ -238,7 +239,13 @@ class Worker:
                     log.error("worker %s: %s: %s; retrying every %.0f s", self.name, type(error).__name__,
                               str(error).strip().splitlines()[0], s.poll_interval_s)
                     last_error = str(error)
-                self._stopping.wait(s.poll_interval_s)
+                if self._stopping.is_set():
+                    give_up_at = give_up_at or time.monotonic() + s.drain_timeout_s
+                    if time.monotonic() > give_up_at:
+                        log.error("worker %s: could not report %d job(s) while draining; they will run again "
+                                  "when their lease runs out", self.name, len(self._finished))
+                        return 1
+                time.sleep(s.poll_interval_s)
                 continue
             last_error = None
             self._wake.wait(timeout=min(s.poll_interval_s, max(0.0, next_heartbeat - time.monotonic())))

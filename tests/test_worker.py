@@ -116,3 +116,15 @@ def test_a_bad_app_argument_gets_one_clear_line(schema):
     child = worker.spawn("tests/apps/recording.py:nothing_here", schema=schema)
     assert child.wait(30) == 2
     assert "has no 'nothing_here'" in child.log() and "Traceback" not in child.log()
+
+
+def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, start_workers):
+    [w] = start_workers(1, concurrency=1, lease=5, poll_interval=0.2, listen=False)
+    wait_until(lambda: "queue 'default'" in w.log(), 30, what="the worker to start")
+    runs.execute("ALTER TABLE jobs RENAME TO jobs_away")  # the claim now fails: no such table
+    time.sleep(1.5)
+    assert w.alive(), w.log_tail()
+    runs.execute("ALTER TABLE jobs_away RENAME TO jobs")
+    queue.enqueue(runs, "record", {}, notify=False)
+    wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the worker to run the job once the table is back")
+    assert w.log().count('relation "jobs" does not exist') == 1, w.log_tail()
