@@ -60,7 +60,8 @@ def test_kills_after_the_work_expose_a_handler_that_is_not_idempotent(box):
     report = judge(box, result)
     assert result.kills > 0 and not report.passed
     text = report.render()
-    assert "no duplicate effect" in text and "SIGKILL injected after the work, before the ack" in text
+    # The doubled job was killed after its work, or went down with a worker killed after another job's.
+    assert "no duplicate effect" in text and "SIGKILL injected" in text
     assert "check('zz.faults', seed=7)" in text
 
 
