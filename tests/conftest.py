@@ -19,6 +19,12 @@ os.environ.setdefault("COURSE_PROGRESS_FILE", str(db.project_home() / "test-prog
 RECORDING_APP = f"{TESTS / 'apps' / 'recording.py'}:handlers"
 
 
+@pytest.fixture(autouse=True)
+def private_progress(tmp_path, monkeypatch):
+    """Each test records check results in a progress file of its own."""
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
 @pytest.fixture(scope="session")
 def database() -> db.Database:
     try:

@@ -14,11 +14,6 @@ COURSE = manifest.load()
 EXERCISES = [e.id for e in COURSE.exercises]
 
 
-@pytest.fixture(autouse=True)
-def private_progress(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
 # -- every exercise: fails on the stub, passes on the solution ------------------------------------
 
 

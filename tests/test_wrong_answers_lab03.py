@@ -4,25 +4,9 @@ Each wrong answer is a claim a learner could well write. The test runs the real 
 PostgreSQL, ten connections at once) and asserts which checks fail, and that the right answer passes.
 """
 
-import pytest
-
 from course.grading import run_check
 
-
-@pytest.fixture(autouse=True)
-def private_progress(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
-
-
-def assert_fails_with(report, *fragments: str) -> None:
-    names = failed(report)
-    assert not report.passed and names, report.render()
-    for fragment in fragments:
-        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+from .wrong_answers import assert_fails_with, failed
 
 
 READY = "run_at <= now() AND (locked_until IS NULL OR locked_until < now())"

@@ -5,28 +5,12 @@ so most wrong answers here fail in well under a second; one test runs the worker
 heartbeat that does nothing, to show that stage fails for the right reason too.
 """
 
-import pytest
-
 from course.grading import run_check
 from course.grading.checks import lab04
 from course.grading.report import Report
 from course.grading.trial import Trial
 
-
-@pytest.fixture(autouse=True)
-def private_progress(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
-
-
-def assert_fails_with(report, *fragments: str) -> None:
-    names = failed(report)
-    assert not report.passed and names, report.render()
-    for fragment in fragments:
-        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+from .wrong_answers import assert_fails_with, failed
 
 
 def extend_with(statement: str):

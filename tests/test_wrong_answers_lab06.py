@@ -17,23 +17,9 @@ from course.grading.report import Report
 from course.grading.trial import Trial
 from course.systems.email_provider import EmailProvider, send_email
 
+from .wrong_answers import assert_fails_with, failed
+
 SOLUTION = Path(__file__).parents[1] / "solutions" / "06_idempotency.ipynb"
-
-
-@pytest.fixture(autouse=True)
-def private_progress(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
-
-
-def assert_fails_with(report, *fragments: str) -> None:
-    names = failed(report)
-    assert not report.passed and names, report.render()
-    for fragment in fragments:
-        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
 
 
 # What the notebook's set-up cell gives a learner's handler (the check reads the same tables).

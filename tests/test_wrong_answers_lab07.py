@@ -10,9 +10,7 @@ from course.errors import PermanentError
 from course.grading import run_check
 from course.systems.email_provider import ProviderTimeout, TransientEmailError
 
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
+from .wrong_answers import failed
 
 
 def assert_fails_on(report, *names):

@@ -10,9 +10,7 @@ import pytest
 from course import queue, scheduler
 from course.grading import run_check
 
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
+from .wrong_answers import failed
 
 
 def assert_fails_on(report, *names):

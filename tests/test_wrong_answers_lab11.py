@@ -2,25 +2,9 @@
 wrong jobs or the wrong column, alerts on depth or in minutes, and vacuum blockers found by the wrong
 state or the wrong clock."""
 
-import pytest
-
 from course.grading import run_check
 
-
-@pytest.fixture(autouse=True)
-def private_progress(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
-
-
-def assert_fails_with(report, *fragments: str) -> None:
-    names = failed(report)
-    assert not report.passed and names, report.render()
-    for fragment in fragments:
-        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+from .wrong_answers import assert_fails_with, failed
 
 
 def assert_passes_except(report, *fragments: str) -> None:

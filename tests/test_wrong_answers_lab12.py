@@ -19,27 +19,13 @@ from course.queue import PermanentError
 from course.systems import stayhub
 from course.systems.email_provider import send_email
 
+from .wrong_answers import assert_fails_with, failed
+
 # The handlers below run in the fault injector's worker processes: send them by value, not as imports
 # of this test module.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 SEED = 7
-
-
-@pytest.fixture(autouse=True)
-def private_progress(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def failed(report) -> list[str]:
-    return [r.name for r in report.results if not r.passed]
-
-
-def assert_fails_with(report, *fragments: str) -> None:
-    names = failed(report)
-    assert not report.passed and names, report.render()
-    for fragment in fragments:
-        assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
 
 
 def assert_passes_except(report, *fragments: str) -> None:
