@@ -802,7 +802,8 @@ def publish(subject: str, payload=b"", *, msg_id: str | None = None, stream: str
     `msg_id` sets the Nats-Msg-Id header: publishing the same id again within the stream's duplicate
     window stores nothing new (the ack says `duplicate=True`). That is what makes retrying safe: with
     `retry_for=30`, a publish that failed or whose ack was lost (a leader killed mid-publish) is sent
-    again, with the same id, until one is acknowledged or 30 s have passed.
+    again, with the same id, until one is acknowledged or 30 s have passed. A stream that exists but
+    does not answer (its replicas electing a leader) is waited for up to `timeout` even without it.
     """
     all_headers = dict(headers or {})
     if msg_id is not None:
@@ -816,9 +817,17 @@ def publish(subject: str, payload=b"", *, msg_id: str | None = None, stream: str
         try:
             return run(_using_jetstream(url, send, timeout), timeout=timeout + 10)
         except nats.js.errors.NoStreamResponseError:
-            if time.monotonic() + 0.2 > deadline:  # during a failover this passes; otherwise it is a mistake
-                raise StreamNotFound(f"No stream takes the subject {subject!r} (or none answered in time): create "
-                                     f"one with broker.ensure_stream('NAME', [{subject!r}]).") from None
+            # "No responders" means nobody received the message, so sending it again is always safe. It is a
+            # mistake when no stream takes the subject; when one does, its replicas are between leaders or
+            # this server has not yet heard of it: wait for it, at least `timeout`, as for a slow ack.
+            if _stream_for(subject, url) is None:
+                raise StreamNotFound(f"No stream takes the subject {subject!r}: create one with "
+                                     f"broker.ensure_stream('NAME', [{subject!r}]).") from None
+            if retry_for == 0:
+                retry_for, deadline = timeout, time.monotonic() + timeout
+            if time.monotonic() + 0.2 > deadline:
+                raise BrokerUnavailable(f"The stream that takes {subject!r} did not answer for {retry_for:g} s: "
+                                        "is a majority of its replicas up?") from None
             time.sleep(0.2)
         except TRANSIENT:
             if time.monotonic() + 0.2 > deadline:
@@ -856,6 +865,20 @@ def ensure_stream(name: str, subjects: Sequence[str], *, replicas: int = 1,
             await asyncio.sleep(0.05)
 
     return run(_using_jetstream(url, work, timeout), timeout=timeout + 10)
+
+
+def _stream_for(subject: str, url: Servers) -> str | None:
+    """The name of the stream that takes `subject`, None if none does, "?" if the servers cannot say now."""
+    async def work(js):
+        try:
+            return await js.find_stream_name_by_subject(subject)
+        except nats.js.errors.NotFoundError:
+            return None
+
+    try:
+        return run(_using_jetstream(url, work, 2.0), timeout=12)
+    except TRANSIENT:
+        return "?"
 
 
 async def _stream_info(js, name: str) -> api.StreamInfo:
