@@ -18,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+from . import backoff
 from .errors import CourseError
 
 
@@ -67,8 +68,12 @@ def cmd_worker(args) -> int:
     registry = load_object(args.app)
     if not isinstance(registry, Registry):
         raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.worker.Registry.")
-    settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
-                        poll_interval_s=args.poll_interval, listen=not args.no_listen)
+    try:
+        settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
+                            poll_interval_s=args.poll_interval, listen=not args.no_listen,
+                            retry_base_s=args.retry_base, retry_cap_s=args.retry_cap)
+    except ValueError as error:
+        raise CourseError(f"--retry-base/--retry-cap: {error}.") from None
     conninfo = args.dsn or db.conninfo(args.schema)
     return Worker(conninfo, registry, settings).run()
 
@@ -110,6 +115,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, default=30.0, help="seconds a claimed job stays hidden")
     p.add_argument("--poll-interval", type=float, default=1.0, help="seconds between polls without NOTIFY")
     p.add_argument("--no-listen", action="store_true", help="poll only (no LISTEN/NOTIFY)")
+    p.add_argument("--retry-base", type=float, default=backoff.BASE_S,
+                   help="a failed job waits a random time up to base * 2**(attempt-1) s (default %(default)g)")
+    p.add_argument("--retry-cap", type=float, default=backoff.CAP_S,
+                   help="the longest wait before a retry, in s (default %(default)g)")
     p.add_argument("--schema", help="the schema holding the jobs table (default: public)")
     p.add_argument("--dsn", help="connection string (default: the course database)")
     p.set_defaults(run=cmd_worker)

@@ -32,6 +32,7 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg.conninfo import make_conninfo
 
+from . import backoff
 from . import queue as q
 from .errors import DatabaseUnavailable
 from .queue import Job
@@ -123,6 +124,16 @@ class Settings:
     poll_interval_s: float = 1.0  # the fallback when no notification arrives
     listen: bool = True
     drain_timeout_s: float = 60.0  # on SIGTERM, how long to keep trying to report finished jobs
+    retry_base_s: float = backoff.BASE_S  # a failed job waits up to base * 2**(attempt-1) s ...
+    retry_cap_s: float = backoff.CAP_S  # ... and never more than this
+
+    def __post_init__(self):
+        if not 0 < self.retry_base_s <= self.retry_cap_s:
+            raise ValueError(f"retry backoff needs 0 < base <= cap; got base {self.retry_base_s:g} s, "
+                             f"cap {self.retry_cap_s:g} s")
+
+    def retry_delay(self, attempt: int) -> float:
+        return backoff.backoff_delay(attempt, base=self.retry_base_s, cap=self.retry_cap_s)
 
 
 @dataclass
@@ -310,7 +321,7 @@ class Worker:
         succeeded = [done.job for done in batch if done.error is None]
         acked = self.ops.ack_many(self._conn, succeeded) if succeeded else set()
         for done in batch:
-            if done.error is not None and self.ops.fail(self._conn, done.job, done.error) is None:
+            if done.error is not None and self._fail(done) is None:
                 acked.discard(done.job.id)  # lease lost: counted below
         for _ in batch:
             self._finished.popleft()
@@ -325,6 +336,12 @@ class Worker:
                         self.name, lost)
         if acked:
             self.hooks.acked(acked)
+
+    def _fail(self, done: _Done):
+        s = self.settings
+        if (s.retry_base_s, s.retry_cap_s) == (backoff.BASE_S, backoff.CAP_S):
+            return self.ops.fail(self._conn, done.job, done.error)  # the plain call: ops may be a learner's
+        return self.ops.fail(self._conn, done.job, done.error, delay=s.retry_delay)
 
     def _heartbeat(self) -> None:
         running = list(self._running.values())

@@ -12,6 +12,7 @@ from course import queue
 from course.processes import wait_until
 
 from .apps.recording import RUNS_TABLE
+from .conftest import RECORDING_APP
 
 
 @pytest.fixture
@@ -128,3 +129,52 @@ def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, star
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the worker to run the job once the table is back")
     assert w.log().count('relation "jobs" does not exist') == 1, w.log_tail()
+
+
+def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
+    """retry_base_s/retry_cap_s (--retry-base/--retry-cap) reach fail(): every wait stays under the cap."""
+    import threading
+
+    from course import db
+    from course.worker import Registry, Settings, Worker
+
+    outcomes = []
+
+    class RecordingQueue:  # course.queue, noting what each fail() decided
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def fail(self, *args, **kwargs):
+            outcomes.append(queue.fail(*args, **kwargs))
+            return outcomes[-1]
+
+    registry = Registry()
+
+    @registry.handler("flaky")
+    def flaky(job):
+        raise ConnectionError("503 from the provider")
+
+    queue.enqueue(conn, "flaky", {}, max_attempts=6)
+    settings = Settings(concurrency=1, lease_s=5, poll_interval_s=0.05, listen=False,
+                        retry_base_s=0.01, retry_cap_s=0.03)
+    worker = Worker(db.conninfo(schema), registry, settings, ops=RecordingQueue())
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: len(queue.dead_jobs(conn)) == 1, timeout=60, what="the job to be dead-lettered")
+    finally:
+        worker.stop()
+        thread.join(30)
+    delays = [outcome.delay_s for outcome in outcomes if isinstance(outcome, queue.Retry)]
+    assert len(delays) == 5 and all(0 <= d <= 0.03 for d in delays), delays
+    # The defaults would have allowed 1, 2, 4 and 8 s: the cap above is what kept them this short.
+    with pytest.raises(ValueError, match="base <= cap"):
+        Settings(retry_base_s=10, retry_cap_s=1)
+
+
+def test_a_bad_retry_backoff_argument_gets_one_clear_line(schema):
+    from course import processes
+
+    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base", "0")
+    assert child.wait(30) == 2
+    assert "--retry-base/--retry-cap" in child.log() and "Traceback" not in child.log()
