@@ -159,6 +159,7 @@ class EmbeddedPostgres:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         prefix, _ = run_as_postgres_prefix()
         if prefix[:1] == ["runuser"]:
+            self._check_fallback_user_can_reach()
             shutil.chown(self.data_dir, FALLBACK_USER, FALLBACK_USER)
         self.data_dir.chmod(0o700)
         self._run(
@@ -167,6 +168,18 @@ class EmbeddedPostgres:
         )
         with open(self.data_dir / "postgresql.conf", "a") as conf:
             conf.write("\n" + SETTINGS)
+
+    def _check_fallback_user_can_reach(self) -> None:
+        """The system user must reach the binaries and the data folder. We do not chmod the user's folders
+        to make it so (that is what makes the wheel's own server manager unfit): we say what to do."""
+        for path, test in ((binary("postgres"), "-x"), (self.home, "-x")):
+            if self._run("test", test, path, check=False).returncode != 0:
+                raise DatabaseUnavailable(
+                    f"PostgreSQL refuses to run as root, user namespaces are not permitted here, and the "
+                    f"system user {FALLBACK_USER!r} cannot reach {path} (a folder above it is private to root). "
+                    "Clone the course into a folder other users can enter (e.g. under /opt or /srv), run it as "
+                    "a normal user, or set DATABASE_URL to a PostgreSQL of your own."
+                )
 
     def _clear_stale_pidfile(self) -> None:
         """Remove postmaster.pid left by a killed server, once its process is truly gone.
@@ -200,7 +213,9 @@ class EmbeddedPostgres:
             self.socket_dir.mkdir(parents=True, exist_ok=True)
             prefix, how = run_as_postgres_prefix()
             if prefix[:1] == ["runuser"]:
-                shutil.chown(self.socket_dir, FALLBACK_USER, FALLBACK_USER)
+                self.log_file.touch()
+                for path in (self.socket_dir, self.log_file):
+                    shutil.chown(path, FALLBACK_USER, FALLBACK_USER)
             self._start_postmaster()
             self._create_course_database()
             return f"started ({how})"
@@ -217,7 +232,8 @@ class EmbeddedPostgres:
             if result.returncode == 0:
                 return
             if time.monotonic() > deadline:
-                tail = "".join(self.log_file.read_text(errors="replace").splitlines(True)[-5:])
+                log = self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
+                tail = "".join(log.splitlines(True)[-5:])
                 raise DatabaseUnavailable(
                     f"The embedded PostgreSQL did not start:\n{result.stdout}{result.stderr}{tail}"
                     f"(full log: {self.log_file})"
