@@ -346,6 +346,27 @@ def _alive(pid: int) -> bool:
     return broker._is_running(pid)
 
 
+def wait_settled(history: str | Path, msg_ids: Sequence[str], timeout: float = 120.0,
+                 children: Sequence[processes.Child] = ()) -> None:
+    """Wait until `settled`; when it does not come, say why: the messages left, what happened to the
+    first of them, and any of `children` (the lab's producer and consumers) that has exited."""
+    try:
+        processes.wait_until(lambda: settled(history, msg_ids), timeout, interval=0.2,
+                             what="every message acknowledged or dead-lettered")
+    except TimeoutError:
+        events = read_history(history)
+        outcome = Outcome.of(events)
+        left = [m for m in msg_ids if m not in outcome.acked and m not in outcome.dead]
+        lines = [f"after {timeout:g} s, {len(left)} of {len(msg_ids)} messages are neither acknowledged nor "
+                 f"dead-lettered{' (and a handler is still running)' if not left else ''}: {left[:8]}"]
+        for msg_id in left[:2]:
+            lines.append(f"what happened to {msg_id}:\n{timeline(events, msg_id)}")
+        for child in children:
+            if not child.alive():
+                lines.append(f"{child.name} exited (code {child.popen.poll()}):\n{child.log_tail(8)}")
+        raise TimeoutError("\n".join(lines)) from None
+
+
 def timeline(events: Sequence[Event], msg_id: str | None = None, since: float | None = None) -> str:
     """One line per event (of one message, if given), in seconds from `since` (the first event)."""
     chosen = [e for e in events if msg_id is None or e.msg_id == msg_id or e.kind in ("started", "stopped", "killed")]

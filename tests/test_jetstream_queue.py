@@ -5,6 +5,7 @@ tests/test_lab13_failover.py kills a leader). Each test has queues of its own. D
 measured times are compared with what the consumer's settings promise, with room for a loaded machine.
 """
 
+import sys
 import time
 
 import nats.errors
@@ -90,6 +91,25 @@ def test_settings_that_jetstream_would_refuse_are_refused_here_with_the_reason()
     assert [queue.wait_after(n) for n in (1, 2, 3, 4, 8)] == [1, 2, 4, 4, 4]
     assert jq.WorkQueue("Q", ack_wait_s=30).wait_after(3) == 30
     assert queue.subject("confirm") == "emails.confirm" and queue.dead_stream == "EMAILS_DEAD"
+
+
+def test_waiting_for_messages_that_never_settle_says_which_and_what_happened(tmp_path):
+    history = str(tmp_path / "history.jsonl")
+    jq._record(history, who="producer", kind="published", seq=1, msg_id="booking-1")
+    jq._record(history, who="producer", kind="published", seq=2, msg_id="booking-2")
+    jq._record(history, who="consumer0", kind="received", seq=1, msg_id="booking-1", deliveries=1)
+    jq._record(history, who="consumer0", kind="finished", seq=1, msg_id="booking-1", deliveries=1)
+    jq._record(history, who="consumer0", kind="acked", seq=1, msg_id="booking-1", deliveries=1)
+    gone = processes.spawn("producer", [sys.executable, "-c", "raise SystemExit('gave up on booking-2')"])
+    gone.wait(60)
+    with pytest.raises(TimeoutError) as raised:
+        jq.wait_settled(history, ["booking-1", "booking-2"], timeout=0.5, children=[gone])
+    message = str(raised.value)
+    assert "1 of 2 messages are neither acknowledged nor dead-lettered: ['booking-2']" in message
+    assert "what happened to booking-2:" in message and "published" in message
+    assert "producer exited (code 1)" in message and "gave up on booking-2" in message
+    jq._record(history, who="consumer0", kind="dead_lettered", seq=2, msg_id="booking-2")
+    jq.wait_settled(history, ["booking-1", "booking-2"], timeout=5)
 
 
 def test_reset_creates_a_work_queue_and_empties_it_when_run_again(servers):

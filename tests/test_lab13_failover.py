@@ -48,7 +48,7 @@ def test_a_leader_killed_mid_work_loses_nothing_and_stores_nothing_twice(started
         assert producer.wait(180) == 0, producer.log_tail(20)
 
         ids = [f"booking-{n}" for n in range(COUNT)]
-        wait_until(lambda: jq.settled(history, ids), 120, interval=0.2, what="every booking to be confirmed")
+        jq.wait_settled(history, ids, timeout=120, children=[*started])
         events = jq.read_history(history)
         published = [e for e in events if e.kind == "published"]
         stream = broker.stream_info(bookings.name, url=cluster.live_urls)
