@@ -812,7 +812,8 @@ def publish(subject: str, payload=b"", *, msg_id: str | None = None, stream: str
     async def send(js):
         return await js.publish(subject, encode(payload), stream=stream, headers=all_headers or None)
 
-    deadline = time.monotonic() + retry_for
+    deadline = time.monotonic() + retry_for  # the caller's: any failure is sent again until then
+    stream_silent_until = None  # ours: how long to wait for a stream that exists but does not answer
     while True:
         try:
             return run(_using_jetstream(url, send, timeout), timeout=timeout + 10)
@@ -823,11 +824,10 @@ def publish(subject: str, payload=b"", *, msg_id: str | None = None, stream: str
             if _stream_for(subject, url) is None:
                 raise StreamNotFound(f"No stream takes the subject {subject!r}: create one with "
                                      f"broker.ensure_stream('NAME', [{subject!r}]).") from None
-            if retry_for == 0:
-                retry_for, deadline = timeout, time.monotonic() + timeout
-            if time.monotonic() + 0.2 > deadline:
-                raise BrokerUnavailable(f"The stream that takes {subject!r} did not answer for {retry_for:g} s: "
-                                        "is a majority of its replicas up?") from None
+            stream_silent_until = stream_silent_until or max(deadline, time.monotonic() + timeout)
+            if time.monotonic() + 0.2 > stream_silent_until:
+                raise BrokerUnavailable(f"The stream that takes {subject!r} did not answer in time: is a "
+                                        "majority of its replicas up?") from None
             time.sleep(0.2)
         except TRANSIENT:
             if time.monotonic() + 0.2 > deadline:

@@ -187,6 +187,19 @@ def test_a_replicated_stream_survives_its_leader_being_killed_and_retries_duplic
     assert running(pids) == []
 
 
+def test_a_stream_that_lost_its_majority_is_waited_for_then_named_not_called_missing():
+    with broker.Cluster.start(3) as cluster:
+        broker.ensure_stream("QUORUM", ["quorum.>"], replicas=3, url=cluster.urls)
+        broker.publish("quorum.x", {"n": 1}, msg_id="q-1", url=cluster.urls)
+        survivor, *others = cluster.nodes
+        for name in others:
+            cluster.kill(name)
+        began = time.monotonic()
+        with pytest.raises(broker.BrokerUnavailable, match="is a majority of its replicas up"):
+            broker.publish("quorum.x", {"n": 2}, msg_id="q-2", url=cluster.live_urls, timeout=2)
+        assert time.monotonic() - began >= 1.5, "a silent stream is waited for about `timeout` before giving up"
+
+
 def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits(tmp_path):
     with pytest.raises(RuntimeError, match="a failing lab cell"):
         with broker.Cluster.start(3) as cluster:
