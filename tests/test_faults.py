@@ -60,7 +60,8 @@ def test_kills_after_the_work_expose_a_handler_that_is_not_idempotent(box):
     report = judge(box, result)
     assert result.kills > 0 and not report.passed
     text = report.render()
-    # The doubled job was killed after its work, or went down with a worker killed after another job's.
+    # The doubled job was killed after its work, or went down with a worker killed after another job's
+    # (while running, or finished and waiting for its batched ack).
     assert "no duplicate effect" in text and "SIGKILL injected" in text
     assert "check('zz.faults', seed=7)" in text
 
@@ -121,3 +122,38 @@ def test_dropped_connections_are_survived_and_recorded(box):
     report = judge(box, result)
     assert report.passed, report.render()
     assert any(e.kind == "dropped" for e in result.events)
+
+
+def test_a_kill_is_written_into_the_timeline_of_every_job_the_worker_held_also_finished_but_not_acked(
+        tmp_path, monkeypatch):
+    """Acks are batched: a job whose work is done can still be lost with its worker, and its timeline
+    must say so, or a learner sees a job run twice with no reason given."""
+    import random
+    from types import SimpleNamespace
+
+    from course.grading import faultworker
+
+    class Killed(Exception):
+        pass
+
+    def fake_kill(pid, signum):
+        raise Killed
+
+    monkeypatch.setattr(faultworker.os, "kill", fake_kill)
+    history = tmp_path / "history.jsonl"
+    never = SimpleNamespace(kill_mid_work=0.0, kill_after_work=0.0)
+    recorder = faultworker.Recorder(str(history), 0.0, 0, never, random.Random(1), str(tmp_path / "calm"))
+    done, acked, running, doomed = (SimpleNamespace(id=n, attempts=1) for n in (1, 2, 3, 4))
+    for job in (done, acked, running, doomed):
+        recorder.started(job)
+    recorder.finished(done, None)
+    recorder.finished(acked, None)
+    recorder.acked({acked.id})
+    with pytest.raises(Killed):
+        recorder._die(doomed, faultworker.AFTER_WORK)
+    killed = {e.job: e.detail for e in faults._read(history) if e.kind == "killed"}
+    assert killed == {
+        doomed.id: "SIGKILL injected after the work, before the ack",
+        running.id: "went down with its worker (SIGKILL injected for job 4)",
+        done.id: "its ack went down with its worker (SIGKILL injected for job 4)",
+    }

@@ -34,6 +34,7 @@ class Recorder(Hooks):
         self.history, self.started_at, self.slot = history, started_at, slot
         self.faults, self.rng, self.calm_file = faults, rng, calm_file
         self._running: dict[int, object] = {}  # job id -> job, between started and finished
+        self._unacked: dict[int, object] = {}  # job id -> job, finished and waiting for the batched ack
         self._lock = threading.Lock()
 
     def _write(self, kind: str, job=None, detail: str = "") -> None:
@@ -49,6 +50,9 @@ class Recorder(Hooks):
             for other in self._running.values():
                 if other is not job:
                     self._write("killed", other, f"went down with its worker (SIGKILL injected for job {job.id})")
+            # Work done but not yet acked is lost too: the job runs again once its lease runs out.
+            for other in self._unacked.values():
+                self._write("killed", other, f"its ack went down with its worker (SIGKILL injected for job {job.id})")
             os.kill(os.getpid(), signal.SIGKILL)
 
     def _injecting(self) -> bool:
@@ -74,8 +78,13 @@ class Recorder(Hooks):
             self._die(job, AFTER_WORK)
         with self._lock:
             self._running.pop(job.id, None)
+            if error is None:
+                self._unacked[job.id] = job
 
     def acked(self, ids) -> None:
+        with self._lock:
+            for job_id in ids:
+                self._unacked.pop(job_id, None)
         for job_id in sorted(ids):
             self._write("acked", job_id)
 
