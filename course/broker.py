@@ -735,6 +735,8 @@ def run(coroutine: Awaitable, timeout: float | None = 60.0):
     try:
         return future.result(timeout)
     except concurrent.futures.TimeoutError:
+        if future.done():  # the coroutine's own timeout (the same class since Python 3.11): pass it on
+            raise
         future.cancel()
         raise TimeoutError(f"the NATS call did not finish within {timeout} s") from None
 
