@@ -172,8 +172,8 @@ class EmbeddedPostgres:
     def _check_fallback_user_can_reach(self) -> None:
         """The system user must reach the binaries and the data folder. We do not chmod the user's folders
         to make it so (that is what makes the wheel's own server manager unfit): we say what to do."""
-        for path, test in ((binary("postgres"), "-x"), (self.home, "-x")):
-            if self._run("test", test, path, check=False).returncode != 0:
+        for path in (binary("postgres"), self.home):
+            if self._run("test", "-x", path, check=False).returncode != 0:
                 raise DatabaseUnavailable(
                     f"PostgreSQL refuses to run as root, user namespaces are not permitted here, and the "
                     f"system user {FALLBACK_USER!r} cannot reach {path} (a folder above it is private to root). "
