@@ -165,7 +165,9 @@ def test_the_acceptance_test_on_its_own_catches_a_handler_that_is_not_idempotent
     report = Report("06.send_confirmation", tuple(t.results), seed=t.seed)
     text = report.render()
     assert failed(report) == ["no guest got two emails, even when their job ran more than once"], text
-    assert "SIGKILL injected" in text
+    # The story told is of a booking with one job, when the kills doubled one (the SIGKILL is in it), or
+    # else of a booking enqueued twice (its other job is in it): which one depends on the processes' timing.
+    assert "SIGKILL injected" in text or "the same booking)" in text, text
     assert "outside" in text and "delivered (HTTP 200, Idempotency-Key None)" in text
     assert "check('06.send_confirmation', seed=11)" in text
 
