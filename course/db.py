@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from .errors import DatabaseUnavailable
-from .pgserver import DBNAME, PORT, SUPERUSER, EmbeddedPostgres
+from .pgserver import DBNAME, EmbeddedPostgres
 
 DOCKER_IMAGE = "postgres:18.1"  # the same pin as docker-compose.yml
 CONNECT_TIMEOUT_S = 5
@@ -101,7 +101,7 @@ def _from_docker() -> Database:
 def _from_embedded() -> Database:
     server = embedded()
     how = server.start()
-    info = make_conninfo(host=str(server.socket_dir), port=PORT, user=SUPERUSER, dbname=DBNAME)
+    info = server.conninfo()  # names the password file, never the password: workers get it on their command line
     return Database("embedded", info, f"embedded PostgreSQL 18, {how}, socket in {server.socket_dir}")
 
 

@@ -33,8 +33,8 @@ def server():
     shutil.rmtree(home.parent, ignore_errors=True)
 
 
-def connect(pg: EmbeddedPostgres) -> psycopg.Connection:
-    return psycopg.connect(host=str(pg.socket_dir), port=PORT, user=SUPERUSER, dbname=DBNAME, autocommit=True)
+def connect(pg: EmbeddedPostgres, **params) -> psycopg.Connection:
+    return psycopg.connect(pg.conninfo(**params), autocommit=True)
 
 
 def start_from_another_process(pg: EmbeddedPostgres) -> str:
@@ -94,6 +94,98 @@ needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or not (shutil.which("useradd") and shutil.which("runuser")),
     reason="the fallback is for root on a machine with useradd and runuser",
 )
+
+
+# -- only the owner gets in --------------------------------------------------------------------------
+
+
+NO_PASSFILE = "/nonexistent/pgpass"  # libpq then has no password to offer
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_the_socket_folder_and_the_password_file_are_the_owners_alone(server):
+    server.start()
+    assert mode(server.socket_dir) == 0o700
+    assert mode(server.socket_dir / f".s.PGSQL.{PORT}") == 0o700
+    assert mode(server.password_file) == 0o600
+    assert mode(server.data_dir) == 0o700
+    with connect(server) as conn:
+        assert conn.execute("SHOW unix_socket_permissions").fetchone()[0] == "0700"
+        assert conn.execute("SHOW password_encryption").fetchone()[0] == "scram-sha-256"
+        rules = conn.execute("SELECT type, auth_method FROM pg_hba_file_rules WHERE error IS NULL").fetchall()
+    assert rules == [("local", "scram-sha-256")], "a unix socket only, and never without the password"
+    assert server.password_file.read_text().startswith(f"*:*:*:{SUPERUSER}:")
+
+
+def test_without_the_password_nobody_gets_in_not_even_the_owner(server):
+    server.start()
+    with pytest.raises(psycopg.OperationalError, match="password"):
+        connect(server, passfile=NO_PASSFILE)
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        connect(server, passfile=NO_PASSFILE, password="postgres")
+
+
+def start_like_an_earlier_version(pg: EmbeddedPostgres) -> None:
+    """A data folder as versions before the lock-down made and ran it: `trust` for every local user, the
+    socket in a folder anyone may enter, no password file."""
+    pg.data_dir.mkdir(parents=True)
+    pg.data_dir.chmod(0o700)
+    pg._run(pgserver.binary("initdb"), "-D", pg.data_dir, "-U", SUPERUSER, "--auth=trust",
+            "--encoding=UTF8", "--no-locale", "--no-instructions")
+    with open(pg.data_dir / "postgresql.conf", "a") as conf:
+        conf.write("\n" + pgserver.SETTINGS)
+    pg.socket_dir.mkdir(mode=0o755)
+    pg._run(pgserver.binary("pg_ctl"), "start", "-D", pg.data_dir, "-l", pg.log_file, "-w",
+            "-o", f"-k {pg.socket_dir} -p {PORT}")
+    with psycopg.connect(host=str(pg.socket_dir), port=PORT, user=SUPERUSER, dbname="postgres",
+                         autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{DBNAME}"')
+    with psycopg.connect(host=str(pg.socket_dir), port=PORT, user=SUPERUSER, dbname=DBNAME,
+                         autocommit=True) as conn:
+        conn.execute("CREATE TABLE kept (id int)")
+        conn.execute("INSERT INTO kept VALUES (1), (2)")
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("unshare"), reason="the old version ran in a namespace")
+def test_a_running_server_from_an_earlier_version_is_locked_down_on_the_next_start(server, capfd):
+    start_like_an_earlier_version(server)
+    old_pid = server.postmaster_pid()
+    assert old_pid and mode(server.socket_dir) == 0o755 and not server.password_file.exists()
+
+    assert server.start().startswith("started (")
+    said = capfd.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith(f"course: upgraded the database in {server.data_dir}"), said
+    assert server.postmaster_pid() not in (None, old_pid), "restarted, so the socket settings apply"
+    assert mode(server.socket_dir) == 0o700 and mode(server.password_file) == 0o600
+    with connect(server) as conn:
+        assert conn.execute("SELECT count(*) FROM kept").fetchone()[0] == 2, "the data stays"
+        assert conn.execute("SHOW unix_socket_permissions").fetchone()[0] == "0700"
+    with pytest.raises(psycopg.OperationalError, match="password"):
+        connect(server, passfile=NO_PASSFILE)
+
+    assert server.start() == "attached to the running server", "upgraded once"
+    assert capfd.readouterr().err == ""
+
+
+def test_a_stopped_server_from_an_earlier_version_is_locked_down_too(server, capfd):
+    start_like_an_earlier_version(server)
+    server.stop()
+    assert server.start().startswith("started (")
+    assert "course: upgraded the database" in capfd.readouterr().err
+    with connect(server) as conn:
+        assert conn.execute("SELECT count(*) FROM kept").fetchone()[0] == 2
+
+
+def test_a_socket_folder_someone_else_made_first_is_not_used(server):
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make a folder that belongs to another account")
+    server.socket_dir.mkdir(parents=True, mode=0o777)
+    os.chown(server.socket_dir, 65534, 65534)  # nobody's, as if another account had made it in /tmp
+    with pytest.raises(DatabaseUnavailable, match="belongs to someone else"):
+        server.start()
 
 
 @pytest.fixture
@@ -156,3 +248,61 @@ def test_the_db_command_says_which_database_in_one_line():
     assert status.returncode == 0 and "Traceback" not in status.stderr
     url = run_course("db", "url")
     assert url.returncode == 0 and url.stdout.strip().startswith(("postgresql://", "host=", "dbname="))
+
+
+# -- a second account on the same machine ---------------------------------------------------------
+
+OTHER_USER = "courseother"  # a second local account, as on a shared lab machine or a JupyterHub
+
+
+@pytest.fixture
+def other_user():
+    if not (os.geteuid() == 0 and shutil.which("useradd") and shutil.which("runuser")):
+        pytest.skip("needs root with useradd and runuser, to act as a second account on this machine")
+    if subprocess.run(["id", OTHER_USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", OTHER_USER],
+                       check=True)
+    return OTHER_USER
+
+
+def as_other(user: str, *command: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["runuser", "-u", user, "--", *map(str, command)], capture_output=True, text=True,
+                          timeout=60, cwd="/")
+
+
+def assert_the_other_account_gets_nothing(pg: EmbeddedPostgres, user: str) -> None:
+    socket_file = pg.socket_dir / f".s.PGSQL.{PORT}"
+    assert as_other(user, "test", "-x", pg.socket_dir.parent).returncode == 0, \
+        "the test means nothing unless the account could walk up to the socket's folder"
+    opened = as_other(user, "/usr/bin/python3", "-c",
+                      f"import socket; socket.socket(socket.AF_UNIX).connect({str(socket_file)!r})")
+    assert opened.returncode != 0 and "PermissionError" in opened.stderr, opened
+    assert as_other(user, "cat", pg.password_file).returncode != 0, "the password file must be the owner's alone"
+
+    psql = pgserver.binary("psql")
+    if as_other(user, "test", "-x", psql).returncode != 0:
+        return  # this checkout sits where the account cannot run our psql (a CI clone under /root)
+    marker = Path(tempfile.gettempdir()) / f"course-intruder-{os.getpid()}"
+    attempt = as_other(user, psql, "-h", pg.socket_dir, "-p", PORT, "-U", SUPERUSER, "-d", DBNAME, "-w", "-c",
+                       f"COPY (SELECT 1) TO PROGRAM 'touch {marker}'")
+    assert attempt.returncode != 0, attempt.stdout
+    assert "Permission denied" in attempt.stderr, attempt.stderr
+    assert not marker.exists(), "the other account ran a command through the server"
+
+
+def test_a_second_account_can_neither_connect_nor_run_anything(server, other_user):
+    how = server.start()  # as root: inside a user namespace where permitted, as the server runs in CI
+    assert_the_other_account_gets_nothing(server, other_user)
+    with connect(server) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,), f"the owner still gets in ({how})"
+
+
+@needs_root
+def test_a_second_account_gets_nothing_from_the_fallback_system_user_either(server, other_user,
+                                                                            without_user_namespaces):
+    prefix, _ = pgserver.run_as_postgres_prefix()
+    if subprocess.run([*prefix, "test", "-x", str(pgserver.binary("postgres"))]).returncode != 0:
+        pytest.skip(f"this checkout is in a folder {pgserver.FALLBACK_USER!r} cannot enter")
+    server.start()
+    assert server.socket_dir.owner() == pgserver.FALLBACK_USER and mode(server.socket_dir) == 0o700
+    assert_the_other_account_gets_nothing(server, other_user)

@@ -261,8 +261,9 @@ class Bench:
                 [pgserver.binary("pgbench"), "-n", "-h", str(self.server.server.socket_dir),
                  "-p", str(pgserver.PORT), "-U", pgserver.SUPERUSER, "-c", str(clients), "-j", str(clients),
                  "-t", str(per_client), "-f", str(script), pgserver.DBNAME],
-                capture_output=True, text=True, env={**os.environ, "PGOPTIONS": f"-c search_path={SCHEMA}"},
-                timeout=DEADLINE_S)
+                capture_output=True, text=True, timeout=DEADLINE_S,
+                env={**os.environ, "PGOPTIONS": f"-c search_path={SCHEMA}",
+                     "PGPASSFILE": str(self.server.server.password_file)})  # a path, not the password
             match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
             if result.returncode != 0 or not match:
                 raise RuntimeError(f"pgbench failed: {result.stdout[-500:]}{result.stderr[-500:]}")

@@ -16,9 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from psycopg.conninfo import make_conninfo
 
-from ..pgserver import DBNAME, PORT, SUPERUSER, EmbeddedPostgres
+from ..pgserver import EmbeddedPostgres
 
 
 class PrivateServer:
@@ -50,8 +49,7 @@ class PrivateServer:
         """A connection string; with `schema`, tables resolve there first (as course.db.conninfo)."""
         if schema is not None:
             params["options"] = f"-c search_path={schema},public"
-        return make_conninfo(host=str(self.server.socket_dir), port=PORT, user=SUPERUSER, dbname=DBNAME,
-                             **params)
+        return self.server.conninfo(**params)
 
     def restart(self, mode: str) -> None:
         """Stop with pg_ctl's `mode` (fast: clients are told; immediate: a crash) and start again."""
