@@ -14,6 +14,10 @@ one event loop in a helper thread, not with asyncio.run(): a Jupyter kernel alre
 main thread, and asyncio.run() refuses to start a second one there. Async code can `await connect()`
 and use nats-py directly.
 
+Our servers (the single one and the cluster's) let in only clients that show the token generated per
+checkout into `.course/nats-token` (0600); `connect()` shows it. Their config files hold it too, in
+folders only the owner may enter. A server you name in NATS_URL is yours: it is used as given.
+
     python -m course.broker start|stop|status|url
 """
 
@@ -27,6 +31,7 @@ import fcntl
 import json
 import os
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -204,6 +209,47 @@ def _log_tail(path: Path, lines: int = 8) -> str:
         return "(no log)"
 
 
+# -- who may connect: the token ------------------------------------------------------------------------
+
+
+def token_file() -> Path:
+    from .db import project_home
+
+    return project_home() / "nats-token"
+
+
+def token() -> str:
+    """The checkout's NATS token, made on first use. Every course server asks for it, every course client
+    shows it: any other account on the machine can reach 127.0.0.1, but cannot read this 0600 file."""
+    path = token_file()
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never readable by others
+    with os.fdopen(fd, "w") as out:
+        out.write(secrets.token_urlsafe(32) + "\n")
+    try:
+        os.link(temporary, path)  # fails if another process made it first: then theirs is the one
+    except FileExistsError:
+        pass
+    finally:
+        temporary.unlink()
+    return path.read_text().strip()
+
+
+def _write_private(path: Path, text: str) -> None:
+    """A config file holding the token: the owner's alone, in a folder only the owner may enter."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.chmod(0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # a file an earlier version made keeps its mode through O_CREAT: set it
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+
+
 # -- one server of our own ----------------------------------------------------------------------------
 
 SERVER_CONF = """\
@@ -211,6 +257,9 @@ SERVER_CONF = """\
 server_name: {name}
 listen: 127.0.0.1:{port}
 http: 127.0.0.1:{monitor_port}   # monitoring: open http://127.0.0.1:{monitor_port}/jsz in a browser
+authorization {{
+  token: "{token}"   # clients without it are refused (course.broker.connect shows it)
+}}
 jetstream {{
   store_dir: "{store_dir}"
   max_memory_store: 256MB
@@ -322,6 +371,12 @@ class NatsServer:
         with self._exclusive():
             state = self._state()
             pid = state.get("pid")
+            if self._is_ours(pid) and not self.asks_for_token():
+                print(f"course: restarting the NATS server in {self.home} (started by an earlier version) so that it "
+                      f"lets in only clients with the token in {token_file()}", file=sys.stderr)
+                self._terminate(state)
+                state = self._state()
+                pid = None
             if self._is_ours(pid):
                 if self._wait_healthy(pid, state["monitor_port"], timeout):
                     return f"attached to the running server (pid {pid})"
@@ -349,9 +404,9 @@ class NatsServer:
                 ports = _free_ports(2)
             port, monitor_port = ports
             try:
+                _write_private(self.conf_file, SERVER_CONF.format(
+                    name=self.name, port=port, monitor_port=monitor_port, store_dir=self.store_dir, token=token()))
                 self.store_dir.mkdir(parents=True, exist_ok=True)
-                self.conf_file.write_text(SERVER_CONF.format(
-                    name=self.name, port=port, monitor_port=monitor_port, store_dir=self.store_dir))
             except OSError as error:
                 raise _with_help(f"The NATS server's files cannot be written in {self.home}: {error}. "
                                  "Make that folder writable (or set COURSE_HOME to one that is).") from None
@@ -399,17 +454,28 @@ class NatsServer:
         """SIGTERM the server and wait until it is gone (SIGKILL after `timeout`). False if it was not running."""
         with self._exclusive():
             state = self._state()
-            pid = state.get("pid")
-            if not self._is_ours(pid):
-                _reap(pid)
+            if not self._is_ours(state.get("pid")):
+                _reap(state.get("pid"))
                 return False
-            os.kill(pid, signal.SIGTERM)
-            if not self._wait_gone(pid, timeout):
-                os.kill(pid, signal.SIGKILL)
-                self._wait_gone(pid, 10)
-            self._save_state(**{**state, "pid": None})  # keep the ports: the next start reuses them
-            _stop_at_exit.pop(self.home, None)
+            self._terminate(state, timeout)
             return True
+
+    def _terminate(self, state: dict, timeout: float = 15.0) -> None:
+        """Stop the running server `state` names; the caller holds the lock."""
+        pid = state["pid"]
+        os.kill(pid, signal.SIGTERM)
+        if not self._wait_gone(pid, timeout):
+            os.kill(pid, signal.SIGKILL)
+            self._wait_gone(pid, 10)
+        self._save_state(**{**state, "pid": None})  # keep the ports: the next start reuses them
+        _stop_at_exit.pop(self.home, None)
+
+    def asks_for_token(self) -> bool:
+        """Its config requires this checkout's token (servers started by earlier versions let anyone in)."""
+        try:
+            return f'token: "{token()}"' in self.conf_file.read_text()
+        except OSError:
+            return False
 
     def _wait_gone(self, pid: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -437,13 +503,23 @@ def shared() -> NatsServer:
     return NatsServer(project_home() / "nats")
 
 
+def _redacted(urls: str) -> str:
+    """NATS_URL for people to read: a token or password in it shown as ***."""
+    def one(url: str) -> str:
+        parts = urllib.parse.urlsplit(url.strip())
+        if "@" not in parts.netloc:
+            return url.strip()
+        return parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]).geturl()
+    return ",".join(map(one, urls.split(",")))
+
+
 def _check_external(url: str) -> dict:
     try:
         info = _server_info(url)
     except (OSError, ValueError) as error:
-        raise _with_help(f"NATS_URL is set ({url}) but no NATS server answered there: {error}") from None
+        raise _with_help(f"NATS_URL is set ({_redacted(url)}) but no NATS server answered there: {error}") from None
     if not info.get("jetstream"):
-        raise _with_help(f"NATS_URL is set ({url}) but that server runs without JetStream: start it with -js.")
+        raise _with_help(f"NATS_URL is set ({_redacted(url)}) but that server runs without JetStream: start it with -js.")
     return info
 
 
@@ -455,7 +531,7 @@ def url() -> str:
         return external
     server = shared()
     found = server.url()
-    if found and _healthy(server._state()["monitor_port"]):
+    if found and server.asks_for_token() and _healthy(server._state()["monitor_port"]):
         return found  # the common case, without taking the lock
     server.start()
     return server.url()
@@ -471,7 +547,7 @@ def describe() -> str:
     external = os.environ.get("NATS_URL")
     if external:
         info = _check_external(external)
-        return f"NATS {info.get('version', '?')} with JetStream from NATS_URL ({external})"
+        return f"NATS {info.get('version', '?')} with JetStream from NATS_URL ({_redacted(external)})"
     server = shared()
     how = server.start()
     return f"the course's NATS {server_version()} with JetStream at {server.url()}: {how}, data in {server.store_dir}"
@@ -501,6 +577,9 @@ CLUSTER_NODE_CONF = """\
 server_name: {name}
 listen: 127.0.0.1:{port}
 http: 127.0.0.1:{monitor_port}
+authorization {{
+  token: "{token}"
+}}
 jetstream {{
   store_dir: "{store_dir}"
   max_memory_store: 64MB
@@ -509,6 +588,10 @@ jetstream {{
 cluster {{
   name: {cluster}
   listen: 127.0.0.1:{route_port}
+  authorization {{   # a server joining without it would see every message: routes need the token too
+    user: route
+    password: "{token}"
+  }}
   routes: [{routes}]   # every node, itself included (a server skips itself)
 }}
 """
@@ -604,11 +687,13 @@ class Cluster:
         return nodes
 
     def _launch(self, node: ClusterNode) -> None:
-        routes = ", ".join(f"nats-route://127.0.0.1:{other.route_port}" for other in self.nodes.values())
-        node.folder.mkdir(parents=True, exist_ok=True)
-        node.conf_file.write_text(CLUSTER_NODE_CONF.format(
+        secret = token()
+        routes = ", ".join(f"nats-route://route:{secret}@127.0.0.1:{other.route_port}" for other in self.nodes.values())
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.home.chmod(0o700)
+        _write_private(node.conf_file, CLUSTER_NODE_CONF.format(
             name=node.name, cluster=self.name, port=node.port, monitor_port=node.monitor_port,
-            route_port=node.route_port, routes=routes, store_dir=node.folder / "store"))
+            route_port=node.route_port, routes=routes, store_dir=node.folder / "store", token=secret))
         node.process = processes.spawn(f"nats-{self.name}-{node.name}", [str(server_binary()), "-c", str(node.conf_file)])
 
     # -- what is going on ------------------------------------------------------------------------------
@@ -757,13 +842,22 @@ async def _silent(error: Exception) -> None:
     """nats-py logs every failed (re)connect attempt with a traceback; our callers see the exception anyway."""
 
 
+def _users_own(servers: list[str]) -> bool:
+    """Servers all named in NATS_URL: the user's own, to be used as given (with no token of ours)."""
+    theirs = set(server_list(os.environ.get("NATS_URL") or []))
+    return bool(theirs) and set(servers) <= theirs
+
+
 async def connect(servers: Servers = None, **options) -> nats.aio.client.Client:
     """A nats-py connection to our server (or `servers`), failing within seconds when none answers.
 
     Pass nats-py options to change that, e.g. `max_reconnect_attempts=-1` to keep trying forever.
     """
-    settings = dict(servers=server_list(servers), name=f"course:{os.getpid()}", connect_timeout=2,
+    servers = server_list(servers)
+    settings = dict(servers=servers, name=f"course:{os.getpid()}", connect_timeout=2,
                     reconnect_time_wait=0.2, max_reconnect_attempts=1, error_cb=_silent)
+    if not _users_own(servers):
+        settings["token"] = token()  # our servers let nobody in without it
     return await nats.connect(**{**settings, **options})
 
 

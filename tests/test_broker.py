@@ -8,11 +8,14 @@ machine); measured times are printed, never asserted.
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from datetime import datetime, timezone
 
+import nats
+import nats.errors
 import pytest
 
 from course import broker
@@ -94,9 +97,11 @@ def test_a_server_that_cannot_start_says_so_with_its_log(tmp_path, monkeypatch):
 
 def test_nats_url_is_used_as_given_and_a_dead_one_is_named(private_server, monkeypatch):
     private_server.start()
-    monkeypatch.setenv("NATS_URL", private_server.url())
-    assert broker.url() == private_server.url()
-    assert "from NATS_URL" in broker.describe()
+    # Standing in for a server of the user's: its credentials are theirs to give, here in the URL.
+    given = private_server.url().replace("nats://", f"nats://{broker.token()}@")
+    monkeypatch.setenv("NATS_URL", given)
+    assert broker.url() == given
+    assert "from NATS_URL" in broker.describe() and broker.token() not in broker.describe()
     assert "nothing done" in broker.stop() and private_server.pid()
     broker.ensure_stream("EXT", ["ext.>"])  # no url: NATS_URL's server
     assert broker.count_messages("EXT", url=private_server.url()) == 0
@@ -237,3 +242,72 @@ def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits(tmp
         for pid in running(pids):  # only if the test failed: they were started by our own child
             if "nats-server" in " ".join(broker._command_line(pid) or []):
                 os.kill(pid, signal.SIGKILL)
+
+
+# -- only the owner gets in: the checkout's token ----------------------------------------------------
+
+
+def mode(path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+async def connect_without_our_token(servers, **options):
+    """A client as another account on this machine would be: it reaches 127.0.0.1, not our 0600 file."""
+    return await nats.connect(servers=servers, connect_timeout=2, max_reconnect_attempts=0,
+                              allow_reconnect=False, error_cb=broker._silent, **options)
+
+
+def assert_refused(servers, **options):
+    with pytest.raises(nats.errors.Error) as refused:
+        broker.run(connect_without_our_token(servers, **options), timeout=30)
+    assert "Authorization Violation" in str(refused.value), "refused by the server, not merely not reached"
+
+
+def test_an_anonymous_client_is_refused_and_ours_gets_in(private_server):
+    private_server.start()
+    url = private_server.url()
+    assert_refused([url])
+    assert_refused([url], token="a-guess")
+    assert_refused([url], user="course", password="course")
+    broker.ensure_stream("T", ["t.>"], url=url)  # our client shows the token
+    assert broker.count_messages("T", url=url) == 0
+
+    assert mode(broker.token_file()) == 0o600
+    assert mode(private_server.home) == 0o700, "its store, config and log are the owner's alone"
+    assert mode(private_server.conf_file) == 0o600, "the config holds the token"
+    assert broker.token() not in " ".join(broker._command_line(private_server.pid())), "not on a command line"
+
+
+def test_a_server_started_by_an_earlier_version_is_restarted_asking_for_the_token(private_server, monkeypatch,
+                                                                                  capfd):
+    anyone_welcome = broker.SERVER_CONF.replace(broker.SERVER_CONF[broker.SERVER_CONF.index("authorization {"):
+                                                                   broker.SERVER_CONF.index("jetstream {")], "")
+    monkeypatch.setattr(broker, "SERVER_CONF", anyone_welcome)
+    private_server.start()
+    old_pid, url = private_server.pid(), private_server.url()
+    nc = broker.run(connect_without_our_token([url]))  # as earlier versions ran it: open to every account
+    broker.run(nc.close())
+    monkeypatch.undo()
+
+    assert private_server.start().startswith("started")
+    said = capfd.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith(f"course: restarting the NATS server in {private_server.home}"), said
+    assert private_server.pid() != old_pid and private_server.url() == url
+    assert_refused([url])
+    assert private_server.start().startswith("attached")
+
+
+def test_every_node_of_a_cluster_refuses_anonymous_clients_and_anonymous_routes():
+    with broker.Cluster.start(3) as cluster:
+        for node in cluster.nodes.values():
+            assert_refused([node.url])
+            assert mode(node.conf_file) == 0o600
+            # A server joining as a route would be sent every message: without the token it is refused.
+            with socket.create_connection(("127.0.0.1", node.route_port), timeout=5) as route:
+                reader = route.makefile("rb")
+                assert reader.readline().startswith(b"INFO ")
+                route.sendall(b'CONNECT {"verbose":false,"pedantic":false,"name":"intruder"}\r\nPING\r\n')
+                assert b"Authorization Violation" in reader.readline()
+        assert mode(cluster.home) == 0o700
+        broker.ensure_stream("ORDERS", ["orders.>"], replicas=3, url=cluster.urls)  # ours still get in
+        assert broker.count_messages("ORDERS", url=cluster.urls) == 0
