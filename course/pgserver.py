@@ -84,8 +84,11 @@ def scram_verifier(password: str, iterations: int = SCRAM_ITERATIONS, salt: byte
     client_key = hmac.digest(salted, b"Client Key", "sha256")
     stored_key = hashlib.sha256(client_key).digest()
     server_key = hmac.digest(salted, b"Server Key", "sha256")
-    b64 = lambda raw: base64.b64encode(raw).decode()  # noqa: E731
-    return f"SCRAM-SHA-256${iterations}:{b64(salt)}${b64(stored_key)}:{b64(server_key)}"
+    return f"SCRAM-SHA-256${iterations}:{_b64(salt)}${_b64(stored_key)}:{_b64(server_key)}"
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
 
 
 def bin_dir() -> Path:
