@@ -337,20 +337,22 @@ class EmbeddedPostgres:
     def start(self) -> str:
         """Start the server unless it is up; return how it was started (one line)."""
         with self._exclusive():
-            if not (self.data_dir / "PG_VERSION").exists():
+            fresh = not (self.data_dir / "PG_VERSION").exists()
+            outdated = not fresh and self._needs_upgrade()
+            if not fresh and not outdated and self.postmaster_pid() and self.is_ready():
+                return "attached to the running server"
+            prefix, how = run_as_postgres_prefix()
+            fallback = prefix[:1] == ["runuser"]
+            self._prepare_socket_dir(FALLBACK_USER if fallback else None)  # before initdb: fail early
+            if fresh:
                 if self.data_dir.exists() and any(self.data_dir.iterdir()):
                     raise DatabaseUnavailable(
                         f"{self.data_dir} exists but holds no PostgreSQL cluster. "
                         "Move it away (or delete it if it is ours) and start again."
                     )
                 self._initdb()
-            elif self._needs_upgrade():
+            elif outdated:
                 self._upgrade()
-            elif self.postmaster_pid() and self.is_ready():
-                return "attached to the running server"
-            prefix, how = run_as_postgres_prefix()
-            fallback = prefix[:1] == ["runuser"]
-            self._prepare_socket_dir(FALLBACK_USER if fallback else None)
             if fallback:
                 self.log_file.touch()
                 shutil.chown(self.log_file, FALLBACK_USER, FALLBACK_USER)
