@@ -268,6 +268,7 @@ class EmbeddedPostgres:
             self._run(binary("pg_ctl"), "stop", "-D", self.data_dir, "-m", "fast", "-w", "-t", "60")
         self._clear_stale_pidfile()
         self._lock_down(self._password() or self._new_password())
+        # One line, once: from here on `_needs_upgrade` is False. (A lost password file lands here too.)
         print(f"course: upgraded the database in {self.data_dir} (made by an earlier version): logins now need "
               f"the password in {self.password_file}, and only its owner may open the socket", file=sys.stderr)
 

@@ -179,6 +179,16 @@ def test_a_stopped_server_from_an_earlier_version_is_locked_down_too(server, cap
         assert conn.execute("SELECT count(*) FROM kept").fetchone()[0] == 2
 
 
+def test_a_lost_password_file_gets_a_new_password_not_a_locked_out_owner(server, capfd):
+    server.start()
+    server.password_file.unlink()
+    assert server.start().startswith("started (")
+    assert "course: upgraded the database" in capfd.readouterr().err
+    assert mode(server.password_file) == 0o600
+    with connect(server) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
 def test_a_socket_folder_someone_else_made_first_is_not_used(server):
     if os.geteuid() != 0:
         pytest.skip("needs root, to make a folder that belongs to another account")
