@@ -43,22 +43,40 @@ def pytest_configure(config: pytest.Config) -> None:
             option.nbval_current_env = True
 
 
-def _is_notebook_cell(item: pytest.Item) -> bool:
-    return item.path.suffix == ".ipynb"
+def _lab_of(path: str) -> str | None:
+    """'lab03' for solutions/03_*.ipynb and labs/03_*.ipynb; None for anything that is not a notebook."""
+    if not path.endswith(".ipynb"):
+        return None
+    match = NOTEBOOK.match(Path(path).name)
+    return f"lab{match.group(1)}" if match else path
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With `--dist loadgroup`: every cell of solutions/NN and labs/NN goes to one worker, in order (a
+    notebook's cells share its kernel; the two notebooks of a lab share the schema labNN and its stream
+    names), and each test is a unit of its own. The largest units start first.
+
+    (pytest-xdist 3.8 groups by renaming node ids, which pytest 9.2 no longer allows: we group here.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ByLab(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _lab_of(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
+
+    return ByLab(config, log)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if not _is_notebook_cell(item):
+        if item.path.suffix != ".ipynb":
             continue
         item.add_marker(pytest.mark.slow)
-        # solutions/NN and labs/NN share the schema labNN (and lab NN's stream names): under xdist's
-        # --dist loadgroup they run on one worker, one after the other, and a notebook's cells stay
-        # together on the kernel that runs them.
-        match = NOTEBOOK.match(item.path.name)
-        item.add_marker(pytest.mark.xdist_group(f"lab{match.group(1)}" if match else item.path.stem))
         # labs/ hold stubs and no outputs: they are checked as --nbval-lax would, even in a run that
         # compares solutions/ (a cell that asks for it with `# NBVAL_CHECK_OUTPUT` still is).
-        if LABS in item.path.parents and getattr(config.option, "nbval", False) and "NBVAL_CHECK_OUTPUT" not in item.cell.source:
+        if LABS in item.path.parents and getattr(config.option, "nbval", False) \
+                and "NBVAL_CHECK_OUTPUT" not in item.cell.source:
             item.options["check"] = False

@@ -16,6 +16,8 @@ from course import jetstream_queue as jq
 from course.errors import InvalidArgument, PermanentError
 from course.processes import wait_until
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):

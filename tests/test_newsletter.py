@@ -28,6 +28,7 @@ def run(schema, layout):
     return newsletter.run_layout(schema, layout, bulk_jobs=BULK, service_s=0.02, measure_bulk_s=0.5)
 
 
+@pytest.mark.slow
 def test_in_one_fifo_queue_the_confirmation_waits_for_the_whole_newsletter(schema):
     result = run(schema, "one queue, FIFO")
     # The newsletter was committed before the confirmation, and the claim takes the oldest first: only
@@ -37,6 +38,7 @@ def test_in_one_fifo_queue_the_confirmation_waits_for_the_whole_newsletter(schem
     assert result.bulk_throughput > 0 and result.confirmation_wait_s > 0
 
 
+@pytest.mark.slow
 def test_with_priorities_the_confirmation_is_claimed_before_the_newsletter(schema):
     """What the claim guarantees, whatever the scheduler does: once the confirmation is committed, no
     claim that begins later takes a newsletter job before it, except the other worker's one claim that
@@ -46,6 +48,7 @@ def test_with_priorities_the_confirmation_is_claimed_before_the_newsletter(schem
     assert result.newsletter_overtaking <= result.workers - 1
 
 
+@pytest.mark.slow
 def test_with_two_queues_the_confirmation_has_a_worker_of_its_own(schema):
     result = run(schema, "two queues")
     assert result.newsletter_overtaking == 0  # no newsletter job shares its queue
@@ -57,6 +60,7 @@ def test_with_two_queues_the_confirmation_has_a_worker_of_its_own(schema):
     assert not set(workers["send_confirmation_email"]) & set(workers["send_newsletter"]), workers
 
 
+@pytest.mark.slow
 def test_every_worker_is_stopped_after_a_run(schema):
     run(schema, "two queues")
 
@@ -97,6 +101,7 @@ def test_a_pool_describes_itself_without_pids():
     assert pool.describe() == "3 worker processes (1 on 'urgent', 2 on 'bulk')"
 
 
+@pytest.mark.slow
 def test_a_pool_whose_app_does_not_load_says_so(database):
     with pytest.raises(pools.WorkersDidNotStart, match="exited"):
         pools.start("course.newsletter:no_such_registry", schema="public", queues=["default"], ready_timeout=30)
