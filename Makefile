@@ -5,11 +5,14 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-NBVAL  := -p no:cacheprovider --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
-# Test runs keep their own progress file: your progress.json is yours.
-export COURSE_PROGRESS_FILE ?= $(CURDIR)/.course/test-progress.json
+PYTEST := $(BIN)/python -m pytest
+# Parallel test processes. The tests mostly wait on worker processes, servers and sockets rather than
+# on the CPU, so even 2 cores keep 4 busy; each test and notebook has its own schema, streams and ports.
+# pytest's settings (sanitizing, kernel, markers, the progress file) live in conftest.py, not here.
+JOBS   ?= 4
+XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test test-unit test-notebooks bench chaos build lock db-stop clean
+.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock db-stop clean
 
 # Installs only when pyproject.toml or constraints.txt changed since the last install.
 $(STAMP): pyproject.toml constraints.txt
@@ -23,14 +26,25 @@ lab: $(STAMP)
 	$(BIN)/python -m course db start
 	$(BIN)/python -m course lab
 
-test: test-unit test-notebooks
+# Everything CI runs, in one pytest run: the tests, the solutions with their outputs compared, and the
+# labs top to bottom with their stubs (compared laxly: see conftest.py).
+test: $(STAMP)
+	$(PYTEST) $(XDIST) --nbval tests solutions labs
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(PYTEST) $(XDIST) tests
 
 test-notebooks: $(STAMP)
-	$(BIN)/python -m pytest $(NBVAL) --nbval solutions
-	$(BIN)/python -m pytest $(NBVAL) --nbval-lax labs
+	$(PYTEST) $(XDIST) --nbval solutions labs
+
+# The author's loop: the tests that start no worker processes or servers, and lab 00.
+test-fast: $(STAMP)
+	$(PYTEST) -n 2 -m "not slow" tests
+	$(PYTEST) --nbval solutions/00_start_here.ipynb
+
+# The whole suite on a busy machine: one CPU burner per core while `make test` runs.
+test-under-load: $(STAMP)
+	$(BIN)/python tests/under_load.py -- $(MAKE) --no-print-directory test
 
 build: $(STAMP)
 	$(BIN)/python -m course build

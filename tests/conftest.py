@@ -14,8 +14,6 @@ from course import db, queue
 from course.errors import DatabaseUnavailable
 
 TESTS = Path(__file__).parent
-# Checks record progress; the tests' passes must not land in the learner's own progress file.
-os.environ.setdefault("COURSE_PROGRESS_FILE", str(db.project_home() / "test-progress.json"))
 RECORDING_APP = f"{TESTS / 'apps' / 'recording.py'}:handlers"
 
 

@@ -66,6 +66,7 @@ def test_broken_json_written_with_sql_is_refused_by_postgresql(conn):
     assert count(conn) == 0
 
 
+@pytest.mark.slow
 def test_json_that_is_not_an_object_is_dead_lettered_at_once_and_the_rest_still_run(conn, start_workers):
     # Another producer (a script, another language) wrote these with SQL, past our checks.
     conn.execute("""INSERT INTO jobs (type, payload) VALUES ('noop', '"order 98"'), ('noop', '[98]'),
@@ -110,6 +111,7 @@ def test_sql_in_a_queue_or_type_name_is_refused_before_reaching_the_database(con
     assert count(conn) == 1 and conn.execute("SELECT to_regclass('jobs')").fetchone()[0] is not None
 
 
+@pytest.mark.slow
 def test_a_worker_told_a_queue_name_with_sql_in_it_says_so_in_one_line(schema):
     result = run_course("worker", "--app", RECORDING_APP, "--queue", SQL_IN_A_NAME, "--dsn", db.conninfo(schema))
     one_clear_error(result, "is not a valid name")
@@ -131,6 +133,7 @@ def test_a_lease_that_is_not_a_positive_number_of_seconds_is_refused(conn, lease
     assert conn.execute("SELECT attempts FROM jobs").fetchone()[0] == 1, "only the valid claim counted"
 
 
+@pytest.mark.slow
 def test_a_worker_started_with_a_zero_lease_says_so_in_one_line(schema):
     one_clear_error(run_course("worker", "--app", RECORDING_APP, "--lease", "0", "--dsn", db.conninfo(schema)),
                     "lease is in seconds and must be more than 0")
@@ -164,6 +167,7 @@ def test_enqueue_on_a_closed_connection_says_so_and_writes_nothing(schema):
 NOWHERE = "postgresql://course@127.0.0.1:1/course"  # port 1: nothing listens there
 
 
+@pytest.mark.slow
 def test_a_database_url_pointing_nowhere_is_one_clear_line():
     from os import environ
 
@@ -174,6 +178,7 @@ def test_a_database_url_pointing_nowhere_is_one_clear_line():
     assert status.returncode == 0 and "did not answer" in status.stdout and "Traceback" not in status.stderr
 
 
+@pytest.mark.slow
 def test_a_worker_whose_dsn_points_nowhere_is_one_clear_line():
     one_clear_error(run_course("worker", "--app", RECORDING_APP, "--dsn", NOWHERE), "the database did not answer")
 
@@ -181,6 +186,7 @@ def test_a_worker_whose_dsn_points_nowhere_is_one_clear_line():
 # -- unknown job types -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_unknown_type_is_dead_lettered_with_its_payload_and_runs_once_a_worker_knows_it(conn, schema,
                                                                                            start_workers):
     conn.execute(RUNS_TABLE)
@@ -201,6 +207,7 @@ def test_an_unknown_type_is_dead_lettered_with_its_payload_and_runs_once_a_worke
 
 
 @pytest.mark.parametrize("mode", ["fast", "immediate"])
+@pytest.mark.slow
 def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
     with PrivateServer(prefix="badinput-") as server, psycopg.connect(server.conninfo(), autocommit=True) as conn:
         queue.install(conn)

@@ -22,6 +22,8 @@ from course import broker
 from course.broker import BrokerUnavailable, NatsServer
 from course.processes import wait_until
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture
 def private_server(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 from course import chaos, queue
 
 
+@pytest.mark.slow
 def test_a_short_soak_loses_nothing_and_runs_every_effect_once():
     seed = int(os.environ.get("CHAOS_SEED", random.randrange(10**6)))
     config = chaos.Config(jobs=1000, workers=4, kills=10, restarts=("fast",), seed=seed, deadline_s=100)

@@ -19,6 +19,8 @@ from course.errors import DatabaseUnavailable
 from course.pgserver import DBNAME, PORT, SUPERUSER, EmbeddedPostgres
 from course.processes import wait_until
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture
 def server():

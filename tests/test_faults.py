@@ -9,6 +9,8 @@ from course.grading.report import Report
 from course.grading.sandbox import Sandbox
 from course.grading.trial import Trial
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture
 def box():

@@ -18,6 +18,7 @@ EXERCISES = [e.id for e in COURSE.exercises]
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)
+@pytest.mark.slow
 def test_the_check_fails_on_the_lab_stub(exercise_id):
     lab = COURSE.lab(exercise_id.split(".")[0])
     report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "labs" / lab.notebook, exercise_id))
@@ -25,6 +26,7 @@ def test_the_check_fails_on_the_lab_stub(exercise_id):
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)
+@pytest.mark.slow
 def test_the_check_passes_on_the_solution(exercise_id):
     lab = COURSE.lab(exercise_id.split(".")[0])
     report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "solutions" / lab.notebook, exercise_id))

@@ -16,6 +16,8 @@ from course import jetstream_queue as jq
 from course.errors import InvalidArgument, PermanentError
 from course.processes import wait_until
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
@@ -205,7 +207,10 @@ def test_a_hung_handler_is_dead_lettered_through_the_max_deliveries_advisory(ser
     [dead] = jq.dead_letters(queue, servers)
     assert (dead.msg_id, dead.reason, dead.deliveries) == ("hang", "max_deliveries", 2)
     assert "never acknowledged" in dead.error
-    assert any(e.kind == "routed" for e in jq.read_history(history))
+    # The router stores the dead letter, then deletes the original, then writes its history line: wait
+    # for the line (the dead letter alone can be seen a moment before the rest).
+    wait_until(lambda: any(e.kind == "routed" for e in jq.read_history(history)), 30, interval=0.1,
+               what="the router to record the routing")
     assert broker.count_messages("HUNG", url=servers) == 0
 
 

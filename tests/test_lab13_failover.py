@@ -15,6 +15,8 @@ from course import broker
 from course import jetstream_queue as jq
 from course.processes import wait_until
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 COUNT = 150
 
 

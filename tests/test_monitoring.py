@@ -194,6 +194,7 @@ def test_summaries_keep_the_phases_in_order():
     assert monitoring.plot_churn(samples).axes[0].get_ylabel() == "dead tuples in jobs"
 
 
+@pytest.mark.slow
 def test_churn_on_a_private_server_shows_the_claim_slowing_while_a_snapshot_is_held():
     from course.benchmarks.server import PrivateServer
 

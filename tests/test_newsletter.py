@@ -28,27 +28,39 @@ def run(schema, layout):
     return newsletter.run_layout(schema, layout, bulk_jobs=BULK, service_s=0.02, measure_bulk_s=0.5)
 
 
+@pytest.mark.slow
 def test_in_one_fifo_queue_the_confirmation_waits_for_the_whole_newsletter(schema):
     result = run(schema, "one queue, FIFO")
-    # With two workers, the last newsletter job and the confirmation may be claimed at the same moment.
+    # The newsletter was committed before the confirmation, and the claim takes the oldest first: only
+    # the one newsletter job the other worker's claim held locked at that moment can come after it.
     assert result.newsletter_before >= BULK - 1
     assert result.newsletter_started == BULK
     assert result.bulk_throughput > 0 and result.confirmation_wait_s > 0
 
 
+@pytest.mark.slow
 def test_with_priorities_the_confirmation_is_claimed_before_the_newsletter(schema):
+    """What the claim guarantees, whatever the scheduler does: once the confirmation is committed, no
+    claim that begins later takes a newsletter job before it, except the other worker's one claim that
+    found it locked by the worker taking it. (How many newsletter jobs were claimed before it arrived
+    depends on how fast this process got from one enqueue to the next, so it is not asserted.)"""
     result = run(schema, "one queue, priorities")
-    assert result.newsletter_before <= 2  # at most the jobs the two workers held when it arrived
+    assert result.newsletter_overtaking <= result.workers - 1
 
 
+@pytest.mark.slow
 def test_with_two_queues_the_confirmation_has_a_worker_of_its_own(schema):
     result = run(schema, "two queues")
-    assert result.newsletter_before <= 2
+    assert result.newsletter_overtaking == 0  # no newsletter job shares its queue
     with db.connect(schema) as conn:
         queues = dict(conn.execute("SELECT type, min(queue) FROM runs GROUP BY type").fetchall())
+        workers = dict(conn.execute("SELECT type, array_agg(DISTINCT claimed_by) FROM runs GROUP BY type"))
     assert queues == {"send_newsletter": "bulk", "send_confirmation_email": "urgent"}
+    assert len(workers["send_confirmation_email"]) == 1
+    assert not set(workers["send_confirmation_email"]) & set(workers["send_newsletter"]), workers
 
 
+@pytest.mark.slow
 def test_every_worker_is_stopped_after_a_run(schema):
     run(schema, "two queues")
 
@@ -75,7 +87,7 @@ def test_the_impact_table_routes_the_material_s_jobs():
 
 
 def test_predictions_and_the_plot_use_the_same_names():
-    made = [newsletter.Measured(name, 240, 2, wait, 0, 240, 40.0)
+    made = [newsletter.Measured(name, 240, 2, wait, 0, 240, 40.0, 0)
             for name, wait in (("one queue, FIFO", 6.0), ("one queue, priorities", 0.05), ("two queues", 0.0))]
     expected = newsletter.predicted(240, 40.0)
     assert set(expected) == set(newsletter.LAYOUTS)
@@ -89,6 +101,7 @@ def test_a_pool_describes_itself_without_pids():
     assert pool.describe() == "3 worker processes (1 on 'urgent', 2 on 'bulk')"
 
 
+@pytest.mark.slow
 def test_a_pool_whose_app_does_not_load_says_so(database):
     with pytest.raises(pools.WorkersDidNotStart, match="exited"):
         pools.start("course.newsletter:no_such_registry", schema="public", queues=["default"], ready_timeout=30)

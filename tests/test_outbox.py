@@ -14,6 +14,8 @@ from course import broker, outbox
 from course.errors import InvalidArgument
 from course.processes import wait_until
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture(scope="module")
 def nats_url(tmp_path_factory):

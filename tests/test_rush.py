@@ -73,6 +73,7 @@ def measured_rush(tmp_path_factory, database):
         db.drop_schema(schema)
 
 
+@pytest.mark.slow
 def test_a_real_rush_records_every_job_and_empties_the_queue(measured_rush):
     result, provider = measured_rush
     assert len(result.jobs) == len(rush.arrival_times(20, 2.0, seed=3))
@@ -81,6 +82,7 @@ def test_a_real_rush_records_every_job_and_empties_the_queue(measured_rush):
     assert len(provider.deliveries()) == len(result.jobs)  # one real email per receipt
 
 
+@pytest.mark.slow
 def test_on_a_real_rush_l_is_lambda_times_w(measured_rush):
     result, _ = measured_rush
     numbers = rush.little(result)
@@ -90,6 +92,7 @@ def test_on_a_real_rush_l_is_lambda_times_w(measured_rush):
     assert math.isclose(numbers.arrival_rate, numbers.arrivals / numbers.seconds)
 
 
+@pytest.mark.slow
 def test_a_rush_too_short_for_a_plateau_is_refused(measured_rush):
     result, _ = measured_rush
     short = rush.Rush(result.arrival_rate, 0.2, result.jobs, result.samples)

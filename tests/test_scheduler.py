@@ -188,6 +188,7 @@ def test_the_clock_must_be_set_before_it_moves(sched):
     assert scheduler.advance_clock(sched, FIVE_MINUTES) == at(14, 2, 3)
 
 
+@pytest.mark.slow
 def test_three_shared_schedulers_enqueue_each_slot_once_and_survive_a_crash(sched, schedulers):
     add_holds_and_invoices(sched)
     scheduler.set_clock(sched, at(14, 1, 58))
@@ -203,6 +204,7 @@ def test_three_shared_schedulers_enqueue_each_slot_once_and_survive_a_crash(sche
     assert [child.terminate() for child in servers[1:]] == [0, 0]  # SIGTERM: a clean stop
 
 
+@pytest.mark.slow
 def test_cron_mode_enqueues_once_per_process_and_loses_what_passed_while_it_was_down(sched, schedulers):
     add_holds_and_invoices(sched)
     scheduler.set_clock(sched, at(14, 1, 58))
@@ -220,6 +222,7 @@ def test_cron_mode_enqueues_once_per_process_and_loses_what_passed_while_it_was_
     assert scheduler.runs(sched) == []  # and nothing anywhere records it
 
 
+@pytest.mark.slow
 def test_a_scheduler_whose_tick_fails_keeps_going_and_says_why(sched, schedulers):
     add_holds_and_invoices(sched)
     sched.execute("""
@@ -241,6 +244,7 @@ def test_a_scheduler_whose_tick_fails_keeps_going_and_says_why(sched, schedulers
     assert len(jobs_per_slot(sched)) == 2
 
 
+@pytest.mark.slow
 def test_waiting_for_a_scheduler_that_died_shows_its_log(sched, schedulers):
     add_holds_and_invoices(sched)
     scheduler.set_clock(sched, at(14, 1, 58))
@@ -250,6 +254,7 @@ def test_waiting_for_a_scheduler_that_died_shows_its_log(sched, schedulers):
         scheduler.set_clock(sched, at(14, 2, 0), wait_for=[server], timeout=5)
 
 
+@pytest.mark.slow
 def test_on_the_real_clock_a_scheduler_ticks_by_itself(schema, sched):
     now = datetime.now(UTC).replace(microsecond=0)
     scheduler.add(sched, "heartbeat", every=timedelta(seconds=1), first=now + timedelta(seconds=1),
@@ -282,6 +287,7 @@ def test_the_example_jobs_are_safe_to_run_twice(sched):
     assert held == [(988,), (989,), (990,)]  # Gus's hold lapsed at 01:57 and went back on sale
 
 
+@pytest.mark.slow
 def test_the_scheduler_handlers_run_in_a_real_worker(schema, sched, start_workers):
     scheduler.install_examples(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)

@@ -127,6 +127,7 @@ def test_the_invoice_is_a_real_pdf_and_the_same_booking_gives_the_same_bytes(hub
 # -- the handlers, run twice --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_confirmation_handler_sends_once_however_often_it_runs(hub, provider, monkeypatch):
     monkeypatch.setenv(stayhub.PROVIDER_URL_ENV, provider.url)
     booking_id = a_booking(hub)
@@ -136,6 +137,7 @@ def test_the_confirmation_handler_sends_once_however_often_it_runs(hub, provider
     assert hub.execute("SELECT message_id FROM confirmations").fetchone()[0].startswith("msg_")
 
 
+@pytest.mark.slow
 def test_a_crash_after_the_provider_accepted_is_covered_by_the_idempotency_key(hub, provider, monkeypatch):
     monkeypatch.setenv(stayhub.PROVIDER_URL_ENV, provider.url)
     booking_id = a_booking(hub)
@@ -147,6 +149,7 @@ def test_a_crash_after_the_provider_accepted_is_covered_by_the_idempotency_key(h
     assert [r.outcome for r in provider.requests()] == ["delivered", "replayed"]
 
 
+@pytest.mark.slow
 def test_an_impossible_address_is_a_permanent_error_and_a_cancelled_booking_gets_nothing(hub, provider, monkeypatch):
     monkeypatch.setenv(stayhub.PROVIDER_URL_ENV, provider.url)
     with pytest.raises(PermanentError):
@@ -187,6 +190,7 @@ def test_the_invoice_lock_does_not_make_other_jobs_wait(hub, schema, fast_invoic
         other.close()
 
 
+@pytest.mark.slow
 def test_the_sync_handler_tells_the_partner_and_records_it(hub, partner, monkeypatch):
     monkeypatch.setenv(stayhub.CHANNEL_MANAGER_URL_ENV, partner.url)
     booking_id = a_booking(hub)
@@ -196,6 +200,7 @@ def test_the_sync_handler_tells_the_partner_and_records_it(hub, partner, monkeyp
     assert hub.execute("SELECT count(*) FROM channel_syncs").fetchone()[0] == 1
 
 
+@pytest.mark.slow
 def test_a_partner_that_sits_on_the_request_is_a_timeout_and_still_takes_the_update(hub, started):
     slow = stayhub.ChannelManager.start(latency_s=0.0, timeout_rate=1.0, hang_s=1.0)
     started.append(slow)
@@ -208,6 +213,7 @@ def test_a_partner_that_sits_on_the_request_is_a_timeout_and_still_takes_the_upd
 # -- the processes: workers and the booking API --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_workers_run_the_three_jobs_of_a_booking(hub, schema, provider, partner, started, fast_invoices):
     workers = [stayhub.spawn_worker(schema, provider_url=provider.url, channel_manager_url=partner.url,
                                     name=f"test-stayhub-worker{n}") for n in range(2)]
@@ -220,6 +226,7 @@ def test_workers_run_the_three_jobs_of_a_booking(hub, schema, provider, partner,
     assert [s["booking_id"] for s in partner.syncs()] == [booking_id]
 
 
+@pytest.mark.slow
 def test_scaled_backoff_reaches_the_dead_letter_table_after_eight_quick_attempts(hub, schema, provider, started):
     provider.configure(down=True)
     worker = stayhub.spawn_worker(schema, provider_url=provider.url, backoff_scale=0.01, poll_interval=0.05,
@@ -233,6 +240,7 @@ def test_scaled_backoff_reaches_the_dead_letter_table_after_eight_quick_attempts
     assert len(provider.requests()) == 8
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_is_reported_with_its_log(hub, started):
     with pytest.raises(InvalidArgument):
         stayhub.spawn_worker("x", provider_url="http://127.0.0.1:9", backoff_scale=0)
@@ -245,6 +253,7 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(hub, started):
         stayhub.wait_until_ready(hub, [broken], timeout=GENEROUS_S)
 
 
+@pytest.mark.slow
 def test_the_inline_api_answers_after_every_step_and_fails_a_paid_booking_when_the_email_fails(
         hub, schema, provider, partner, started, fast_invoices):
     api = stayhub.BookingApi.start(schema=schema, mode="inline", provider_url=provider.url,
@@ -259,6 +268,7 @@ def test_the_inline_api_answers_after_every_step_and_fails_a_paid_booking_when_t
     assert stayhub.booking(hub, failed.booking_id).status == "confirmed"  # stored and paid, error page anyway
 
 
+@pytest.mark.slow
 def test_the_api_runs_a_checkout_function_it_is_given(hub, schema, started):
     def checkout(conn, guest_id, room_id, nights):
         return stayhub.checkout_with_jobs(conn, guest_id, room_id, nights)
@@ -270,6 +280,7 @@ def test_the_api_runs_a_checkout_function_it_is_given(hub, schema, started):
     assert api.book(3, 99, 1).status == 422  # the function's InvalidArgument, as the guest's mistake
 
 
+@pytest.mark.slow
 def test_the_api_says_so_when_a_checkout_returns_no_booking_id(hub, schema, started):
     api = stayhub.BookingApi.start(schema=schema, checkout=lambda conn, g, r, n: "ok", install=False,
                                    name="test-api-bad")

@@ -27,6 +27,8 @@ from course.systems.email_provider import (
 )
 from course.systems.http import call
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 TIFFIN_HANDLERS = "course.systems.tiffin:handlers"
 GENEROUS_S = 30  # a loaded 2-core machine may be slow; nothing here should take this long
 

@@ -14,6 +14,8 @@ from course.processes import wait_until
 from .apps.recording import RUNS_TABLE
 from .conftest import RECORDING_APP
 
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
 
 @pytest.fixture
 def runs(conn):

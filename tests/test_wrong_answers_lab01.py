@@ -6,6 +6,8 @@ provider, each in a process of its own (the check starts and stops them).
 
 import re
 
+import pytest
+
 from course import processes
 from course.grading import run_check
 from course.systems import tiffin
@@ -91,12 +93,14 @@ def lose_with(deploy_by="terminate", restore_after_refusal=True):
     return lose_a_receipt
 
 
+@pytest.mark.slow
 def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
     assert failed(report) == ["deploy: the app was stopped with SIGTERM"], report.render()
     assert "exit code -9 (SIGKILL)" in report.render()
 
 
+@pytest.mark.slow
 def test_putting_the_provider_back_before_the_receipt_was_refused_loses_nothing():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(restore_after_refusal=False))
     assert_fails_with(report, "provider_error: the provider refused the receipt's send",

@@ -9,6 +9,7 @@ namespace that is not an importable module), so they travel to the workers by va
 import textwrap
 
 import psycopg
+import pytest
 
 from course.grading import run_check
 
@@ -147,18 +148,21 @@ def handler(source: str):
     return notebook_function(source, "send_receipt")
 
 
+@pytest.mark.slow
 def test_a_handler_that_reads_a_copy_from_the_payload_finds_only_the_id():
     report = run_check("02.send_receipt", send_receipt=handler(FROM_THE_PAYLOAD))
     assert failed(report) == ["send_receipt(job, conn) for order 9812"], report.render()
     assert "KeyError" in report.render()
 
 
+@pytest.mark.slow
 def test_a_handler_that_caches_customers_sends_the_old_address():
     report = run_check("02.send_receipt", send_receipt=handler(CACHED_CUSTOMERS))
     assert_fails_with(report, "shows the address as it is when the job runs (40 Quayside, Flat 9)")
     assert "keep nothing from one job to the next" in report.render()
 
 
+@pytest.mark.slow
 def test_a_handler_that_swallows_the_providers_refusal_loses_receipts_in_the_workers():
     report = run_check("02.send_receipt", send_receipt=handler(SWALLOWS_ERRORS), seed=11)
     assert failed(report) == [
@@ -169,6 +173,7 @@ def test_a_handler_that_swallows_the_providers_refusal_loses_receipts_in_the_wor
     assert "check('02.send_receipt', seed=11)" in text
 
 
+@pytest.mark.slow
 def test_a_handler_that_needs_the_notebooks_objects_cannot_go_to_a_worker():
     report = run_check("02.send_receipt", send_receipt=handler(A_LOCK_FROM_THE_NOTEBOOK))
     assert failed(report) == ["the handler can be sent to a worker process"], report.render()

@@ -5,6 +5,8 @@ so most wrong answers here fail in well under a second; one test runs the worker
 heartbeat that does nothing, to show that stage fails for the right reason too.
 """
 
+import pytest
+
 from course.grading import run_check
 from course.grading.checks import lab04
 from course.grading.report import Report
@@ -63,6 +65,7 @@ def test_a_heartbeat_that_always_says_yes():
                               "returns something false for a job that is gone"], report.render()
 
 
+@pytest.mark.slow
 def test_the_worker_stage_catches_a_job_running_twice_at_once():
     t = Trial("04.heartbeat")
     try:

@@ -71,11 +71,13 @@ def returns_the_order(conn, customer_id, total_cents):
     (its_own_connection, ["uses the connection it is given"]),
     (returns_the_order, ["returns the new order's id"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
+@pytest.mark.slow
 def test_place_order_wrong_answers_fail(place_order, reasons):
     report = run_check("05.place_order", place_order=place_order)
     assert_fails_with(report, *reasons)
 
 
+@pytest.mark.slow
 def test_a_crash_leaves_the_paid_order_and_says_so():
     text = run_check("05.place_order", place_order=order_then_job_in_two_commits).render()
     assert "got:      '1 order(s), 0 job(s)'" in text
@@ -83,6 +85,7 @@ def test_a_crash_leaves_the_paid_order_and_says_so():
     assert "in a child process, SIGKILLed while its second write was on its way" in text
 
 
+@pytest.mark.slow
 def test_the_other_way_round_leaves_a_job_for_an_order_that_does_not_exist():
     text = run_check("05.place_order", place_order=job_then_order_in_two_commits).render()
     assert "a receipt job for an order that does not exist" in text
@@ -197,11 +200,13 @@ def test_a_relay_that_publishes_nothing_hears_that_first_and_nothing_built_on_it
     (ignores_the_limit, ["takes at most `limit` rows per call"]),
     (marks_what_failed_too, ["rows it did not publish stay unsent"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
+@pytest.mark.slow
 def test_relay_wrong_answers_fail(relay_batch, reasons):
     report = run_check("05.relay", relay_batch=relay_batch)
     assert_fails_with(report, *reasons)
 
 
+@pytest.mark.slow
 def test_a_lost_row_and_a_doubled_row_are_told_apart():
     lost = run_check("05.relay", relay_batch=marked_before_published).render()
     assert "Lost: it was marked sent before it was published" in lost

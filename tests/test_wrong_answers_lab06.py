@@ -137,15 +137,18 @@ def swallows_errors(job, conn):
     (mark_committed_before_sending, ["the provider was down at the first attempt"]),
     (swallows_errors, ["raises when the provider did not accept the email"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
+@pytest.mark.slow
 def test_send_confirmation_wrong_answers_fail(send_confirmation, reasons):
     assert_fails_with(run_check("06.send_confirmation", send_confirmation=send_confirmation), *reasons)
 
 
+@pytest.mark.slow
 def test_the_failure_names_the_keys_the_provider_saw():
     text = run_check("06.send_confirmation", send_confirmation=key_per_attempt).render()
     assert "['confirm:1:1', 'confirm:1:2']" in text and "name the effect" in text
 
 
+@pytest.mark.slow
 def test_the_acceptance_test_on_its_own_catches_a_handler_that_is_not_idempotent():
     """Without the cases on cue: only worker processes SIGKILLed after sending, emails counted at the
     provider, a timeline of the doubled job and the seed to replay it."""

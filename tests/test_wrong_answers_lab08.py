@@ -172,6 +172,7 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
 
 
 @pytest.mark.parametrize("name", WRONG_TICKS)
+@pytest.mark.slow
 def test_a_wrong_tick_fails_for_its_reason(name):
     tick, reasons, shown = WRONG_TICKS[name]
     report = run_check("08.tick", tick=tick)
@@ -188,6 +189,7 @@ def test_a_tick_that_always_raises_fails_at_once():
     assert "tick(conn, 01:52) in this process" in text and "RuntimeError: no database for you" in text
 
 
+@pytest.mark.slow
 def test_a_tick_that_raises_only_in_the_scheduler_processes_is_reported_with_its_log():
     def tick(conn, now):
         if (conn.info.parameter_status("application_name") or "").startswith("scheduler-"):

@@ -76,6 +76,7 @@ def test_jobs_on_another_connection_outlive_a_booking_that_failed():
     assert_fails_with(report, "if the booking does not commit, no job is left behind")
 
 
+@pytest.mark.slow
 def test_side_work_left_in_the_request_is_too_slow():
     report = run_check("12.checkout", checkout=invoice_still_in_the_request)
     assert_passes_except(report, "checkout answers fast")
@@ -127,23 +128,27 @@ def retries_inside(job, conn):
                 raise
 
 
+@pytest.mark.slow
 def test_no_duplicate_protection_sends_two_emails():
     report = run_check("12.confirmation_email", send_confirmation=no_protection, seed=SEED)
     assert_fails_with(report, "no duplicate email", "each guest got exactly one email")
     assert f"seed={SEED}" in report.render()
 
 
+@pytest.mark.slow
 def test_a_row_committed_before_sending_loses_the_email_when_the_first_send_fails():
     report = run_check("12.confirmation_email", send_confirmation=row_first_then_send, seed=SEED)
     assert_fails_with(report, "a 503 on the first attempt, then the provider works")
 
 
+@pytest.mark.slow
 def test_swallowed_errors_never_reach_the_dead_letter_table():
     report = run_check("12.confirmation_email", send_confirmation=swallows_errors, seed=SEED)
     assert_fails_with(report, "dead-letter table with attempts = 8", "an impossible address ends the job at once",
                       "an alert fires")
 
 
+@pytest.mark.slow
 def test_retrying_inside_the_handler_multiplies_the_attempts():
     report = run_check("12.confirmation_email", send_confirmation=retries_inside, seed=SEED)
     assert_passes_except(report, "each attempt sends one request")
@@ -209,16 +214,19 @@ def invoices_the_cancelled(job, conn):
         stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
 
 
+@pytest.mark.slow
 def test_checking_without_a_lock_lets_two_overlapping_runs_both_invoice():
     report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=SEED)
     assert_passes_except(report, "two runs at the same moment")
 
 
+@pytest.mark.slow
 def test_a_lock_without_the_check_invoices_twice():
     report = run_check("12.invoice_worker", render_invoice=lock_but_never_look, seed=SEED)
     assert_fails_with(report, "two runs at the same moment")
 
 
+@pytest.mark.slow
 def test_a_cancelled_booking_must_not_be_invoiced():
     report = run_check("12.invoice_worker", render_invoice=invoices_the_cancelled, seed=SEED)
     assert_passes_except(report, "a cancelled booking gets no invoice")

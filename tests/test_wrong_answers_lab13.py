@@ -67,6 +67,7 @@ def test_a_handler_that_returns_before_the_work_is_done_fails():
     assert_fails_with(run_check("13.keep_alive", render_invoice=hands_the_work_to_a_thread), "renders every page")
 
 
+@pytest.mark.slow
 def test_the_cluster_part_sees_a_silent_handler_run_twice():
     """The in-process part stops most wrong answers; the cluster part must be able to fail on its own."""
     t = Trial("13.keep_alive")
@@ -152,6 +153,7 @@ def gives_up_quietly(publish, subject, payload, msg_id, give_up_after_s=30.0):
     return None  # the caller thinks it went out
 
 
+@pytest.mark.slow
 def test_a_new_msg_id_on_each_attempt_stores_duplicates():
     report = run_check("13.publish_retry", seed=5, publish_with_retry=new_id_on_every_attempt)
     assert_fails_with(report, "every attempt of a message carries the same Nats-Msg-Id")
@@ -176,11 +178,13 @@ def test_giving_up_quietly_fails():
     assert_fails_with(run_check("13.publish_retry", publish_with_retry=gives_up_quietly), "gives up: raises")
 
 
+@pytest.mark.slow
 def test_forgetting_the_ack_fails():
     assert_fails_with(run_check("13.publish_retry", seed=1, publish_with_retry=forgets_to_return_the_ack),
                       "returns JetStream's ack")
 
 
+@pytest.mark.slow
 def test_three_quick_retries_do_not_outlast_a_leader_election():
     report = run_check("13.publish_retry", seed=2, publish_with_retry=retries_three_times)
     assert_fails_with(report, "leader SIGKILLed")

@@ -149,7 +149,9 @@ def checkout(t: Trial, checkout):
              note="jobs written on another connection, or committed before the booking, survive its failure: use "
                   "the connection you are given, inside one transaction")
 
-    _fast_and_the_email_arrives(t, checkout, box)
+    # The real processes take ~6 s; they can only add failures to a checkout already wrong in-process.
+    if all(result.passed for result in t.results):
+        _fast_and_the_email_arrives(t, checkout, box)
 
 
 def _fast_and_the_email_arrives(t: Trial, checkout, box) -> None:

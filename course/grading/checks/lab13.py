@@ -221,6 +221,21 @@ def _judge_stored(t: Trial, cluster, stream: str, count: int, what: str, example
              if doubled else None)
 
 
+def _until_the_stream_answers(publisher: jq.Publisher, subject: str, timeout_s: float = 60.0) -> None:
+    """A new replicated stream can meet "no responders" for a while after its leader is elected (the
+    other servers have not heard of it yet; slower on a busy machine). The faults are the check's to
+    place: it waits for a publish to go through first, so the learner's retries meet only those."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            publisher.publish(subject, {"warmup": True})
+            return
+        except broker.TRANSIENT:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 @exercise_check("13.publish_retry")
 def publish_retry(t: Trial, publish_with_retry):
     _gives_up(t, publish_with_retry)
@@ -230,6 +245,7 @@ def publish_retry(t: Trial, publish_with_retry):
     with cluster_for_check() as cluster:
         broker.ensure_stream("ORDERS13", ["orders13.>"], replicas=3, url=cluster.urls)
         with jq.Publisher(cluster.urls, timeout=1.0) as publisher:
+            _until_the_stream_answers(publisher, "orders13.warmup")
             # 1. A healthy cluster, and acks lost on the way: the producer cannot know what was stored.
             count = 8
             kinds = ["ack lost"] * 3 + ["not sent"] * 2 + [None] * (count - 5)
