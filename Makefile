@@ -14,17 +14,18 @@ XDIST  := -n $(JOBS) --dist loadgroup
 
 .PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock db-stop clean
 
-# Installs only when pyproject.toml or constraints.txt changed since the last install.
-$(STAMP): pyproject.toml constraints.txt
+# Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
+# can (bootstrapped into the venv with pip if it is not on the PATH), else with pip (tools/install.py).
+$(STAMP): pyproject.toml constraints.txt tools/install.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
 		"Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.12")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	@$(BIN)/python tools/install.py test
 	@touch $(STAMP)
 
+# Starts the database and JupyterLab at lab 00, and says both in one line.
 lab: $(STAMP)
-	$(BIN)/python -m course db start
-	$(BIN)/python -m course lab
+	@$(BIN)/python -m course lab
 
 # Everything CI runs, in one pytest run: the tests, the solutions with their outputs compared, and the
 # labs top to bottom with their stubs (compared laxly: see conftest.py).
@@ -50,7 +51,7 @@ build: $(STAMP)
 	$(BIN)/python -m course build
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,bench]'
+	$(BIN)/python tools/install.py test,bench
 	$(BIN)/python -m course bench
 
 chaos: $(STAMP)

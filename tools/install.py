@@ -1,0 +1,128 @@
+"""Install the course into the venv whose Python runs this: with uv when it can, else with pip.
+
+    .venv/bin/python tools/install.py [EXTRAS]        (make runs it; EXTRAS defaults to "test")
+
+Both installers read constraints.txt, so the versions we test are the versions a learner gets. uv is
+taken from the venv, else from the PATH, else bootstrapped into the venv with pip (`uv==UV_VERSION`).
+uv does not read pip's configuration, so the indexes, find-links, constraints and certificate that pip
+is configured with (pip.conf, PIP_* variables) are handed to uv as options. When uv cannot run, or
+fails, one line says so and pip installs the same things. COURSE_INSTALLER=pip skips uv.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+UV_VERSION = "0.13.8"
+PROJECT = Path(__file__).resolve().parent.parent
+CONSTRAINTS = PROJECT / "constraints.txt"
+BIN = Path(sys.executable).parent
+
+
+def pip_config() -> dict[str, str]:
+    """pip's settings as `pip config list` shows them: the environment beats [install] beats [global]."""
+    try:
+        out = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
+                             timeout=60, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    rank = {"global": 0, "install": 1, ":env:": 2}
+    found: dict[str, tuple[int, str]] = {}
+    for line in out.splitlines():
+        key, sep, value = line.partition("=")
+        section, _, name = key.rpartition(".")
+        if not sep or section not in rank:
+            continue
+        value = value.strip().strip("'\"")
+        if name not in found or rank[section] >= found[name][0]:
+            found[name] = (rank[section], value)
+    return {name: value for name, (_, value) in found.items()}
+
+
+def uv_options(config: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The uv options and environment that make uv see the packages pip is configured to see."""
+    args: list[str] = []
+    env: dict[str, str] = {}
+    many = lambda name: config.get(name, "").split()  # noqa: E731 - pip lists are whitespace-separated
+    if config.get("index-url"):
+        args += ["--default-index", config["index-url"]]
+    for url in many("extra-index-url"):
+        args += ["--index", url]
+    if many("extra-index-url"):
+        # pip takes the best version from all its indexes together; uv's default stops at the first
+        # index that has the package, which a partial local mirror would turn into "not found".
+        args += ["--index-strategy", "unsafe-best-match"]
+    for where in many("find-links"):
+        args += ["--find-links", where]
+    for path in many("constraint"):
+        args += ["--constraint", path]
+    for host in many("trusted-host"):
+        args += ["--allow-insecure-host", host]
+    if config.get("no-index", "").lower() in {"1", "true", "yes", "on"}:
+        args.append("--no-index")
+    if config.get("cert") and "SSL_CERT_FILE" not in os.environ:
+        env["SSL_CERT_FILE"] = config["cert"]
+    if config.get("timeout") or config.get("default-timeout"):
+        env.setdefault("UV_HTTP_TIMEOUT", config.get("timeout") or config["default-timeout"])
+    return args, env
+
+
+def runs(uv: str) -> bool:
+    try:
+        return subprocess.run([uv, "--version"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def find_uv() -> tuple[str | None, str]:
+    """A uv that runs, and if there is none, why."""
+    mine = BIN / "uv"
+    if mine.exists() and runs(str(mine)):
+        return str(mine), ""
+    on_path = shutil.which("uv")
+    if on_path and runs(on_path):
+        return on_path, ""
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"uv=={UV_VERSION}"],
+        capture_output=True, text=True)
+    if result.returncode == 0 and mine.exists() and runs(str(mine)):
+        print(f"uv {UV_VERSION} installed into the venv with pip ({time.monotonic() - started:.0f} s).")
+        return str(mine), ""
+    lines = (result.stderr or result.stdout).strip().splitlines()
+    why = lines[-1] if lines else f"uv {UV_VERSION} was installed but does not run here"
+    return None, f"uv is not on the PATH and pip could not install it: {why}"
+
+
+def main(argv: list[str]) -> int:
+    target = f"{PROJECT}[{argv[0] if argv else 'test'}]"
+    started = time.monotonic()
+    if os.environ.get("COURSE_INSTALLER", "").lower() == "pip":
+        uv, why = None, "COURSE_INSTALLER=pip"
+    else:
+        uv, why = find_uv()
+    if uv:
+        args, env = uv_options(pip_config())
+        command = [uv, "pip", "install", "--quiet", "--python", sys.executable, "--constraint", str(CONSTRAINTS),
+                   *args, "--editable", target]
+        result = subprocess.run(command, env={**os.environ, **env})
+        if result.returncode == 0:
+            print(f"Installed with uv in {time.monotonic() - started:.0f} s (versions from constraints.txt).")
+            return 0
+        why = f"`{shlex.join(command[:3])} ...` failed with exit code {result.returncode}"
+    print(f"Installing with pip instead of uv ({why}); this can take a few minutes.", flush=True)
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                             "--constraint", str(CONSTRAINTS), "--editable", target])
+    if result.returncode == 0:
+        print(f"Installed with pip in {time.monotonic() - started:.0f} s (versions from constraints.txt).")
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
