@@ -12,7 +12,7 @@ PYTEST := $(BIN)/python -m pytest
 JOBS   ?= 4
 XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock db-stop clean
+.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock lock-check db-stop clean
 
 # Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
 # can (bootstrapped into the venv with pip if it is not on the PATH), else with pip (tools/install.py).
@@ -57,11 +57,15 @@ bench: $(STAMP)
 chaos: $(STAMP)
 	$(BIN)/python -m course chaos
 
-# Pin what is installed now as the tested versions.
+# Pin what is installed now (with every extra) as the tested versions.
+# Keeps the pins with markers made for other Pythons, and checks the lock for every supported Python.
 lock: $(STAMP)
-	@{ echo "# The versions the course was tested with (Python 3.11, Linux x86_64). Regenerate: make lock"; \
-	   $(BIN)/python -m pip freeze --exclude-editable | grep -v '^course'; } > constraints.txt.new
-	@mv constraints.txt.new constraints.txt && touch $(STAMP)
+	@$(BIN)/python tools/install.py test,bench
+	@$(BIN)/python tools/lock.py && touch $(STAMP)
+
+# Resolves constraints.txt for every supported Python (wheels only), installing nothing.
+lock-check: $(STAMP)
+	@$(BIN)/python tools/lock.py --check
 
 db-stop:
 	@test -x $(BIN)/python && $(BIN)/python -m course db stop || true
