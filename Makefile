@@ -12,7 +12,7 @@ PYTEST := $(BIN)/python -m pytest
 JOBS   ?= 4
 XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock lock-check db-stop clean
+.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock lock-check time-first-run db-stop clean
 
 # Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
 # can (bootstrapped into the venv with pip if it is not on the PATH), else with pip (tools/install.py).
@@ -66,6 +66,10 @@ lock: $(STAMP)
 # Resolves constraints.txt for every supported Python (wheels only), installing nothing.
 lock-check: $(STAMP)
 	@$(BIN)/python tools/lock.py --check
+
+# Times git clone -> make lab -> lab 00 answering, cold and warm (tools/time_first_run.py says more).
+time-first-run:
+	@$(PYTHON) tools/time_first_run.py
 
 db-stop:
 	@test -x $(BIN)/python && $(BIN)/python -m course db stop || true
