@@ -95,8 +95,8 @@ def find_uv() -> tuple[str | None, str]:
         print(f"uv {UV_VERSION} installed into the venv with pip ({time.monotonic() - started:.0f} s).")
         return str(mine), ""
     lines = (result.stderr or result.stdout).strip().splitlines()
-    why = lines[-1] if lines else f"uv {UV_VERSION} was installed but does not run here"
-    return None, f"uv is not on the PATH and pip could not install it: {why}"
+    why = lines[-1] if lines else "it was installed but does not run here"
+    return None, f"no uv runs here: none on the PATH, and uv {UV_VERSION} from pip: {why}"
 
 
 def main(argv: list[str]) -> int:
