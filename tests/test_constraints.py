@@ -1,6 +1,6 @@
 """constraints.txt installs on every Python the README promises, and `make lock` keeps it that way.
 
-The resolution test asks the package index (uv, wheels only, for Linux x86_64): a pin whose version
+The resolution test asks the package index (uv, wheels only, tools/lock.py's PLATFORMS): a pin whose version
 excludes a supported Python (soupsieve 4.x needs 3.11.5; Debian 12 has 3.11.2) fails here.
 """
 from __future__ import annotations
@@ -76,16 +76,21 @@ OFFLINE = re.compile(r"Failed to fetch|error sending request|dns error|Could not
                      r"|timed out|Network is unreachable", re.I)
 
 
-@pytest.mark.parametrize("python_version", [lock.SUPPORTED[0], lock.SUPPORTED[-1], *lock.SUPPORTED[1:-1]])
-def test_constraints_resolve_from_wheels_for_every_supported_python(python_version):
+TARGETS = [*[(version, platform) for version in (lock.SUPPORTED[0], lock.SUPPORTED[-1]) for platform in lock.PLATFORMS],
+           *[(version, lock.PLATFORMS[0]) for version in lock.SUPPORTED[1:-1]]]
+
+
+@pytest.mark.parametrize("python_version, platform", TARGETS)
+def test_constraints_resolve_from_wheels_for_every_supported_python(python_version, platform):
     if not ((Path(sys.executable).parent / "uv").exists() or shutil.which("uv")):
         if os.environ.get("CI"):
             pytest.fail("uv is not in the venv nor on the PATH: make installs it (tools/install.py)")
         pytest.skip("uv is not in the venv nor on the PATH (make installs it): cannot resolve the lock")
-    result = lock.resolve(python_version)
+    result = lock.resolve(python_version, platform)
     if result.returncode != 0 and OFFLINE.search(result.stderr) and not os.environ.get("CI"):
         pytest.skip(f"the package index did not answer: {result.stderr.strip().splitlines()[-1]}")
-    assert result.returncode == 0, f"constraints.txt cannot be installed on Python {python_version}:\n{result.stderr}"
+    assert result.returncode == 0, \
+        f"constraints.txt cannot be installed from wheels on Python {python_version}, {platform}:\n{result.stderr}"
     pins = {line.split("==")[0].lower() for line in result.stdout.splitlines() if "==" in line}
     assert {"jupyterlab", "psycopg", "soupsieve", "numpy"} <= pins
 

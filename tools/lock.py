@@ -23,7 +23,9 @@ PROJECT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = PROJECT / "constraints.txt"
 # The oldest Python pyproject.toml allows, each minor since, and the newest released one.
 SUPPORTED = ["3.11.0", "3.11.4", "3.12.0", "3.13.0", "3.14.0", "3.15.0"]
-PLATFORMS = ["x86_64-manylinux_2_28"]
+# Linux x86_64 (glibc 2.28 and newer) and macOS on Apple silicon. Not Intel macOS: argon2-cffi-bindings
+# (under jupyter_server) ships no wheel for it, so a Mac with Intel builds that one from source.
+PLATFORMS = ["x86_64-manylinux_2_28", "aarch64-apple-darwin"]
 NOT_LOCKED = {"course", "uv", "pip", "setuptools", "wheel"}
 
 
@@ -96,7 +98,7 @@ def resolve(python_version: str, platform: str = PLATFORMS[0], constraints: Path
 
 
 def check(constraints: Path = CONSTRAINTS) -> list[str]:
-    """One line per Python for which `constraints` cannot be installed from wheels."""
+    """One line per Python and platform for which `constraints` cannot be installed from wheels."""
     targets = [(version, platform) for version in SUPPORTED for platform in PLATFORMS]
     # One after another: side by side, the uv processes wait on each other's cache locks and take longer.
     results = [resolve(version, platform, constraints) for version, platform in targets]
@@ -111,7 +113,8 @@ def check(constraints: Path = CONSTRAINTS) -> list[str]:
 def main(argv: list[str]) -> int:
     if argv == ["--check"]:
         failures = check()
-        print("\n".join(failures) or f"constraints.txt resolves for Python {', '.join(SUPPORTED)}.")
+        print("\n".join(failures) or f"constraints.txt resolves for Python {', '.join(SUPPORTED)}"
+                                      f" on {' and '.join(PLATFORMS)}.")
         return 1 if failures else 0
     from packaging.markers import Marker
 
