@@ -80,6 +80,7 @@ TARGETS = [*[(version, platform) for version in (lock.SUPPORTED[0], lock.SUPPORT
            *[(version, lock.PLATFORMS[0]) for version in lock.SUPPORTED[1:-1]]]
 
 
+@pytest.mark.slow  # asks the package index
 @pytest.mark.parametrize("python_version, platform", TARGETS)
 def test_constraints_resolve_from_wheels_for_every_supported_python(python_version, platform):
     if not ((Path(sys.executable).parent / "uv").exists() or shutil.which("uv")):
@@ -95,6 +96,7 @@ def test_constraints_resolve_from_wheels_for_every_supported_python(python_versi
     assert {"jupyterlab", "psycopg", "soupsieve", "numpy"} <= pins
 
 
+@pytest.mark.slow  # asks the package index
 def test_a_pin_that_excludes_the_oldest_python_is_caught(tmp_path):
     """The lock before issue 16: soupsieve 4.1.3 for every Python, so Debian 12's 3.11.2 could not install."""
     if not ((Path(sys.executable).parent / "uv").exists() or shutil.which("uv")):

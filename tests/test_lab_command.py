@@ -10,6 +10,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # starts JupyterLab
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 
