@@ -120,13 +120,19 @@ def pip_into_venv(*extra: str) -> subprocess.CompletedProcess:
             env={**os.environ, "PYTHONPATH": unpacked, "PYTHONDONTWRITEBYTECODE": "1"})
 
 
+def uv_version(uv: str) -> tuple[int, ...]:
+    out = subprocess.run([uv, "--version"], capture_output=True, text=True, timeout=30).stdout
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    return tuple(int(part) for part in found.groups()) if found else (0,)
+
+
 def find_uv() -> tuple[str | None, str]:
     """A uv that runs, and if there is none, why."""
     mine = BIN / "uv"
     if mine.exists() and runs(str(mine)):
         return str(mine), ""
     on_path = shutil.which("uv")
-    if on_path and runs(on_path):
+    if on_path and runs(on_path) and uv_version(on_path) >= (0, 5):  # older ones lack options we pass
         return on_path, ""
     started = time.monotonic()
     if has_pip():
