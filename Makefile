@@ -15,7 +15,7 @@ XDIST  := -n $(JOBS) --dist loadgroup
 .PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock lock-check time-first-run db-stop clean
 
 # Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
-# can (bootstrapped into the venv with pip if it is not on the PATH), else with pip (tools/install.py).
+# can (the pinned one put into the venv if none is on the PATH), else with pip (tools/install.py).
 $(STAMP): pyproject.toml constraints.txt tools/install.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
 		"Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.12")'

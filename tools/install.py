@@ -3,15 +3,22 @@
     .venv/bin/python tools/install.py [EXTRAS]        (make runs it; EXTRAS defaults to "test")
 
 Both installers read constraints.txt, so the versions we test are the versions a learner gets. uv is
-taken from the venv, else from the PATH, else bootstrapped into the venv with pip (`uv==UV_VERSION`).
+taken from the venv, else from the PATH, else UV_VERSION's binary is taken from its wheel on PyPI (hash
+checked), else pip installs `uv==UV_VERSION` into the venv (through the indexes pip is configured with).
+The venv is made --without-pip (ensurepip's compiling is slow); it gets pip from uv, or, when uv is not
+to be had, from the Python's bundled pip wheel.
 uv does not read pip's configuration, so the indexes, find-links, constraints and certificate that pip
 is configured with (pip.conf, PIP_* variables) are handed to uv as options. When uv cannot run, or
 fails, one line says so and pip installs the same things. COURSE_INSTALLER=pip skips uv.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import io
+import json
 import os
+import platform
 import re
 import shlex
 import shutil
@@ -20,6 +27,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -126,6 +134,48 @@ def uv_version(uv: str) -> tuple[int, ...]:
     return tuple(int(part) for part in found.groups()) if found else (0,)
 
 
+def wheel_fits(name: str) -> bool:
+    """Whether a uv wheel's platform tag runs on this machine (Linux with glibc, or macOS)."""
+    machine = platform.machine().lower()
+    arch = {"amd64": "x86_64", "arm64": "aarch64" if sys.platform.startswith("linux") else "arm64"}.get(machine,
+                                                                                                     machine)
+    if sys.platform.startswith("linux"):
+        libc, version = platform.libc_ver()
+        found = re.search(rf"manylinux_(\d+)_(\d+)_{arch}\b", name)
+        have = tuple(int(part) for part in version.split(".")[:2]) if libc == "glibc" and version else None
+        return bool(found and have and (int(found.group(1)), int(found.group(2))) <= have)
+    if sys.platform == "darwin":
+        return bool(re.search(rf"macosx_\d+_\d+_({arch}|universal2)\b", name))
+    return False
+
+
+def download_uv(timeout: float = 60) -> bool:
+    """uv's binary from PyPI's wheel, hash checked, into the venv's bin/, without pip: a pip that must
+    first be put into the venv costs 2 s on an idle machine and 7-9 s on a busy one. False if anything
+    is missing or fails (no such wheel, PyPI unreachable): then pip installs uv as usual."""
+    try:
+        request = urllib.request.Request("https://pypi.org/simple/uv/",
+                                         headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            files = json.load(response)["files"]
+        wheel = next(file for file in files if file["filename"].startswith(f"uv-{UV_VERSION}-")
+                     and file["filename"].endswith(".whl") and wheel_fits(file["filename"])
+                     and not file.get("yanked"))
+        with urllib.request.urlopen(wheel["url"], timeout=timeout) as response:
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != wheel["hashes"]["sha256"]:
+            return False
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            binary = archive.read(f"uv-{UV_VERSION}.data/scripts/uv")
+        partial = BIN / "uv.partial"
+        partial.write_bytes(binary)
+        partial.chmod(0o755)
+        partial.replace(BIN / "uv")
+        return runs(str(BIN / "uv"))
+    except (OSError, ValueError, KeyError, StopIteration, zipfile.BadZipFile):
+        return False
+
+
 def find_uv() -> tuple[str | None, str]:
     """A uv that runs, and if there is none, why."""
     mine = BIN / "uv"
@@ -135,6 +185,9 @@ def find_uv() -> tuple[str | None, str]:
     if on_path and runs(on_path) and uv_version(on_path) >= (0, 5):  # older ones lack options we pass
         return on_path, ""
     started = time.monotonic()
+    if not has_pip() and download_uv():
+        print(f"uv {UV_VERSION} put into the venv from its wheel on PyPI ({time.monotonic() - started:.0f} s).")
+        return str(mine), ""
     if has_pip():
         result = subprocess.run(
             [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"uv=={UV_VERSION}"],
