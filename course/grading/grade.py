@@ -30,6 +30,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -60,6 +61,7 @@ class Submission:
     lab: str
     path: Path
     also: list[Path] = field(default_factory=list)  # older notebooks of the same lab, not graded
+    shown: str = ""  # the path under SUBMISSIONS, for the gradebook
 
 
 @dataclass
@@ -103,7 +105,7 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
     submissions = []
     for (student, lab), paths in sorted(found.items()):
         paths.sort(key=lambda p: (p.stat().st_mtime, str(p)), reverse=True)
-        submissions.append(Submission(student, lab, paths[0], paths[1:]))
+        submissions.append(Submission(student, lab, paths[0], paths[1:], str(paths[0].relative_to(root))))
     return submissions, unplaced
 
 
@@ -193,8 +195,11 @@ def _grade_in_child(spec: dict) -> None:
     from .notebooks import load_answers
 
     events = os.open(spec["events"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    supervisor = os.getppid()
 
     def emit(**event):
+        if os.getppid() != supervisor:  # the answer killed the process that watches it: report nothing more
+            os._exit(4)
         os.write(events, (json.dumps(event) + "\n").encode())
 
     path = Path(spec["notebook"])
@@ -221,12 +226,17 @@ def _grade_in_child(spec: dict) -> None:
                  detail=f"the checks stopped on {type(error).__name__}: {error}",
                  seconds=time.monotonic() - started, seed=seed)
             continue
-        failing = [r.name for r in report.results if not r.passed]
-        detail = report.problem or report.not_started or ""
+        failing = [r for r in report.results if not r.passed]
+        detail = report.problem or report.not_started or (_first_line(failing[0].note) if failing else "")
         emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
-             first_failing=failing[0] if failing else "", detail=detail,
+             first_failing=failing[0].name if failing else "", detail=detail,
              checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
              seconds=time.monotonic() - started, seed=report.seed if report.seed is not None else seed)
+
+
+def _first_line(text: str | None, limit: int = 200) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 # -- the grader: a child per notebook, watched ----------------------------------------------------------
@@ -242,8 +252,7 @@ class Grader:
 
     def grade(self, submission: Submission) -> list[Row]:
         lab = manifest.load().lab(submission.lab)
-        name = f"{submission.student}/{submission.path.name}"
-        base = Row(submission.student, lab.id, "", "", notebook=name)
+        base = Row(submission.student, lab.id, "", "", notebook=submission.shown or submission.path.name)
         problem = _unreadable(submission.path)
         if problem:
             return [_row(base, exercise="*", status="unreadable", detail=problem)]
@@ -285,6 +294,7 @@ class Grader:
                 rows = self._watch(child, base, work / "events.jsonl", exercises, seeds)
         finally:
             self.roles.drop(role)
+            shutil.rmtree(work, ignore_errors=True)
         lost = sorted(self.protected - schemas())
         if lost:
             for row in rows:
