@@ -181,6 +181,7 @@ def child_main(spec_path: str) -> int:
         return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says it
     code = 0
     try:
+        _die_with_parent()
         _grade_in_child(spec)
     except BaseException:  # noqa: BLE001 — whatever happened, the grader reads the events written so far
         code = 3
@@ -227,7 +228,7 @@ def _grade_in_child(spec: dict) -> None:
                  seconds=time.monotonic() - started, seed=seed)
             continue
         failing = [r for r in report.results if not r.passed]
-        detail = report.problem or report.not_started or (_first_line(failing[0].note) if failing else "")
+        detail = _one_line(report.problem) or report.not_started or (_first_line(failing[0].note) if failing else "")
         emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
              first_failing=failing[0].name if failing else "", detail=detail,
              checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
@@ -237,6 +238,22 @@ def _grade_in_child(spec: dict) -> None:
 def _first_line(text: str | None, limit: int = 200) -> str:
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _one_line(text: str | None, limit: int = 300) -> str:
+    """A message for one CSV cell: its lines joined, its whitespace collapsed, cut at `limit`."""
+    line = " / ".join(" ".join(part.split()) for part in (text or "").splitlines() if part.strip()).rstrip(":")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent (the supervisor) dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 # -- the grader: a child per notebook, watched ----------------------------------------------------------
@@ -383,6 +400,7 @@ def _kill_group(child: subprocess.Popen) -> None:
 def _row(base: Row, **values) -> Row:
     row = Row(**{**asdict(base), **values})
     row.seconds = round(float(row.seconds or 0), 2)
+    row.detail = _one_line(row.detail, 400)
     row.first_failing = row.first_failing or ("" if row.status in {"passed", "failed"} else row.status)
     return row
 
@@ -429,7 +447,8 @@ def write_csv(rows: list[Row], path: Path) -> None:
 def summary(lab: manifest.Lab, rows: list[Row]) -> str:
     rows = [r for r in rows if r.lab == lab.id]
     students = sorted({r.student for r in rows})
-    lines = [f"# Lab {lab.id}: {lab.title}", "", f"{len(students)} students handed in this lab.", ""]
+    lines = [f"# Lab {lab.id}: {lab.title}", "",
+             f"{len(students)} student{'s' if len(students) != 1 else ''} handed in this lab.", ""]
     unreadable = sorted({r.student for r in rows if r.exercise == "*"})
     if unreadable:
         lines += [f"Could not be read at all: {', '.join(unreadable)}.", ""]
