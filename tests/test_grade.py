@@ -304,3 +304,18 @@ def test_the_command_line_writes_the_gradebook(tmp_path, database):
         ("ana", "00.first_job", "passed", "1"), ("ana", "00.quiz", "passed", "1"), ("bob", "*", "unreadable", "0")]
     assert "| 00.first_job Enqueue your first job | 1 | 0 | 0 | 1 | 50 % |" in (
         tmp_path / "out" / "summary-00.md").read_text()
+
+
+def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_path, sentinel, monkeypatch):
+    """Where the database will not let us make roles, each notebook runs as the course's user: then the
+    grader compares the schemas after each notebook, and the row says which ones went."""
+    def no_roles(self):
+        self.available, self.why_not = False, "roles switched off for this test"
+
+    monkeypatch.setattr(grade.Roles, "_probe", no_roles)
+    drop = f"from course import db as _db\n_db.drop_schema({sentinel!r})\n"
+    save(notebook("00", prepend={"00.first_job": drop}), tmp_path / "class" / "zed" / "00_start_here.ipynb")
+    rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=1, timeout_s=60, progress=False)
+    zed = lab_rows(rows, "zed", "00")
+    assert zed["00.first_job"].status == "passed"  # the answer itself is right...
+    assert f"schemas gone after it ran: ['{sentinel}']" in zed["00.first_job"].detail  # ...and it is on record

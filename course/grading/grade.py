@@ -130,6 +130,23 @@ class Roles:
                 self.available, self.why_not = False, "the course's database user may not create roles"
         except Exception as error:  # a database that refuses: say so once, grade as the course's user
             self.available, self.why_not = False, f"{type(error).__name__}: {error}"
+        if self.available:
+            self._probe()
+
+    def _probe(self) -> None:
+        """Can a role made this way log in (pg_hba.conf may admit only some users)?"""
+        import psycopg
+
+        role = None
+        try:
+            role, info = self.create()
+            psycopg.connect(info, connect_timeout=self.db.CONNECT_TIMEOUT_S).close()
+        except Exception as error:  # noqa: BLE001 — any refusal means: grade as the course's user
+            self.available = False
+            self.why_not = f"a role made for grading could not log in ({str(error).strip().splitlines()[0]})"
+        finally:
+            if role is not None:
+                self.drop(role)
 
     def create(self) -> tuple[str | None, str]:
         """(role, conninfo for the child); role None when roles are not available."""
@@ -296,8 +313,9 @@ class Grader:
                 "events": str(work / "events.jsonl")}
         (work / "spec.json").write_text(json.dumps(spec))
         role, conninfo = self.roles.create()
+        # The instructor's .course stays the home (the shared NATS server lives there); only progress moves.
         env = {**os.environ, "DATABASE_URL": conninfo, "COURSE_PROGRESS_FILE": str(work / "progress.json"),
-               "COURSE_HOME": str(work / "home"), "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+               "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
         env.pop("COURSE_DB", None)
         log_path = self.out / "logs" / f"{_safe(submission.student)}-{submission.lab}.log"
         rows: list[Row] = []
