@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -122,6 +123,9 @@ class Roles:
         self.base = db.database().conninfo
         self.dbname = conninfo_to_dict(self.base).get("dbname") or "course"
         self.available, self.why_not = True, ""
+        # GRANT on the database and DROP ROLE update shared catalog rows: two at once fail with
+        # "tuple concurrently updated", so the grader's threads take turns.
+        self.lock = threading.Lock()
         try:
             with db.connect() as conn:
                 can = conn.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles "
@@ -153,7 +157,7 @@ class Roles:
         if not self.available:
             return None, self.base
         role, password = ROLE_PREFIX + secrets.token_hex(4), secrets.token_hex(16)
-        with self.db.connect() as conn:
+        with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
                                  "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
@@ -165,13 +169,15 @@ class Roles:
         if role is None:
             return
         with self.db.connect() as conn:
+            conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))  # no new sessions
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
-            for _ in range(50):
+            for _ in range(100):
                 if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
                     break
                 time.sleep(0.1)
-            conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+            with self.lock:
+                conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
+                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
 
 
 def schemas() -> set[str]:
