@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from psycopg import sql
 
 from course import db
 from course.grading import build, grade, manifest
@@ -326,3 +327,18 @@ def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_
     zed = lab_rows(rows, "zed", "00")
     assert zed["00.first_job"].status == "passed"  # the answer itself is right...
     assert f"schemas gone after it ran: ['{sentinel}']" in zed["00.first_job"].detail  # ...and it is on record
+
+
+def test_a_role_left_by_a_killed_grade_run_is_dropped_by_the_next(database):
+    roles = grade.Roles()
+    role, _ = roles.create()
+    with db.connect() as conn:  # as if the run that made it had the pid of a process long gone
+        gone = roles.owner_tag().replace(f"pid {os.getpid()}", "pid 999999999")
+        conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role), sql.Literal(gone)))
+    mine, _ = roles.create()  # a role of a run still going (this one): kept
+    try:
+        dropped = roles.left_behind()
+        assert role in dropped and mine not in dropped
+        assert role not in grading_roles() and mine in grading_roles()
+    finally:
+        roles.drop(mine)

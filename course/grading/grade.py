@@ -32,6 +32,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -135,7 +136,24 @@ class Roles:
         except Exception as error:  # a database that refuses: say so once, grade as the course's user
             self.available, self.why_not = False, f"{type(error).__name__}: {error}"
         if self.available:
+            self.left_behind()
             self._probe()
+
+    def owner_tag(self) -> str:
+        return f"made by course grade, pid {os.getpid()} on {socket.gethostname()}"
+
+    def left_behind(self) -> list[str]:
+        """Drop the roles (and what they own) that an earlier grade run on this machine, since killed, left."""
+        with self.db.connect() as conn:
+            found = conn.execute("SELECT rolname, shobj_description(oid, 'pg_authid') FROM pg_roles "
+                                 "WHERE rolname LIKE %s", [ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
+        dropped = []
+        for role, comment in found:
+            match = re.fullmatch(r"made by course grade, pid (\d+) on (.+)", comment or "")
+            if match and match[2] == socket.gethostname() and not _alive(int(match[1])):
+                self.drop(role)
+                dropped.append(role)
+        return dropped
 
     def _probe(self) -> None:
         """Can a role made this way log in (pg_hba.conf may admit only some users)?"""
@@ -162,6 +180,8 @@ class Roles:
                                  "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
                 sql.Identifier(self.dbname), sql.Identifier(role)))
+            conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
+                                                                   sql.Literal(self.owner_tag())))
         return role, make_conninfo(self.base, user=role, password=password)
 
     def drop(self, role: str | None) -> None:
@@ -178,6 +198,16 @@ class Roles:
             with self.lock:
                 conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
                 conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def schemas() -> set[str]:
