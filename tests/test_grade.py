@@ -5,7 +5,6 @@ run completes, and no submission harms the database, another student or the inst
 from __future__ import annotations
 
 import csv
-import json
 import os
 import secrets
 from pathlib import Path
@@ -165,9 +164,10 @@ def test_grade_help_says_which_layouts_are_accepted(capsys):
 
 def test_the_summary_counts_pass_rates_and_names_what_to_reteach():
     lab = COURSE.lab("09")
-    rows = [grade.Row("a", "09", "09.route", "passed", True), grade.Row("b", "09", "09.route", "failed",
-                      first_failing="each job type goes to the queue its impact calls for"),
-            grade.Row("c", "09", "09.route", "failed", first_failing="each job type goes to the queue its impact calls for"),
+    reason = "each job type goes to the queue its impact calls for"
+    rows = [grade.Row("a", "09", "09.route", "passed", True),
+            grade.Row("b", "09", "09.route", "failed", first_failing=reason),
+            grade.Row("c", "09", "09.route", "failed", first_failing=reason),
             grade.Row("d", "09", "09.route", "timed out", first_failing="timed out", detail="still running")]
     text = grade.summary(lab, rows)
     assert "| 09.route " in text and "| 1 | 2 | 0 | 1 | 25 % |" in text
