@@ -5,7 +5,9 @@
     worker                          run jobs (see course/worker.py)
 
 and, each with a `main(argv)` of its own in the module named in MODULE_COMMANDS:
-    build, progress, compare, scheduler, broker, bench, chaos
+    build, progress, check, compare, grade, scheduler, broker, bench, chaos
+
+`python -m course --help` lists them all; `python -m course COMMAND --help` says more about one.
 """
 
 from __future__ import annotations
@@ -169,14 +171,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--schema", help="the schema holding the jobs table (default: public)")
     p.add_argument("--dsn", help="connection string (default: the course database)")
     p.set_defaults(run=cmd_worker)
+
+    for name, (_, what) in MODULE_COMMANDS.items():  # listed here; main() hands them to their module
+        p = commands.add_parser(name, help=what, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
     return top
 
 
-# Commands that live with the code they drive; imported only when asked for.
+# Commands that live with the code they drive ("module" runs module.main, "module:name" module.name);
+# imported only when asked for.
 MODULE_COMMANDS = {
     "build": ("course.grading.build", "write labs/ from solutions/"),
     "progress": ("course.grading.progress_file", "which exercises you have passed"),
-    "compare": ("course.grading.compare", "your lab's code beside the solution's"),
+    "check": ("course.grading.compare:check_main", "run a lab's checks on your saved notebook, from the terminal"),
+    "compare": ("course.grading.compare", "your lab's code beside the solution's, and the checks on it"),
+    "grade": ("course.grading.grade", "grade a folder of students' notebooks: a CSV gradebook and a summary"),
     "scheduler": ("course.scheduler", "enqueue recurring jobs, once per slot"),
     "broker": ("course.broker", "start, stop or inspect the NATS JetStream server (labs 05 and 13)"),
     "bench": ("course.bench", "measure the queue against its peers"),
@@ -188,10 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         if argv and argv[0] in MODULE_COMMANDS:
-            module = importlib.import_module(MODULE_COMMANDS[argv[0]][0])
-            return module.main(argv[1:])
+            module_name, _, function = MODULE_COMMANDS[argv[0]][0].partition(":")
+            return getattr(importlib.import_module(module_name), function or "main")(argv[1:])
         top = parser()
-        top.epilog = "more commands: " + "; ".join(f"{name} ({what})" for name, (_, what) in MODULE_COMMANDS.items())
+        top.epilog = "`python -m course COMMAND --help` says more about one command."
         args = top.parse_args(argv)
         return args.run(args)
     except CourseError as error:
