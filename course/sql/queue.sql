@@ -4,8 +4,10 @@
 
 -- name: enqueue
 -- Store one job. With a unique_key already taken by an unfinished job, store nothing and return no row.
-INSERT INTO jobs (queue, type, payload, priority, run_at, max_attempts, unique_key)
+-- due_at starts equal to run_at and stays: run_at moves at every claim and retry, due_at never does.
+INSERT INTO jobs (queue, type, payload, priority, run_at, due_at, max_attempts, unique_key)
 VALUES (%(queue)s, %(type)s, %(payload)s::jsonb, %(priority)s,
+        coalesce(%(run_at)s::timestamptz, now() + make_interval(secs => %(delay_s)s)),
         coalesce(%(run_at)s::timestamptz, now() + make_interval(secs => %(delay_s)s)),
         %(max_attempts)s, %(unique_key)s)
 ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
@@ -13,8 +15,9 @@ RETURNING id;
 
 -- name: enqueue_many
 -- Store many jobs in one statement: one round trip however many there are.
-INSERT INTO jobs (queue, type, payload, priority, run_at, max_attempts, unique_key)
-SELECT queue, type, payload, priority, now() + make_interval(secs => delay_s), max_attempts, unique_key
+INSERT INTO jobs (queue, type, payload, priority, run_at, due_at, max_attempts, unique_key)
+SELECT queue, type, payload, priority, now() + make_interval(secs => delay_s),
+       now() + make_interval(secs => delay_s), max_attempts, unique_key
 FROM unnest(%(queues)s::text[], %(types)s::text[], %(payloads)s::jsonb[], %(priorities)s::smallint[],
             %(delays_s)s::float8[], %(max_attempts)s::int[], %(unique_keys)s::text[])
      AS new (queue, type, payload, priority, delay_s, max_attempts, unique_key)
@@ -117,13 +120,14 @@ ORDER BY died_at DESC, id DESC
 LIMIT %(limit)s;
 
 -- name: queue_stats
--- Per queue: what waits, what runs, what is scheduled for later, and how long the oldest waiting job
--- has been in the queue (since it was enqueued: that is what customers feel).
+-- Per queue: what waits, what runs, what is scheduled for later, and how late the oldest waiting job
+-- is: since it was first due (due_at), which is what customers feel. Not since it was enqueued: a job
+-- enqueued with an hour's delay is on time the moment it becomes due.
 SELECT queue,
        count(*) FILTER (WHERE run_at <= now())                        AS ready,
        count(*) FILTER (WHERE lease IS NOT NULL AND run_at > now())   AS in_flight,
        count(*) FILTER (WHERE lease IS NULL AND run_at > now())       AS scheduled,
-       coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE run_at <= now())), 0)::float8
+       coalesce(extract(epoch FROM now() - min(due_at) FILTER (WHERE run_at <= now())), 0)::float8
                                                                       AS oldest_ready_age_s
 FROM jobs
 GROUP BY queue
