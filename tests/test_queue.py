@@ -303,3 +303,16 @@ def test_a_job_in_backoff_counts_as_late_from_when_it_was_first_due(conn):
     queue.fail(conn, job, "503", delay=lambda attempt: 60.0)
     shift_back(conn, 600)  # ten minutes pass; the retry is due since nine
     assert queue.stats(conn).queue().oldest_ready_age_s == pytest.approx(600, abs=30)
+
+
+def test_redrive_with_two_dead_jobs_sharing_a_unique_key_brings_back_the_newest(conn):
+    """Found while writing the model test's redrive rule: the second insert broke the unique index, nothing moved."""
+    dead = []
+    for _ in range(2):
+        dead.append(queue.enqueue(conn, "send_confirmation", {"booking_id": 981}, unique_key="confirm:981"))
+        queue.bury(conn, queue.claim_one(conn), "permanent", "the provider said no")
+    other = queue.enqueue(conn, "send_confirmation", {"booking_id": 982})
+    queue.bury(conn, queue.claim_one(conn), "permanent", "the provider said no")
+    assert sorted(queue.redrive(conn)) == [dead[1], other]
+    assert [d.id for d in queue.dead_jobs(conn)] == [dead[0]]
+    assert queue.redrive(conn) == [], "the older one stays while the newer one is unfinished"

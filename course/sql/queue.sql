@@ -100,13 +100,18 @@ SELECT pg_notify(left('dead_jobs:' || current_schema(), 63), %(message)s);
 
 -- name: redrive
 -- Move dead jobs back to the queue with a fresh budget of attempts. A dead job whose unique key an
--- unfinished job holds again stays where it is (it would be a duplicate).
-WITH revived AS (
-    DELETE FROM dead_jobs
+-- unfinished job holds again stays where it is (it would be a duplicate); of several dead jobs with one
+-- key, only the newest comes back (the others would be duplicates of it).
+WITH chosen AS (
+    SELECT id, unique_key, row_number() OVER (PARTITION BY unique_key ORDER BY id DESC) AS newest
+    FROM dead_jobs
     WHERE (%(ids)s::bigint[] IS NULL OR id = ANY(%(ids)s::bigint[]))
       AND (%(type)s::text IS NULL OR type = %(type)s::text)
       AND (%(queue)s::text IS NULL OR queue = %(queue)s::text)
       AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.unique_key = dead_jobs.unique_key)
+), revived AS (
+    DELETE FROM dead_jobs
+    WHERE id IN (SELECT id FROM chosen WHERE unique_key IS NULL OR newest = 1)
     RETURNING *
 )
 INSERT INTO jobs (id, queue, type, payload, priority, max_attempts, unique_key, created_at)
