@@ -189,10 +189,11 @@ def _new_job(type: str, payload, queue: str, priority: int, delay: float, max_at
         "type": _name("job type", type),
         "queue": _name("queue", queue),
         "payload": _payload_json(payload),
-        "priority": _int_in("priority", priority, -32768, 32767, "Higher runs first; 0 is the default."),
+        "priority": _int_in("priority", priority, -32768, 32767,
+                            "Higher runs first; 0 is the default. Nothing was written."),
         "delay_s": _seconds("delay", delay, allow_zero=True),
         "max_attempts": _int_in("max_attempts", max_attempts, 1, 1000,
-                                "It counts runs, the first one included: 1 means never retry."),
+                                "It counts runs, the first one included: 1 means never retry. Nothing was written."),
         "unique_key": unique_key,
     }
 
@@ -420,7 +421,7 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
 def dead_jobs(conn: psycopg.Connection, limit: int = 50) -> list[DeadJob]:
     """The most recent dead jobs, newest first."""
     _usable(conn)
-    limit = _int_in("limit", limit, 1, 10_000, "How many of the newest dead jobs to show.")
+    limit = _int_in("limit", limit, 1, 10_000_000, "How many of the newest dead jobs to show.")
     with conn.cursor(row_factory=class_row(DeadJob)) as cursor:
         return cursor.execute(sql.query("queue", "dead_jobs"), {"limit": limit}).fetchall()
 
