@@ -316,3 +316,14 @@ def test_redrive_with_two_dead_jobs_sharing_a_unique_key_brings_back_the_newest(
     assert sorted(queue.redrive(conn)) == [dead[1], other]
     assert [d.id for d in queue.dead_jobs(conn)] == [dead[0]]
     assert queue.redrive(conn) == [], "the older one stays while the newer one is unfinished"
+
+
+def test_a_claimed_batch_comes_back_most_urgent_first(conn):
+    """Shrunk from a model-test failure: UPDATE ... RETURNING had handed back [low, high]."""
+    low = queue.enqueue_many(conn, "send_newsletter", [{"guest_id": 1}])[0]
+    high = queue.enqueue(conn, "send_receipt", {"order_id": 1}, priority=1)
+    other = queue.enqueue(conn, "send_newsletter", {"guest_id": 2})
+    conn.execute("UPDATE jobs SET payload = payload WHERE id = %s", [high])  # high's row moves to the end
+    # The plan decides RETURNING's order: force the hash or merge join a bigger jobs table gets.
+    conn.execute("SET enable_nestloop = off")
+    assert [job.id for job in queue.claim(conn, limit=3)] == [high, low, other]
