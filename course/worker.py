@@ -428,10 +428,10 @@ class Worker:
         schema with no jobs table: retrying would never find one."""
         try:
             self._connect()
+            schema, path, table = self._conn.execute(
+                "SELECT current_schema(), current_setting('search_path'), to_regclass('jobs') IS NOT NULL").fetchone()
         except DISCONNECTED as error:
             raise DatabaseUnavailable(f"worker {self.name}: the database did not answer: {first_line(error)}") from None
-        schema, path, table = self._conn.execute(
-            "SELECT current_schema(), current_setting('search_path'), to_regclass('jobs') IS NOT NULL").fetchone()
         if schema is None:
             raise CourseError(f"worker {self.name}: the schema {path!r} does not exist: check --schema, or create "
                               f"it and install the queue there. Nothing was claimed.")
