@@ -403,6 +403,7 @@ def make_machine(schema: str):
     return QueueMachine
 
 
+@pytest.mark.timeout(0 if "COURSE_MODEL_EXAMPLES" in os.environ else 300)  # a long run takes what it takes
 def test_the_queue_behaves_like_its_model_under_random_interleavings(schema):
     machine = make_machine(schema)
     if SEED is not None:
