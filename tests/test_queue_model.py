@@ -256,7 +256,9 @@ def make_machine(schema: str):
                 theirs = queue.claim(second, q, limit=limit, lease=lease)
             expected_mine = self.model_claim(q, limit, lease, at)
             self.took(mine, expected_mine)
-            self.took(theirs, self.model_claim(q, limit, lease, at))
+            # The second claim's now() is later than the first's (the first's transaction began earlier):
+            # a tie in model time goes to the first, as it does in the database.
+            self.took(theirs, self.model_claim(q, limit, lease, (at[0], at[1] + 0.5)))
             assert not {j.id for j in mine} & {j.id for j in theirs}
 
         def has(self, *, current: bool) -> bool:
