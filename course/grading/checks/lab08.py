@@ -80,15 +80,16 @@ def hhmm(moment: datetime) -> str:
 # -- 08.plan ---------------------------------------------------------------------------------------
 
 SLOTS = [at(0, 2, 0) + timedelta(minutes=5 * k) for k in range(4)]
+POLICIES = ("catch_up", "skip")
 
 
 def _times(slots) -> list[str]:
     return [hhmm(s) if isinstance(s, datetime) else repr(s) for s in slots]
 
 
-def _plan_of(t: Trial, plan, due, policy):
+def _plan_of(t: Trial, plan, due, policy, name: str | None = None):
     words = f"plan([{', '.join(_times(due))}], {policy!r})"
-    result = t.call(plan, list(due), policy, during=words)
+    result = t.call(plan, list(due), policy, during=f"{name}: {words}" if name else words)
     if not (hasattr(result, "run") and hasattr(result, "skip")):
         t.expect(f"{words} returns a Plan(run=..., skip=...)", ok=False, got=result,
                  note="return scheduler.Plan(run=[...], skip=[...])")
@@ -98,14 +99,26 @@ def _plan_of(t: Trial, plan, due, policy):
 
 @exercise_check("08.plan")
 def plan_check(t: Trial, plan):
+    # The boundaries first, with every policy: a real tick sees nothing due almost every time, and
+    # exactly one slot due (nothing missed) most of the rest.
+    for name, due in (("nothing due: nothing to run or skip, with either policy", []),
+                      ("one slot due is simply run, whatever the policy", SLOTS[1:2])):
+        wrong = None
+        for policy in POLICIES:
+            got_run, got_skip, words = _plan_of(t, plan, due, policy, name)
+            if (got_run, got_skip) != (list(due), []):
+                wrong = (words, got_run, got_skip)
+                break
+        t.expect(name, ok=wrong is None, got={"run": _times(wrong[1]), "skip": _times(wrong[2])} if wrong else None,
+                 expected={"run": _times(due), "skip": []}, example=wrong[0] if wrong else None)
     cases = [  # (name, due, policy, run, skip)
-        ("nothing due: nothing to run or skip", [], "catch_up", [], []),
-        ("one slot due is simply run, whatever the policy", SLOTS[:1], "skip", SLOTS[:1], []),
         ("catch_up runs every missed slot, oldest first", SLOTS, "catch_up", SLOTS, []),
         ("skip runs only the latest slot", SLOTS, "skip", SLOTS[-1:], SLOTS[:-1]),
+        ("two slots due (the least that was missed): catch_up runs both", SLOTS[2:], "catch_up", SLOTS[2:], []),
+        ("two slots due: skip runs the later one and records the earlier", SLOTS[2:], "skip", SLOTS[3:], SLOTS[2:3]),
     ]
     for name, due, policy, run, skip in cases:
-        got_run, got_skip, words = _plan_of(t, plan, due, policy)
+        got_run, got_skip, words = _plan_of(t, plan, due, policy, name)
         t.expect(name, got={"run": _times(got_run), "skip": _times(got_skip)},
                  expected={"run": _times(run), "skip": _times(skip)}, example=words)
 
