@@ -25,13 +25,14 @@ from psycopg import sql as pgsql
 
 from course import monitoring, queue
 from course.processes import wait_until
+from course.systems.http import call as http_call
 from course.queue import PermanentError
 from course.systems import stayhub
 from course.systems.email_provider import EmailProvider
 
 from .. import faults
 from ..trial import NotStarted, Trial
-from . import exercise_check, rules
+from . import exercise_check, killpoint, rules
 from .quiz import ask
 
 FAST_S = 1.2  # the material's target is ~0.4 s; inline the invoice alone would take 1.5 s
@@ -218,6 +219,10 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
     provider = EmailProvider.start(latency_s=stayhub.EMAIL_S, name="check-provider")  # 300 ms, as StayHub's
     try:
         env = {stayhub.PROVIDER_URL_ENV: provider.url}
+        # 0. A kill placed on purpose at each critical point, then (1.) seeded random rounds.
+        _kills_on_cue(t, box, send_confirmation, provider, env)
+        provider.reset()
+        box.conn.execute("DELETE FROM confirmations")
         # 1. Workers killed after sending (and now and then while sending); one booking has two jobs (a
         #    person re-enqueued it by hand): every guest gets exactly one email.
         ids = _bookings(box.conn, [1, 2, 3, 1])
@@ -294,6 +299,72 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
                  expected="2 notifications; a dead-letter alert", example="the run above")
     finally:
         provider.kill()
+
+
+def _in_flight(provider: EmailProvider) -> int:
+    reply = http_call("GET", f"{provider.url}/health", timeout=5.0)
+    return reply.data.get("requests_in_flight", 0) if reply.ok else 0
+
+
+def _kills_on_cue(t: Trial, box, send_confirmation, provider: EmailProvider, env: dict[str, str]) -> None:
+    """A worker SIGKILLed at each point where a crash can double an email, each followed by a re-run (the
+    next attempt): after the send and before the commit, while the provider is delivering, after the commit
+    and before the ack. Placed on cue, not at random, so no seed can miss one."""
+    before_commit, mid_send, before_ack = _bookings(box.conn, [2, 3, 1])
+    no_key = ("the first run's row was rolled back with the crash, so your table cannot remember this send: "
+              "only the provider can recognise the repeat — send with idempotency_key= the same key as your row "
+              "(stayhub.confirmation_key(booking_id)); the provider saw Idempotency-Keys {keys}")
+
+    def emails(booking_id: int) -> int:
+        return stayhub.emails_by_booking(provider.deliveries())[booking_id]
+
+    def keys(booking_id: int) -> list:
+        address = stayhub.booking(box.conn, booking_id).guest_email
+        return [r.idempotency_key for r in provider.requests() if r.to == address]
+
+    def judge(name: str, booking_id: int, example: str, note_if_doubled: str) -> None:
+        got = emails(booking_id)
+        t.expect(name, got=got, expected=1, example=example,
+                 note=(note_if_doubled.format(keys=keys(booking_id)) if got > 1 else
+                       "the guest got no email: the re-run must send when the first run's work was lost"
+                       if got == 0 else None))
+
+    # After the send, before the commit: a deferred trigger holds the commit until the worker is killed.
+    killpoint.hold_commit(box.conn, "confirmations")
+    try:
+        what = killpoint.run_and_kill(box, send_confirmation, _job(before_commit),
+                                      when=killpoint.waiting_at_commit(box), env=env)
+    finally:
+        killpoint.release_commit(box.conn, "confirmations")
+    with _environment(env):
+        again = _outcome(send_confirmation, _job(before_commit, attempts=2), box.conn)
+    judge("a worker killed after the send, before the commit, then the job runs again: one email", before_commit,
+          f"booking {before_commit}: attempt 1 SIGKILLed while its transaction commits ({what}), "
+          f"then attempt 2 ({_said(again)})", no_key)
+
+    # While the provider delivers: the request has arrived (it will be delivered), the reply never will.
+    provider.configure(latency_s=1.0)
+    try:
+        what = killpoint.run_and_kill(box, send_confirmation, _job(mid_send),
+                                      when=lambda name: _in_flight(provider) > 0, env=env)
+        wait_until(lambda: _in_flight(provider) == 0, 10.0, interval=0.05, what="the provider's last delivery")
+    finally:
+        provider.configure(latency_s=stayhub.EMAIL_S)
+    with _environment(env):
+        again = _outcome(send_confirmation, _job(mid_send, attempts=2), box.conn)
+    judge("a worker killed while the provider was delivering its email, then the job runs again: one email",
+          mid_send, f"booking {mid_send}: attempt 1 SIGKILLed while its request was at the provider ({what}), "
+                    f"then attempt 2 ({_said(again)})", no_key)
+
+    # After the commit, before the ack: the whole first run happened, and the job comes back.
+    with _environment(env):
+        first = _outcome(send_confirmation, _job(before_ack), box.conn)
+        again = _outcome(send_confirmation, _job(before_ack, attempts=2), box.conn)
+    judge("a worker killed after the commit, before the ack, then the job runs again: one email", before_ack,
+          f"booking {before_ack}: attempt 1 ran to the end ({_said(first)}) but was never acked, "
+          f"then attempt 2 ({_said(again)})",
+          "a second run must find what the first one did: the same key every time (confirm:<booking id>), in "
+          "your table and as the Idempotency-Key; the provider saw Idempotency-Keys {keys}")
 
 
 @contextlib.contextmanager
