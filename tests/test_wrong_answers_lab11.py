@@ -191,3 +191,13 @@ def at_or_over_the_limit(snapshot):
 
 def test_exactly_the_limit_is_not_over_it():
     assert_passes_except(run_check("11.alerts", alerts=at_or_over_the_limit), "exactly 120 s is not over the limit")
+
+
+def the_demos_threshold(conn, older_than_s):
+    """The demo's 1 s written into the query: older_than_s is ignored (found by the mutation sweep)."""
+    return blockers(RIGHT)(conn, 1)
+
+
+def test_a_threshold_written_into_the_query_fails():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=the_demos_threshold)
+    assert_passes_except(report, "uses older_than_s")

@@ -287,6 +287,13 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         order = [n for n in ours if n in ("monthly-report", "forgotten-psql", "slow-export")]
         t.expect("oldest transaction first", got=order, expected=["monthly-report", "forgotten-psql", "slow-export"],
                  example="the report started first, then the psql session, then the export")
+        # Another threshold, unlike the demo's: every one of these transactions is a few seconds old.
+        got = t.call(vacuum_blockers, box.conn, 600.0, during="vacuum_blockers(conn, older_than_s=600.0)")
+        ours = [names[p] for p in (_pid_of(item) for item in got or []) if p in names]
+        t.expect("uses older_than_s: with 600 s, none of these few-seconds-old transactions is listed", got=ours,
+                 expected=[], example="the same sessions, vacuum_blockers(conn, 600.0)",
+                 note="compare xact_start with now() - make_interval(secs => older_than_s), the argument you are "
+                      "given, not a number written in the query" if ours else None)
     finally:
         sessions.close()
 
