@@ -180,6 +180,11 @@ def _sites(tree: ast.AST, literals: list[int]) -> Iterator[tuple[str, int, objec
             for k, keyword in enumerate(node.keywords):
                 if keyword.arg is not None:
                     yield f"drop the keyword argument {keyword.arg}=", position, k
+            if isinstance(node.func, ast.Name) and node.func.id in ("min", "max") and len(node.args) == 2 \
+                    and not node.keywords:
+                yield f"swap {node.func.id}() for {'max' if node.func.id == 'min' else 'min'}()", position, None
+                if any(isinstance(a, ast.Constant) for a in node.args):
+                    yield f"drop the {node.func.id}() clamp", position, None
             if _is_draw(node) and any(_is_min(a) for a in node.args):
                 yield "move the min() cap outside the random draw", position, None
             if _is_min(node) and any(_is_draw(a) for a in node.args):
@@ -212,9 +217,15 @@ def _apply(tree: ast.AST, operator: str, position: int, detail) -> None:
                 match = list(pattern.finditer(node.value))[detail]
                 node.value = node.value[:match.start()] + match.expand(replacement) + node.value[match.end():]
                 return
-    if operator.startswith("flip"):
+    if operator in ("swap min() for max()", "swap max() for min()"):
+        node.func = ast.Name("max" if node.func.id == "min" else "min", ast.Load())
+    elif operator.startswith("drop the m") and operator.endswith("() clamp"):
+        [kept] = [a for a in node.args if not isinstance(a, ast.Constant)][:1] or [node.args[0]]
+        parent, name = _parents(tree)[id(node)]
+        _set_child(parent, name, node, kept)
+    elif operator.startswith("flip"):
         node.ops[detail] = _FLIP[type(node.ops[detail])]()
-    elif operator.startswith("swap"):
+    elif operator in ("swap + 1 for - 1", "swap - 1 for + 1"):
         node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
     elif operator.startswith("drop a term of"):
         del node.values[detail]
