@@ -175,7 +175,36 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
+def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True):
+    """The solution's tick with one rule broken (each found by the mutation sweep, passing every check)."""
+    claim = CLAIM if on_conflict else CLAIM.replace(" ON CONFLICT (task, slot) DO NOTHING", "")
+
+    def tick(conn, now):
+        enqueued = []
+        for schedule in scheduler.schedules(conn):
+            decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+            for slot in decision.skip:
+                scheduler.skip_slot(conn, schedule, slot)
+            for slot in decision.run:
+                with conn.transaction():
+                    if conn.execute(claim, [schedule.task, slot]).fetchone() is None:
+                        continue
+                    job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot),
+                                           **({"queue": schedule.queue} if on_its_queue else {}))
+                    if stores_the_id:
+                        conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s",
+                                     [job_id, schedule.task, slot])
+                enqueued.append(job_id)
+        return enqueued
+    return tick
+
+
 WRONG_TICKS = {  # the tick, the check that must fail, and what its report must show
+    "default_queue": (solution_tick_but(on_its_queue=False), ["the job goes on its schedule's queue"],
+                      ["queue=schedule.queue"]),
+    "job_id_not_stored": (solution_tick_but(stores_the_id=False), ["holds its job's id"], ["UPDATE schedule_runs"]),
+    "no_on_conflict": (solution_tick_but(on_conflict=False), ["losing the race for a slot"],
+                       ["UniqueViolation", "ON CONFLICT"]),
     "no_claim_at_all": (no_claim_at_all, ["enqueue each slot once"],
                         ["release_unpaid_holds, slot 01:55", "3 job(s)", "scheduler-1", "scheduler-2",
                          "scheduler-3", "committed job"]),
@@ -188,6 +217,10 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
                                      ["must outlive its job"]),
     "reads_the_wall_clock": (reads_the_wall_clock, ["one tick at 01:52"], ["not the wall clock"]),
 }
+
+
+def test_the_solution_tick_passes():
+    assert run_check("08.tick", tick=solution_tick_but()).passed
 
 
 @pytest.mark.parametrize("name", WRONG_TICKS)

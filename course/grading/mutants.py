@@ -87,6 +87,9 @@ _SQL_SUBSTITUTIONS: list[tuple[str, re.Pattern, str]] = [
     ("drop an AND term", re.compile(
         r"\s+AND\s+(?:\((?:[^()]|\([^()]*\))*\)|[^()\n]+?)(?=\s+AND\b|\s+OR\b|\s+ORDER\b|\s+LIMIT\b|\s+RETURNING\b|"
         r"\s+FOR\b|\s+GROUP\b|\s+ON\s+CONFLICT\b|\)|\n|\Z)", re.I), ""),
+    ("drop an OR term", re.compile(
+        r"\s+OR\s+(?:\((?:[^()]|\([^()]*\))*\)|[^()\n]+?)(?=\s+AND\b|\s+OR\b|\s+ORDER\b|\s+LIMIT\b|\s+RETURNING\b|"
+        r"\s+FOR\b|\s+GROUP\b|\)|\n|\Z)", re.I), ""),
     ("drop the first WHERE term", re.compile(
         r"(\bWHERE)\s+(?:\((?:[^()]|\([^()]*\))*\)|[^()\n]+?)\s+AND\s+", re.I), r"\1 "),
     ("drop a one-term WHERE", re.compile(
