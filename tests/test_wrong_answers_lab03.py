@@ -215,3 +215,27 @@ def test_a_claim_that_leaves_a_job_due_exactly_now_fails():
 
 def test_a_batch_claim_that_leaves_a_job_due_exactly_now_fails():
     assert_fails_with(run_check("03.claim_batch", claim_batch=claim_batch_strictly_before_now), "a job due exactly now")
+
+
+# -- 03.claim_batch: one wrong answer per rule (course/grading/proposals/lab03_rules.toml) -----------------
+
+
+def test_a_batch_claim_that_returns_none_on_an_empty_queue():
+    statement = claim_sql(match="id IN", limit="%(limit)s")
+
+    def claim_batch(conn, limit, lease_s):
+        rows = conn.execute(statement, {"lease_s": lease_s, "limit": limit}).fetchall()
+        return rows or None
+
+    assert_fails_with(run_check("03.claim_batch", claim_batch=claim_batch), "returns an empty list when no job is waiting")
+
+
+def test_a_batch_oldest_by_id_is_not_oldest_by_run_at():
+    report = run_check("03.claim_batch", claim_batch=batch_with(order="ORDER BY id"))
+    assert_fails_with(report, "returns at most `limit` jobs, the oldest ones")
+
+
+def test_a_batch_claim_that_forgets_attempts():
+    report = run_check("03.claim_batch",
+                       claim_batch=batch_with(mark="locked_until = now() + make_interval(secs => %(lease_s)s)"))
+    assert_fails_with(report, "each claimed job: attempts = 1 and locked_until")
