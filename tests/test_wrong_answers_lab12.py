@@ -113,18 +113,26 @@ def swallows_errors(job, conn):
 
 
 def retries_inside(job, conn):
+    """Right in every other way (the booking checked, the row, the key): it only retries by itself."""
     booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None:
+        raise PermanentError(f"booking {booking_id} does not exist")
     key = stayhub.confirmation_key(booking_id)
-    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
-    for attempt in range(3):
-        try:
-            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    with conn.transaction():
+        if conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING "
+                        "RETURNING key", [key, booking_id]).fetchone() is None:
             return
-        except PermanentError:
-            raise
-        except Exception:
-            if attempt == 2:
+        email = stayhub.confirmation_email(booking)
+        for attempt in range(3):
+            try:
+                send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+                return
+            except PermanentError:
                 raise
+            except Exception:
+                if attempt == 2:
+                    raise
 
 
 def test_no_duplicate_protection_sends_two_emails():
@@ -278,3 +286,39 @@ def test_a_passing_run_prints_its_seed_too():
     report = run_check("12.confirmation_email", seed=SEED, **answers)
     assert report.passed, report.render()
     assert f"check('12.confirmation_email', seed={SEED})" in report.render()
+
+
+# -- found by the mutation sweep: three rules of the exercise's statement that no check enforced -----------
+
+
+def confirmation_but(*, checks_the_booking=True, stops_at_the_row=True, on_conflict=True):
+    """The solution's handler with one rule broken."""
+    insert = "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key"
+    if not on_conflict:
+        insert = insert.replace(" ON CONFLICT (key) DO NOTHING", "")
+
+    def send_confirmation(job, conn):
+        booking_id = job.payload["booking_id"]
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None and checks_the_booking:
+            raise PermanentError(f"booking {booking_id} does not exist")
+        key = stayhub.confirmation_key(booking_id)
+        with conn.transaction():
+            first_time = conn.execute(insert, [key, booking_id]).fetchone()
+            if first_time is None and stops_at_the_row:
+                return
+            email = stayhub.confirmation_email(booking)
+            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    return send_confirmation
+
+
+@pytest.mark.parametrize("name, handler, reason", [
+    ("a missing booking is retried, not dead-lettered", confirmation_but(checks_the_booking=False),
+     "a booking that does not exist raises a PermanentError"),
+    ("the row is written but never read", confirmation_but(stops_at_the_row=False),
+     "stops at its confirmations row"),
+    ("a second run raises UniqueViolation", confirmation_but(on_conflict=False), "that re-run returns normally"),
+])
+def test_a_rule_of_the_statement_broken_alone_fails_its_check(name, handler, reason):
+    report = run_check("12.confirmation_email", send_confirmation=handler, seed=SEED)
+    assert_fails_with(report, reason)

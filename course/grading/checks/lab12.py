@@ -37,6 +37,7 @@ from .quiz import ask
 
 FAST_S = 1.2  # the material's target is ~0.4 s; inline the invoice alone would take 1.5 s
 EMAIL_WITHIN_S = 20.0  # "the email arrives within seconds"; generous for a loaded machine
+MISSING_BOOKING = 7_340_021  # no booking has this id
 
 
 def _stayhub_box(t: Trial):
@@ -360,11 +361,30 @@ def _kills_on_cue(t: Trial, box, send_confirmation, provider: EmailProvider, env
     with _environment(env):
         first = _outcome(send_confirmation, _job(before_ack), box.conn)
         again = _outcome(send_confirmation, _job(before_ack, attempts=2), box.conn)
+    example = (f"booking {before_ack}: attempt 1 ran to the end ({_said(first)}) but was never acked, "
+               f"then attempt 2 ({_said(again)})")
     judge("a worker killed after the commit, before the ack, then the job runs again: one email", before_ack,
-          f"booking {before_ack}: attempt 1 ran to the end ({_said(first)}) but was never acked, "
-          f"then attempt 2 ({_said(again)})",
-          "a second run must find what the first one did: the same key every time (confirm:<booking id>), in "
-          "your table and as the Idempotency-Key; the provider saw Idempotency-Keys {keys}")
+          example, "a second run must find what the first one did: the same key every time (confirm:<booking id>), "
+                   "in your table and as the Idempotency-Key; the provider saw Idempotency-Keys {keys}")
+    t.expect("that re-run returns normally: the work is done, so the job is acked (not retried to the dead-letter "
+             "table)", ok=first is None and again is None, got=f"attempt 1 {_said(first)}, attempt 2 {_said(again)}",
+             expected="both returned", example=example,
+             note="INSERT ... ON CONFLICT (key) DO NOTHING RETURNING key: no row back means an earlier run sent it; "
+                  "return, do not raise" if again is not None else None)
+    asked = len(keys(before_ack))
+    t.expect("that re-run stops at its confirmations row: no second request to the provider", got=asked,
+             expected=1, example=example,
+             note="no row back from the INSERT means an earlier run already sent it: stop before calling the "
+                  "provider (its memory of keys does not last forever; the row does)" if asked > 1 else None)
+
+    # A booking that does not exist: nothing to send, ever.
+    with _environment(env):
+        missing = _outcome(send_confirmation, _job(MISSING_BOOKING), box.conn)
+    t.expect("a job for a booking that does not exist raises a PermanentError (nothing to send, ever)",
+             ok=isinstance(missing, PermanentError), got=_said(missing), expected="raised PermanentError",
+             example=f"booking {MISSING_BOOKING}: stayhub.booking(conn, {MISSING_BOOKING}) is None",
+             note="a job that can never succeed must not use up 8 attempts: raise PermanentError and the worker "
+                  "dead-letters it at once")
 
 
 @contextlib.contextmanager
