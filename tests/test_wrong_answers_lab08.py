@@ -175,7 +175,7 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
-def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True):
+def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None):
     """The solution's tick with one rule broken (each found by the mutation sweep, passing every check)."""
     claim = CLAIM if on_conflict else CLAIM.replace(" ON CONFLICT (task, slot) DO NOTHING", "")
 
@@ -193,7 +193,7 @@ def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True
                                            **({"queue": schedule.queue} if on_its_queue else {}))
                     if stores_the_id:
                         conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s",
-                                     [job_id, schedule.task, slot])
+                                     [job_id if stored_id is None else stored_id, schedule.task, slot])
                 enqueued.append(job_id)
         return enqueued
     return tick
@@ -203,6 +203,7 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
     "default_queue": (solution_tick_but(on_its_queue=False), ["the job goes on its schedule's queue"],
                       ["queue=schedule.queue"]),
     "job_id_not_stored": (solution_tick_but(stores_the_id=False), ["holds its job's id"], ["UPDATE schedule_runs"]),
+    "the_demos_job_id": (solution_tick_but(stored_id=1), ["holds the id of its own job"], ["job_id 1"]),
     "no_on_conflict": (solution_tick_but(on_conflict=False), ["losing the race for a slot"],
                        ["UniqueViolation", "ON CONFLICT"]),
     "no_claim_at_all": (no_claim_at_all, ["enqueue each slot once"],

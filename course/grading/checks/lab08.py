@@ -164,6 +164,8 @@ class _Run:
                       queue_name=HOLDS_QUEUE)  # not the default queue: the job must go where its schedule says
         scheduler.add(conn, INVOICES, every=timedelta(days=1), first=at(0, 2, 0), on_missed="catch_up")
         conn.execute(INSTRUMENTS)
+        # Job ids unlike a fresh table's 1, 2, 3 (a literal copied from a demo must not match one).
+        conn.execute("SELECT setval(pg_get_serial_sequence('jobs', 'id'), 4100)")
         self.workdir = Path(tempfile.mkdtemp(prefix="course-lab08-"))
         self.history = self.workdir / "history.jsonl"
         self.started_at = time.time()
@@ -353,6 +355,13 @@ def tick_check(t: Trial, tick):
         t.expect("in the scheduler processes too, tick returns the ids of the jobs it enqueued",
                  got=_sorted(run.returned_ids()), expected=committed,
                  example="every tick of the three scheduler processes, put together")
+        stored = {(r.task, r.slot): r.job_id for r in scheduler.runs(conn) if r.outcome == "enqueued"}
+        wrong = [(task, slot, stored.get((task, slot)), jobs[0][0]) for (task, slot), jobs in run.enqueued().items()
+                 if len(jobs) == 1 and stored.get((task, slot)) != jobs[0][0]]
+        t.expect("every enqueued slot's row in schedule_runs holds the id of its own job", ok=not wrong,
+                 got=(f"{wrong[0][0]} {hhmm(wrong[0][1])}: job_id {wrong[0][2]}, its job is {wrong[0][3]}"
+                      if wrong else None), expected="job_id = the id queue.enqueue returned for that slot",
+                 example="every slot the three schedulers enqueued")
         run.stop()
         _lose_a_race_on_cue(t, run, tick)
     finally:
