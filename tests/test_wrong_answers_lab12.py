@@ -212,7 +212,7 @@ def invoices_the_cancelled(job, conn):
     with conn.transaction():
         conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
         booking = stayhub.booking(conn, booking_id)
-        if stayhub.invoice_exists(conn, booking_id):
+        if booking is None or stayhub.invoice_exists(conn, booking_id):  # but never looks at the status
             return
         stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
 
@@ -322,3 +322,19 @@ def confirmation_but(*, checks_the_booking=True, stops_at_the_row=True, on_confl
 def test_a_rule_of_the_statement_broken_alone_fails_its_check(name, handler, reason):
     report = run_check("12.confirmation_email", send_confirmation=handler, seed=SEED)
     assert_fails_with(report, reason)
+
+
+def invoices_without_looking_for_the_booking(job, conn):
+    """The solution without `booking is None`: a missing booking raises AttributeError, retried 8 times."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_an_invoice_job_for_a_missing_booking_must_end_at_once():
+    report = run_check("12.invoice_worker", render_invoice=invoices_without_looking_for_the_booking, seed=SEED)
+    assert_passes_except(report, "a booking that does not exist ends at once")

@@ -455,6 +455,12 @@ def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
 def invoice_worker(t: Trial, render_invoice, seed=None):
     box = _stayhub_box(t)
     _started(t, render_invoice, box)
+    missing = _outcome(render_invoice, _job(MISSING_BOOKING), box.conn)
+    t.expect("a job for a booking that does not exist ends at once: nothing to do (no error the queue would retry)",
+             ok=missing is None or isinstance(missing, PermanentError), got=_said(missing),
+             expected="returned (or raised PermanentError)",
+             example=f"booking {MISSING_BOOKING}: stayhub.booking(conn, {MISSING_BOOKING}) is None",
+             note="(A): no booking is nothing to do; any other error is retried 8 times, then dead-lettered")
     env = {stayhub.INVOICE_S_ENV: "0.3"}
     # 1. Two jobs for each booking, side by side: the two runs overlap.
     pairs = _bookings(box.conn, [1, 2, 3])
