@@ -22,6 +22,7 @@ import platform
 import random
 import statistics
 import sys
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,16 +38,18 @@ BATCH = 100
 
 @dataclass(frozen=True)
 class Row:
-    """One line of the table: a way of draining jobs, measured at several process counts."""
+    """One line of the table: a way of draining jobs, measured at every process count."""
 
     key: str
     label: str
     run: Callable[[Bench, int, int], Drain]  # (bench, processes, jobs) -> Drain
-    per_process_count: bool = True  # False: one process, the peer's own settings
     # Of --jobs: each drain should last a second or more (a shorter one measures noise), and a round
     # minutes, not hours. So one-job-per-claim rows drain fewer jobs, batched rows more.
     share: float = 1.0
     needs: str | None = None  # the peer this row needs installed
+    # Rows of one group are measured back to back at each process count, in every round (in a new
+    # order each time): a ratio between two of them compares drains seconds apart, not minutes.
+    group: str | None = None
 
     def jobs(self, base: int) -> int:
         return max(100, int(base * self.share))
@@ -61,36 +64,42 @@ def workers(concurrency: int):
 
 
 def peer(name: str, driver: str = "asyncpg"):
-    return lambda bench, processes, jobs: bench.drain_peer(name, jobs, driver)
+    return lambda bench, processes, jobs: bench.drain_peer(name, processes, jobs, driver)
 
 
+# Every contender runs as N processes at each process count, with the settings its own documentation
+# gives for throughput (see course/benchmarks/peers.py for the sources): our worker at concurrency 32
+# per process, pgqueuer with 5 queue managers x batch 10 per process, procrastinate at concurrency 30
+# per process.
+PGQUEUER_SETTINGS = f"{peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH} per process"
 ROWS = [
     Row("pgbench", "pgbench: INSERT + DELETE, one job per transaction (the limit, one at a time)",
-        lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.25),
-    Row("lock-1", "bare loop, row lock held while working, 1 job per transaction", loop("lock", 1), share=0.25),
+        lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.25, group="single"),
+    Row("lock-1", "bare loop, row lock held while working, 1 job per transaction", loop("lock", 1), share=0.25,
+        group="single"),
     Row("lock-100", f"bare loop, row lock held while working, {BATCH} per transaction", loop("lock", BATCH),
-        share=5),
-    Row("bare-1", "bare loop, the reference's claim + ack SQL, 1 per claim", loop("bare", 1), share=0.25),
-    Row("bare-100", f"bare loop, the reference's claim + ack SQL, {BATCH} per claim", loop("bare", BATCH),
-        share=5),
-    Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.25),
-    Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH), share=5),
+        share=5, group="batched"),
+    Row("bare-1", "bare loop, the reference's claim + ack SQL, 1 per claim", loop("bare", 1), share=0.25,
+        group="single"),
+    Row("bare-100", f"bare loop, the reference's claim + ack_many SQL, {BATCH} per claim", loop("bare", BATCH),
+        share=5, group="batched"),
+    Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.25, group="single"),
+    Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH), share=5,
+        group="batched"),
     Row("for-update-1", "reference claim with plain FOR UPDATE (no SKIP LOCKED), 1 per claim",
         loop("for-update", 1), share=0.25),
     Row("worker-4", "reference worker, no-op handler, concurrency 4 (the default)", workers(4)),
-    Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY}",
-        workers(WORKER_CONCURRENCY), share=2.5),
-    Row("pgqueuer", f"pgqueuer (asyncpg): 1 process, {peers.PGQUEUER_MANAGERS} managers x batch "
-        f"{peers.PGQUEUER_BATCH}", peer("pgqueuer", "asyncpg"), per_process_count=False, share=2.5,
-        needs="pgqueuer"),
-    Row("pgqueuer-psycopg", "pgqueuer (psycopg), same settings", peer("pgqueuer", "psycopg"),
-        per_process_count=False, share=2.5, needs="pgqueuer"),
-    Row("procrastinate", f"procrastinate: 1 process, concurrency {peers.PROCRASTINATE_CONCURRENCY}",
-        peer("procrastinate"), per_process_count=False, share=0.1, needs="procrastinate"),
+    Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY} per process",
+        workers(WORKER_CONCURRENCY), share=2.5, group="batched"),
+    Row("pgqueuer", f"pgqueuer {peers.version_of('pgqueuer')} (asyncpg), {PGQUEUER_SETTINGS}",
+        peer("pgqueuer", "asyncpg"), share=2.5, needs="pgqueuer", group="batched"),
+    Row("pgqueuer-psycopg", "pgqueuer (psycopg), the same settings", peer("pgqueuer", "psycopg"),
+        share=2.5, needs="pgqueuer", group="batched"),
+    Row("procrastinate", f"procrastinate {peers.version_of('procrastinate')}, concurrency "
+        f"{peers.PROCRASTINATE_CONCURRENCY} per process", peer("procrastinate"), share=0.25,
+        needs="procrastinate", group="batched"),
 ]
-
-# Rows measured back to back in every round: (reference, bare). Their ratio is the package's own cost.
-PAIRS = [("ref-1", "bare-1"), ("ref-100", "bare-100")]
+LABELS = {row.key: row.label for row in ROWS}
 
 LATENCY_SAMPLES = {"notify": 200, "polling": 40}
 ENQUEUE_WAYS = {"one by one": 0.1, "batched": 1.0, "COPY": 1.0}  # share of --jobs each stores
@@ -104,6 +113,7 @@ class Results:
     dead_tuples: dict[str, dict[int, list[int]]] = field(default_factory=dict)
     latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # notify|polling -> p50|p99 -> s
     enqueue: dict[str, list[float]] = field(default_factory=dict)  # way -> jobs/s
+    load: list[float] = field(default_factory=list)  # the 1-minute load average before each measurement
 
     def add_drain(self, key: str, processes: int, drain: Drain) -> None:
         self.rates.setdefault(key, {}).setdefault(processes, []).append(drain.rate)
@@ -121,12 +131,16 @@ class Results:
                    dead_tuples={key: by_count(row["dead_tuples"]) for key, row in rows.items()},
                    latency=data["latency_s"], enqueue=data["enqueue_per_second"])
 
-    def paired_ratio(self, numerator: str, denominator: str) -> float | None:
-        """For rows measured back to back: the ratio within each round, its median over the rounds
-        at each process count, then the median over the process counts."""
+    def paired_ratios(self, numerator: str, denominator: str) -> dict[int, float]:
+        """For two rows of one group: at each process count, the ratio within each round (the two
+        drains ran back to back), then its median over the rounds."""
         a, b = self.rates.get(numerator, {}), self.rates.get(denominator, {})
-        per_count = [statistics.median(x / y for x, y in zip(a[n], b[n])) for n in a if n in b]
-        return statistics.median(per_count) if per_count else None
+        return {n: statistics.median(x / y for x, y in zip(a[n], b[n])) for n in sorted(a) if n in b}
+
+    def paired_ratio(self, numerator: str, denominator: str) -> float | None:
+        """The median over the process counts of paired_ratios()."""
+        per_count = self.paired_ratios(numerator, denominator)
+        return statistics.median(per_count.values()) if per_count else None
 
     def median(self, key: str, processes: int | None = None) -> float | None:
         """The row's median rate at `processes`, or at its best process count."""
@@ -152,16 +166,18 @@ class Plan:
 
     def measurements(self) -> list[list[tuple[str, object]]]:
         """One round's work, as blocks: a block's measurements run back to back (each round shuffles
-        the blocks, and the order inside each). A target compares the two rows of a PAIRS block, so
-        it compares two drains minutes apart from nothing else the machine did."""
-        keys = {row.key for row in self.rows}
+        the blocks, and the order inside each). A block is one group's rows at one process count, so
+        a ratio between two rows of a group compares drains seconds apart, at the same process count,
+        from nothing else the machine did in between."""
         blocks: list[list[tuple[str, object]]] = []
+        seen: set[str] = set()
         for row in self.rows:
-            if any(row.key == b and a in keys for a, b in PAIRS):
-                continue  # measured in its partner's block
-            partners = [r for r in self.rows if (row.key, r.key) in PAIRS]
-            for n in self.process_counts if row.per_process_count else (1,):
-                blocks.append([("drain", (r, n)) for r in [row, *partners]])
+            if row.key in seen:
+                continue
+            members = [r for r in self.rows if r.group is not None and r.group == row.group] or [row]
+            seen.update(r.key for r in members)
+            for n in self.process_counts:
+                blocks.append([("drain", (r, n)) for r in members])
         blocks += [[("latency", way)] for way in LATENCY_SAMPLES]
         blocks += [[("enqueue", way)] for way in ENQUEUE_WAYS]
         return blocks
@@ -176,6 +192,7 @@ def run(plan: Plan, bench: Bench, progress) -> Results:
         for block in blocks:
             rng.shuffle(block)
         for kind, what in (measurement for block in blocks for measurement in block):
+            results.load.append(round(os.getloadavg()[0], 2))
             if kind == "drain":
                 row, processes = what
                 progress.set_description(f"round {round_number + 1}: {row.key} x{processes}")
@@ -216,7 +233,7 @@ def table(plan: Plan, results: Results) -> list[str]:
         if row.key not in results.rates:
             continue
         by_count = results.rates[row.key]
-        cells = [spread(by_count[n]) if n in by_count else "-" if row.per_process_count else "" for n in counts]
+        cells = [spread(by_count[n]) if n in by_count else "-" for n in counts]
         dead = results.dead_tuples.get(row.key, {})
         largest = max(dead) if dead else None
         dead_cell = f"{statistics.median(dead[largest]):,.0f}" if largest else "-"
@@ -228,38 +245,61 @@ def table(plan: Plan, results: Results) -> list[str]:
 @dataclass(frozen=True)
 class Verdict:
     what: str
-    value: float | None
+    value: float | None  # for an "at every process count" target, the lowest of them
     target: str
     met: bool | None  # None: could not be measured
     why: str = ""
+    per_count: dict[int, float] = field(default_factory=dict)
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
 
 
-# (what, numerator row, denominator row, at least, what costs the difference when it falls short)
+# Ratios between rows of one group, at the same process count (paired: see Results.paired_ratios).
+# (label: exactly what is divided by what, numerator row, denominator row)
+RATIOS = [
+    (f"reference worker (concurrency {WORKER_CONCURRENCY}) / pgqueuer asyncpg ({PGQUEUER_SETTINGS})",
+     "worker", "pgqueuer"),
+    ("reference worker / pgqueuer psycopg (the same settings)", "worker", "pgqueuer-psycopg"),
+    (f"reference worker / procrastinate (concurrency {peers.PROCRASTINATE_CONCURRENCY} per process)",
+     "worker", "procrastinate"),
+    (f"reference worker / bare loop, the same claim + ack_many SQL, {BATCH} per claim", "worker", "bare-100"),
+    (f"queue.claim + ack_many / bare loop, the same SQL, {BATCH} per claim", "ref-100", "bare-100"),
+    ("queue.claim + ack / bare loop, the same SQL, 1 per claim", "ref-1", "bare-1"),
+    (f"queue.claim + ack_many / bare loop holding the row lock, no lease, {BATCH} per transaction",
+     "ref-100", "lock-100"),
+    ("queue.claim + ack / bare loop holding the row lock, no lease, 1 per transaction", "ref-1", "lock-1"),
+    ("bare loop, the reference's SQL, 1 per claim / pgbench INSERT + DELETE", "bare-1", "pgbench"),
+]
+
+# (what, numerator row, denominator row, at least, at every process count?, why it can fall short)
 TARGETS = [
-    ("reference worker / pgqueuer (asyncpg), each at its best process count", "worker", "pgqueuer", 2.0,
-     "two cores shared by the workers' Python (~35 us a job) and PostgreSQL's claim UPDATE and ack "
-     "DELETE (~40 us a job); see --profile"),
-    (f"queue.claim + ack_many / the same SQL sent bare ({BATCH} per claim), paired", "ref-100", "bare-100", 0.80,
+    ("reference worker / pgqueuer asyncpg, same process count, at every process count", "worker", "pgqueuer",
+     2.0, True, "see --profile: the worker's Python per job, on two cores PostgreSQL also needs"),
+    (f"reference worker / bare loop, same SQL, {BATCH} per claim, same process count, at every process count",
+     "worker", "bare-100", 0.75, True,
+     f"the worker claims at most {WORKER_CONCURRENCY} (its free slots) per claim where the loop takes "
+     f"{BATCH}, and hands each job to a thread; see --profile"),
+    (f"queue.claim + ack_many / the same SQL sent bare ({BATCH} per claim), median over process counts",
+     "ref-100", "bare-100", 0.80, False,
      "~3 us more Python per job than bare (a Job per row via class_row ~1.8 us, the acked ids read back), "
      "on two cores PostgreSQL also needs; one process on a quiet machine measures 0.9-1.0"),
-    ("queue.claim + ack / the same SQL sent bare (1 per claim), paired", "ref-1", "bare-1", 0.90,
-     "argument checks per call; two commits per job dominate either way"),
+    ("queue.claim + ack / the same SQL sent bare (1 per claim), median over process counts", "ref-1", "bare-1",
+     0.90, False, "argument checks per call; two commits per job dominate either way"),
 ]
 
 
 def verdicts(results: Results, missing: dict[str, str]) -> list[Verdict]:
     out = []
-    for what, numerator, denominator, at_least, why in TARGETS:
-        if (numerator, denominator) in PAIRS:
-            value = results.paired_ratio(numerator, denominator)
+    for what, numerator, denominator, at_least, every, why in TARGETS:
+        per_count = results.paired_ratios(numerator, denominator)
+        if not per_count:
+            value = None
         else:
-            value = ratio(results.median(numerator), results.median(denominator))
+            value = min(per_count.values()) if every else statistics.median(per_count.values())
         out.append(Verdict(what, value, f">= {at_least:.2f}", None if value is None else value >= at_least,
-                           missing.get(denominator, why)))
+                           missing.get(denominator, why), per_count))
     p50 = statistics.median(results.latency["notify"]["p50"]) if "notify" in results.latency else None
     out.append(Verdict("enqueue -> start p50 with LISTEN/NOTIFY, ms", p50 and p50 * 1000, "<= 5",
                        None if p50 is None else p50 <= 0.005,
@@ -267,25 +307,22 @@ def verdicts(results: Results, missing: dict[str, str]) -> list[Verdict]:
     return out
 
 
-def headline(results: Results) -> list[str]:
-    """The ratios that say the most, each side at its best process count."""
-    worker = results.median("worker")
-    lines = ["Headline (ratios of medians, each side at its best process count; paired: measured back to back "
-             "in each round, median over rounds and process counts):"]
-    for label, a, b in [
-        ("reference worker / pgqueuer (asyncpg)", worker, results.median("pgqueuer")),
-        ("reference worker / procrastinate", worker, results.median("procrastinate")),
-        (f"queue.claim+ack_many / bare loop, same SQL ({BATCH} per claim), paired",
-         results.paired_ratio("ref-100", "bare-100"), 1.0),
-        ("queue.claim+ack / bare loop, same SQL (1 per claim), paired", results.paired_ratio("ref-1", "bare-1"), 1.0),
-        (f"queue.claim+ack_many / bare loop, lock held, no lease ({BATCH} per claim)",
-         results.median("ref-100"), results.median("lock-100")),
-        ("queue.claim+ack / bare loop, lock held, no lease (1 per claim)",
-         results.median("ref-1"), results.median("lock-1")),
-        ("reference worker / pgbench insert+delete (one job per transaction)", worker, results.median("pgbench")),
-    ]:
-        value = ratio(a, b)
-        lines.append(f"  {label:<72} {'n/a' if value is None else f'{value:5.2f}x'}")
+def headline(results: Results, counts: tuple[int, ...]) -> list[str]:
+    """Each ratio at each process count (both sides at the same count, measured back to back in each
+    round, median over the rounds), then the median over the process counts."""
+    width = max(len(label) for label, _, _ in RATIOS)
+    lines = ["Headline: A / B, both at the same process count and measured back to back in each round; "
+             "each cell the median over the rounds,",
+             "the last column the median over the process counts (processes: 1 = one worker process, "
+             "and so on; every contender runs N processes).",
+             f"  {'A / B':<{width}}" + "".join(f"  {str(n) + ' proc':>7}" for n in counts) + f"  {'median':>7}"]
+    for label, a, b in RATIOS:
+        per_count = results.paired_ratios(a, b)
+        if not per_count:
+            continue
+        cells = [f"{per_count[n]:.2f}x" if n in per_count else "-" for n in counts]
+        lines.append(f"  {label:<{width}}" + "".join(f"  {c:>7}" for c in cells)
+                     + f"  {statistics.median(per_count.values()):6.2f}x")
     return lines
 
 
@@ -303,11 +340,15 @@ def machine() -> dict:
 
 def about_lines(plan: Plan, about: dict) -> list[str]:
     cpus = about["machine"]["cpus"] or 1
-    busy = max(about["load_before"][0], about["load_after"][0]) > cpus / 2
+    during = about.get("load_during") or []
+    busy = max([about["load_before"][0], about["load_after"][0], *during]) > cpus / 2
+    minutes = f", {about['duration_s'] / 60:.0f} minutes" if about.get("duration_s") else ""
     return [f"Benchmark {about['date']}: PostgreSQL {about['postgres']} (own server, default settings), "
-            f"{cpus} CPUs ({about['machine']['cpu']}), seed {plan.seed}",
+            f"{cpus} CPUs ({about['machine']['cpu']}), seed {plan.seed}{minutes}",
             f"load average before/after: {about['load_before']} / {about['load_after']}"
-            + ("  (a busy machine: absolute numbers are noisy; compare rows)" if busy else "")]
+            + (f"; 1-minute load during the run {min(during):.1f}-{max(during):.1f} "
+               f"(median {statistics.median(during):.1f})" if during else "")
+            + ("  (a busy machine: absolute numbers are noisy; compare ratios)" if busy else "")]
 
 
 def latency_lines(results: Results) -> list[str]:
@@ -327,7 +368,9 @@ def target_lines(plan: Plan, found: list[Verdict]) -> list[str]:
     for v in found:
         state = {True: "met", False: "MISSED", None: "not measured"}[v.met]
         shown = "n/a" if v.value is None else f"{v.value:.2f}"
+        counts = ", ".join(f"{n}: {x:.2f}" for n, x in sorted(v.per_count.items()))
         lines.append(f"  [{state:>12}] {v.what}: {shown} (target {v.target})"
+                     + (f" [by process count {counts}]" if len(v.per_count) > 1 else "")
                      + (f"; {v.why}" if v.met is not True and v.why else ""))
     return lines
 
@@ -335,7 +378,7 @@ def target_lines(plan: Plan, found: list[Verdict]) -> list[str]:
 def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -> tuple[list[str], dict]:
     """The text to print, and the data to keep."""
     found = verdicts(results, missing)
-    lines = about_lines(plan, about) + [""] + headline(results) + [""] + table(plan, results)
+    lines = about_lines(plan, about) + [""] + headline(results, plan.process_counts) + [""] + table(plan, results)
     lines += [f"  {name}: not measured, not installed. {hint}" for name, hint in missing.items()]
     lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
               "(autovacuum has not run yet)", ""]
@@ -385,7 +428,7 @@ def make_plan(args: argparse.Namespace) -> tuple[Plan, dict[str, str]]:
     wanted = set(args.rows.split(",")) if args.rows else None
     rows = [row for row in ROWS if (wanted is None or row.key in wanted) and row.needs not in missing]
     counts = (tuple(int(n) for n in args.processes.split(",")) if args.processes
-              else (1, 8) if args.quick else (1, 2, 4, 8))
+              else (1, 2) if args.quick else (1, 2, 4, 8))
     plan = Plan(rounds=args.rounds or 3, jobs=args.jobs or (5_000 if args.quick else 20_000),
                 process_counts=counts, seed=args.seed if args.seed is not None else random.randrange(10**6),
                 rows=rows)
@@ -404,6 +447,7 @@ def main(argv: list[str]) -> int:
     for name, hint in missing.items():
         print(f"{name} is not installed: its rows are skipped. To measure it: {hint}")
     load_before = tuple(round(x, 2) for x in os.getloadavg())
+    began = time.monotonic()
     with PrivateServer(prefix="bench-") as server:
         bench = Bench(server)
         try:
@@ -416,7 +460,8 @@ def main(argv: list[str]) -> int:
             bench.close()
     about = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "postgres": postgres,
              "machine": machine(), "peers": versions, "load_before": load_before,
-             "load_after": tuple(round(x, 2) for x in os.getloadavg())}
+             "load_after": tuple(round(x, 2) for x in os.getloadavg()),
+             "load_during": results.load, "duration_s": round(time.monotonic() - began)}
     lines, data = report(plan, results, about, missing)
     print("\n" + "\n".join(lines))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
@@ -444,7 +489,8 @@ def reprint(path: str) -> int:
     rows = [row for row in ROWS if row.key in data["rows"]]
     plan = Plan(rounds=data["rounds"], jobs=data["jobs"], process_counts=tuple(data["process_counts"]),
                 seed=data["seed"], rows=rows)
-    about = {key: data[key] for key in ("date", "postgres", "machine", "peers", "load_before", "load_after")}
+    about = {key: data.get(key) for key in ("date", "postgres", "machine", "peers", "load_before", "load_after",
+                                            "load_during", "duration_s")}
     lines, _ = report(plan, Results.from_json(data), about, data.get("missing", {}))
     print("\n".join(lines))
     save(lines, data, Path(path))
