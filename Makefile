@@ -12,19 +12,20 @@ PYTEST := $(BIN)/python -m pytest
 JOBS   ?= 4
 XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock db-stop clean
+.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock lock-check time-first-run db-stop clean
 
-# Installs only when pyproject.toml or constraints.txt changed since the last install.
-$(STAMP): pyproject.toml constraints.txt
+# Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
+# can (the pinned one put into the venv if none is on the PATH), else with pip (tools/install.py).
+$(STAMP): pyproject.toml constraints.txt tools/install.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
 		"Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.12")'
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)  # tools/install.py adds pip, faster
+	@$(BIN)/python tools/install.py test
 	@touch $(STAMP)
 
+# Starts the database and JupyterLab at lab 00, and says both in one line.
 lab: $(STAMP)
-	$(BIN)/python -m course db start
-	$(BIN)/python -m course lab
+	@$(BIN)/python -m course lab
 
 # Everything CI runs, in one pytest run: the tests, the solutions with their outputs compared, and the
 # labs top to bottom with their stubs (compared laxly: see conftest.py).
@@ -50,17 +51,25 @@ build: $(STAMP)
 	$(BIN)/python -m course build
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,bench]'
+	$(BIN)/python tools/install.py test,bench
 	$(BIN)/python -m course bench
 
 chaos: $(STAMP)
 	$(BIN)/python -m course chaos
 
-# Pin what is installed now as the tested versions.
+# Pin what is installed now (with every extra) as the tested versions.
+# Keeps the pins with markers made for other Pythons, and checks the lock for every supported Python.
 lock: $(STAMP)
-	@{ echo "# The versions the course was tested with (Python 3.11, Linux x86_64). Regenerate: make lock"; \
-	   $(BIN)/python -m pip freeze --exclude-editable | grep -v '^course'; } > constraints.txt.new
-	@mv constraints.txt.new constraints.txt && touch $(STAMP)
+	@$(BIN)/python tools/install.py test,bench
+	@$(BIN)/python tools/lock.py && touch $(STAMP)
+
+# Resolves constraints.txt for every supported Python (wheels only), installing nothing.
+lock-check: $(STAMP)
+	@$(BIN)/python tools/lock.py --check
+
+# Times git clone -> make lab -> lab 00 answering, cold and warm (tools/time_first_run.py says more).
+time-first-run:
+	@$(PYTHON) tools/time_first_run.py
 
 db-stop:
 	@test -x $(BIN)/python && $(BIN)/python -m course db stop || true

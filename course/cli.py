@@ -5,7 +5,9 @@
     worker                          run jobs (see course/worker.py)
 
 and, each with a `main(argv)` of its own in the module named in MODULE_COMMANDS:
-    build, progress, compare, scheduler, broker, bench, chaos
+    build, progress, check, compare, grade, scheduler, broker, bench, chaos
+
+`python -m course --help` lists them all; `python -m course COMMAND --help` says more about one.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ import importlib
 import importlib.util
 import logging
 import os
+import secrets
+import signal
+import socket
+import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 from . import backoff
@@ -78,21 +86,61 @@ def cmd_worker(args) -> int:
     return Worker(conninfo, registry, settings).run()
 
 
+LAB_00 = "lab/tree/labs/00_start_here.ipynb"
+
+
+def free_port(first: int = 8888, tries: int = 50) -> int:
+    """The first port from `first` on that nothing listens on at 127.0.0.1."""
+    for port in range(first, first + tries):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise CourseError(f"ports {first}-{first + tries - 1} are all taken: try `python -m course lab --port N`.")
+
+
+def answers(url: str) -> bool:
+    """Whether `url` (on 127.0.0.1) answers 200; never through an http_proxy the environment names."""
+    try:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url, timeout=5) as response:
+            return response.status == 200
+    except (OSError, ValueError):
+        return False
+
+
 def cmd_lab(args) -> int:
-    """JupyterLab on the course, opened at lab 00 (or only its URL printed, on a machine with no screen)."""
+    """The database, then JupyterLab opened at lab 00; one line says what runs where once both answer."""
     from . import db
 
-    print(db.describe())
+    description = db.describe()  # starts the embedded PostgreSQL unless DATABASE_URL or COURSE_DB say otherwise
     project = Path(__file__).resolve().parent.parent
+    port = args.port or free_port()
+    token = os.environ.get("JUPYTER_TOKEN") or secrets.token_hex(16)
+    url = f"http://127.0.0.1:{port}/{LAB_00}?token={token}"
     argv = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={project}", "--ServerApp.ip=127.0.0.1",
-            "--LabApp.default_url=/lab/tree/labs/00_start_here.ipynb"]
+            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+            f"--LabApp.default_url=/{LAB_00}", "--ServerApp.log_level=WARN", "--LabApp.log_level=WARN"]
     if os.geteuid() == 0:
         argv.append("--allow-root")
     headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if headless or args.no_browser:
         argv.append("--no-browser")
-        print("No screen here: open the http://127.0.0.1:... URL that JupyterLab prints below in your browser.")
-    os.execv(sys.executable, argv)
+    # Ctrl-C is JupyterLab's to answer (it asks before it stops); a SIGTERM to us is passed on to it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    server = subprocess.Popen(argv, cwd=project, start_new_session=False)
+    signal.signal(signal.SIGTERM, lambda *_: server.terminate())
+    deadline = time.monotonic() + 180
+    while server.poll() is None and time.monotonic() < deadline and not answers(url):
+        time.sleep(0.25)
+    if server.poll() is None and not answers(url):
+        print(f"JupyterLab has not answered {url} in 180 s; it is still starting.", flush=True)
+    elif server.poll() is None:
+        where = "open it in your browser" if "--no-browser" in argv else "your browser opens it"
+        print(f"Started: database = {description}; JupyterLab at lab 00 = {url} ({where}; "
+              "Ctrl-C stops JupyterLab, `make db-stop` the database).", flush=True)
+    return server.wait()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -106,6 +154,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("lab", help="open the course in JupyterLab")
     p.add_argument("--no-browser", action="store_true")
+    p.add_argument("--port", type=int, default=0, help="JupyterLab's port (default: the first free one from 8888)")
     p.set_defaults(run=cmd_lab)
 
     p = commands.add_parser("worker", help="run jobs from a queue")
@@ -122,14 +171,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--schema", help="the schema holding the jobs table (default: public)")
     p.add_argument("--dsn", help="connection string (default: the course database)")
     p.set_defaults(run=cmd_worker)
+
+    for name, (_, what) in MODULE_COMMANDS.items():  # listed here; main() hands them to their module
+        p = commands.add_parser(name, help=what, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
     return top
 
 
-# Commands that live with the code they drive; imported only when asked for.
+# Commands that live with the code they drive ("module" runs module.main, "module:name" module.name);
+# imported only when asked for.
 MODULE_COMMANDS = {
     "build": ("course.grading.build", "write labs/ from solutions/"),
     "progress": ("course.grading.progress_file", "which exercises you have passed"),
-    "compare": ("course.grading.compare", "your lab's code beside the solution's"),
+    "check": ("course.grading.compare:check_main", "run a lab's checks on your saved notebook, from the terminal"),
+    "compare": ("course.grading.compare", "your lab's code beside the solution's, and the checks on it"),
+    "grade": ("course.grading.grade", "grade a folder of students' notebooks: a CSV gradebook and a summary"),
     "scheduler": ("course.scheduler", "enqueue recurring jobs, once per slot"),
     "broker": ("course.broker", "start, stop or inspect the NATS JetStream server (labs 05 and 13)"),
     "bench": ("course.bench", "measure the queue against its peers"),
@@ -141,10 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         if argv and argv[0] in MODULE_COMMANDS:
-            module = importlib.import_module(MODULE_COMMANDS[argv[0]][0])
-            return module.main(argv[1:])
+            module_name, _, function = MODULE_COMMANDS[argv[0]][0].partition(":")
+            return getattr(importlib.import_module(module_name), function or "main")(argv[1:])
         top = parser()
-        top.epilog = "more commands: " + "; ".join(f"{name} ({what})" for name, (_, what) in MODULE_COMMANDS.items())
+        top.epilog = "`python -m course COMMAND --help` says more about one command."
         args = top.parse_args(argv)
         return args.run(args)
     except CourseError as error:

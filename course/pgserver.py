@@ -114,11 +114,9 @@ def run_as_postgres_prefix() -> tuple[list[str], str]:
     """
     if os.geteuid() != 0:
         return [], "as the current user"
-    unshare = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
-    if shutil.which("unshare"):
-        probe = subprocess.run([*unshare, "true"], capture_output=True)
-        if probe.returncode == 0:
-            return unshare, "as root, inside a user namespace"
+    refused = _user_namespaces_refused()
+    if refused is None:
+        return UNSHARE, "as root, inside a user namespace"
     if subprocess.run(["id", FALLBACK_USER], capture_output=True).returncode != 0:
         subprocess.run(
             ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", FALLBACK_USER],
@@ -126,8 +124,26 @@ def run_as_postgres_prefix() -> tuple[list[str], str]:
         )
     return (
         ["runuser", "-u", FALLBACK_USER, "--"],
-        f"as root, via the system user {FALLBACK_USER!r} (user namespaces are not permitted here)",
+        f"as root, via the system user {FALLBACK_USER!r} (user namespaces are not permitted here: {refused})",
     )
+
+
+UNSHARE = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
+
+
+def _user_namespaces_refused() -> str | None:
+    """None when `unshare --user` works here; else what it said. The answer is kept for the process's
+    life, so one failed try (a busy machine) must not decide it: it is asked three times."""
+    if not shutil.which("unshare"):
+        return "no unshare command"
+    said = ""
+    for attempt in range(3):
+        probe = subprocess.run([*UNSHARE, "true"], capture_output=True, text=True)
+        if probe.returncode == 0:
+            return None
+        said = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else f"exit code {probe.returncode}"
+        time.sleep(0.2 * (attempt + 1))
+    return said
 
 
 def _pid_state(pid: int) -> str | None:

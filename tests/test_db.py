@@ -203,8 +203,9 @@ def test_a_socket_folder_someone_else_made_first_is_not_used(server):
 @pytest.fixture
 def without_user_namespaces(monkeypatch):
     """As if `unshare --user` were refused here: the fallback to the system user is taken."""
-    real_which = shutil.which
-    monkeypatch.setattr(pgserver.shutil, "which", lambda name: None if name == "unshare" else real_which(name))
+    # Only pgserver's question is answered differently: patching shutil.which would change it for the
+    # whole process, and a server started meanwhile would take (and keep) the fallback.
+    monkeypatch.setattr(pgserver, "_user_namespaces_refused", lambda: "refused, as this test pretends")
     pgserver.run_as_postgres_prefix.cache_clear()
     yield
     pgserver.run_as_postgres_prefix.cache_clear()
@@ -219,7 +220,7 @@ def test_without_user_namespaces_root_runs_postgres_as_the_system_user(server, w
                     "the next test covers what a learner is told then")
     how = server.start()
     assert how == f"started (as root, via the system user {pgserver.FALLBACK_USER!r} (user namespaces are not " \
-                  "permitted here))"
+                  "permitted here: refused, as this test pretends))"
     with connect(server) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
     assert server.data_dir.owner() == pgserver.FALLBACK_USER

@@ -1,0 +1,604 @@
+"""`python -m course grade SUBMISSIONS`: grade a class's notebooks and write a gradebook.
+
+Layouts accepted under SUBMISSIONS (a notebook's lab is the two digits its file name starts with):
+
+    SUBMISSIONS/<student>/<NN>_*.ipynb          one folder per student (subfolders of it are searched too)
+    SUBMISSIONS/<student>_<NN>_*.ipynb          flat: the student's name, then the lab's notebook name
+
+When a student handed in two notebooks of one lab (`03_postgres_queue-Copy1.ipynb`), the newest is graded.
+
+Each exercise's answer is loaded the way `compare` does it — the notebook's setup cells and that
+exercise's cell, never the rest — and its checks run in schemas of their own, with a time limit, in a
+child process per notebook. The child connects as a database role made for that notebook alone, which
+owns nothing but the schemas it creates: an answer that runs `DROP SCHEMA public CASCADE`, or drops
+another student's schemas, is refused by PostgreSQL. A notebook that is not JSON, lacks cells, hangs,
+kills its worker or its own process gets a row that says so; the run goes on with the next one.
+
+Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, lab and exercise),
+`summary-NN.md` per lab (pass rates, the most common failing checks: what to re-teach) and `summary.md`
+(all labs), and `logs/` (what each notebook's cells printed).
+
+Student code runs as you, on this machine: grade a class you do not trust inside a container.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from ..errors import CourseError
+from . import manifest
+
+FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
+IN_FOLDER = re.compile(r"^(?P<lab>\d\d)_[^/]*\.ipynb$")
+COLUMNS = ["student", "lab", "exercise", "status", "passed", "seconds", "seed", "first_failing", "notebook",
+           "detail"]
+DEFAULT_TIMEOUT_S = 120.0
+ROLE_PREFIX = "course_grade_"
+
+
+@dataclass
+class Submission:
+    student: str
+    lab: str
+    path: Path
+    also: list[Path] = field(default_factory=list)  # older notebooks of the same lab, not graded
+    shown: str = ""  # the path under SUBMISSIONS, for the gradebook
+
+
+@dataclass
+class Row:
+    student: str
+    lab: str
+    exercise: str
+    status: str  # passed, failed, not started, no cell, could not load, timed out, crashed, unreadable, problem
+    passed: bool = False
+    seconds: float = 0.0
+    seed: int | None = None
+    first_failing: str = ""
+    notebook: str = ""
+    detail: str = ""
+
+
+# -- finding the notebooks -----------------------------------------------------------------------------
+
+
+def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list[Row]]:
+    """The notebooks to grade, and a row for each .ipynb file whose name we cannot place."""
+    root = root.resolve()
+    found: dict[tuple[str, str], list[Path]] = defaultdict(list)
+    unplaced: list[Row] = []
+    for path in sorted(root.rglob("*.ipynb")):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") for part in relative.parts):  # .ipynb_checkpoints, .git
+            continue
+        if len(relative.parts) == 1:
+            match = FLAT.match(path.name)
+            student = match and match["student"]
+        else:
+            match = IN_FOLDER.match(path.name)
+            student = relative.parts[0]
+        if not match or match["lab"] not in labs:
+            unplaced.append(Row(student or path.stem, "", "", "unreadable", notebook=str(relative),
+                                detail="not a course lab's file name: expected <student>/<NN>_*.ipynb or "
+                                       "<student>_<NN>_*.ipynb with NN one of the course's labs"))
+            continue
+        found[(student, match["lab"])].append(path)
+    submissions = []
+    for (student, lab), paths in sorted(found.items()):
+        paths.sort(key=lambda p: (p.stat().st_mtime, str(p)), reverse=True)
+        submissions.append(Submission(student, lab, paths[0], paths[1:], str(paths[0].relative_to(root))))
+    return submissions, unplaced
+
+
+# -- a database role per notebook ----------------------------------------------------------------------
+
+
+class Roles:
+    """Makes a login role per graded notebook that can create schemas and own only those."""
+
+    def __init__(self):
+        from .. import db
+
+        self.db = db
+        self.base = db.database().conninfo
+        self.dbname = conninfo_to_dict(self.base).get("dbname") or "course"
+        self.available, self.why_not = True, ""
+        # GRANT on the database and DROP ROLE update shared catalog rows: two at once fail with
+        # "tuple concurrently updated", so the grader's threads take turns.
+        self.lock = threading.Lock()
+        try:
+            with db.connect() as conn:
+                can = conn.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles "
+                                   "WHERE rolname = current_user").fetchone()[0]
+            if not can:
+                self.available, self.why_not = False, "the course's database user may not create roles"
+        except Exception as error:  # a database that refuses: say so once, grade as the course's user
+            self.available, self.why_not = False, f"{type(error).__name__}: {error}"
+        if self.available:
+            self.left_behind()
+            self._probe()
+
+    def owner_tag(self) -> str:
+        return f"made by course grade, pid {os.getpid()} on {socket.gethostname()}"
+
+    def left_behind(self) -> list[str]:
+        """Drop the roles (and what they own) that an earlier grade run on this machine, since killed, left."""
+        with self.db.connect() as conn:
+            found = conn.execute("SELECT rolname, shobj_description(oid, 'pg_authid') FROM pg_roles "
+                                 "WHERE rolname LIKE %s", [ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
+        dropped = []
+        for role, comment in found:
+            match = re.fullmatch(r"made by course grade, pid (\d+) on (.+)", comment or "")
+            if match and match[2] == socket.gethostname() and not _alive(int(match[1])):
+                self.drop(role)
+                dropped.append(role)
+        return dropped
+
+    def _probe(self) -> None:
+        """Can a role made this way log in (pg_hba.conf may admit only some users)?"""
+        import psycopg
+
+        role = None
+        try:
+            role, info = self.create()
+            psycopg.connect(info, connect_timeout=self.db.CONNECT_TIMEOUT_S).close()
+        except Exception as error:  # noqa: BLE001 — any refusal means: grade as the course's user
+            self.available = False
+            self.why_not = f"a role made for grading could not log in ({str(error).strip().splitlines()[0]})"
+        finally:
+            if role is not None:
+                self.drop(role)
+
+    def create(self) -> tuple[str | None, str]:
+        """(role, conninfo for the child); role None when roles are not available."""
+        if not self.available:
+            return None, self.base
+        role, password = ROLE_PREFIX + secrets.token_hex(4), secrets.token_hex(16)
+        with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+                                 "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+            conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
+                sql.Identifier(self.dbname), sql.Identifier(role)))
+            conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
+                                                                   sql.Literal(self.owner_tag())))
+        return role, make_conninfo(self.base, user=role, password=password)
+
+    def drop(self, role: str | None) -> None:
+        """End the role's sessions, drop the schemas it made (sandboxes a killed check left) and the role."""
+        if role is None:
+            return
+        with self.db.connect() as conn:
+            conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))  # no new sessions
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
+            for _ in range(100):
+                if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
+                    break
+                time.sleep(0.1)
+            with self.lock:
+                conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
+                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def schemas() -> set[str]:
+    from .. import db
+
+    with db.connect() as conn:
+        return {name for (name,) in conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'")}
+
+
+# -- the child: one notebook, its exercises one after the other ----------------------------------------
+
+
+def child_main(spec_path: str) -> int:
+    """`python -m course.grading.grade --child SPEC`: grade one notebook; write one JSON line per event.
+
+    The work runs in a forked grandchild, so an answer that kills its parent kills this small
+    supervisor, not the grader; the grader sees the exit and kills the whole process group."""
+    spec = json.loads(Path(spec_path).read_text())
+    pid = os.fork()
+    if pid:
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says it
+    code = 0
+    try:
+        _die_with_parent()
+        _grade_in_child(spec)
+    except BaseException:  # noqa: BLE001 — whatever happened, the grader reads the events written so far
+        code = 3
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _grade_in_child(spec: dict) -> None:
+    from . import run_check
+    from .notebooks import load_answers
+
+    events = os.open(spec["events"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    supervisor = os.getppid()
+
+    def emit(**event):
+        if os.getppid() != supervisor:  # the answer killed the process that watches it: report nothing more
+            os._exit(4)
+        os.write(events, (json.dumps(event) + "\n").encode())
+
+    path = Path(spec["notebook"])
+    for exercise_id in spec["exercises"]:
+        seed = spec["seeds"][exercise_id]
+        started = time.monotonic()
+        emit(event="start", exercise=exercise_id, phase="loading your cells")
+        try:
+            answers = load_answers(path, exercise_id)
+        except LookupError as error:
+            emit(event="result", exercise=exercise_id, status="no cell", detail=str(error),
+                 seconds=time.monotonic() - started, seed=seed)
+            continue
+        except BaseException as error:  # noqa: BLE001 — a cell may raise anything, SystemExit included
+            emit(event="result", exercise=exercise_id, status="could not load",
+                 detail=f"running the setup cells and the exercise cell raised {type(error).__name__}: {error}",
+                 seconds=time.monotonic() - started, seed=seed)
+            continue
+        emit(event="phase", exercise=exercise_id, phase="running the checks")
+        try:
+            report = run_check(exercise_id, seed=seed, **answers)
+        except BaseException as error:  # noqa: BLE001
+            emit(event="result", exercise=exercise_id, status="problem",
+                 detail=f"the checks stopped on {type(error).__name__}: {error}",
+                 seconds=time.monotonic() - started, seed=seed)
+            continue
+        failing = [r for r in report.results if not r.passed]
+        detail = _one_line(report.problem) or report.not_started or (_first_line(failing[0].note) if failing else "")
+        emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
+             first_failing=failing[0].name if failing else "", detail=detail,
+             checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
+             seconds=time.monotonic() - started, seed=report.seed if report.seed is not None else seed)
+
+
+def _first_line(text: str | None, limit: int = 200) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _one_line(text: str | None, limit: int = 300) -> str:
+    """A message for one CSV cell: its lines joined, its whitespace collapsed, cut at `limit`."""
+    line = " / ".join(" ".join(part.split()) for part in (text or "").splitlines() if part.strip()).rstrip(":")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent (the supervisor) dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+# -- the grader: a child per notebook, watched ----------------------------------------------------------
+
+
+@dataclass
+class Grader:
+    out: Path
+    timeout_s: float
+    roles: Roles
+    protected: set[str]
+    seed: int | None = None
+
+    def grade(self, submission: Submission) -> list[Row]:
+        lab = manifest.load().lab(submission.lab)
+        base = Row(submission.student, lab.id, "", "", notebook=submission.shown or submission.path.name)
+        problem = _unreadable(submission.path)
+        if problem:
+            return [_row(base, exercise="*", status="unreadable", detail=problem)]
+        rng = random.Random(f"{self.seed}:{submission.student}:{lab.id}") if self.seed is not None else random
+        seeds = {e.id: rng.randrange(1, 10**6) for e in lab.exercises}
+        remaining = [e.id for e in lab.exercises]
+        rows: list[Row] = []
+        while remaining:
+            done = self._run_child(submission, base, remaining, seeds)
+            rows.extend(done)
+            graded = {r.exercise for r in done}
+            remaining = [e for e in remaining if e not in graded]
+        if submission.also:
+            older = ", ".join(p.name for p in submission.also)
+            for row in rows:
+                row.detail = (row.detail + "; " if row.detail else "") + f"graded the newest notebook, not {older}"
+        return rows
+
+    def _run_child(self, submission: Submission, base: Row, exercises: list[str], seeds: dict) -> list[Row]:
+        """Run a child on these exercises until it finishes, hangs or dies; the rows it got to."""
+        work = Path(tempfile.mkdtemp(prefix=f"grade-{_safe(submission.student)}-{submission.lab}-",
+                                     dir=self.out / "work"))
+        spec = {"notebook": str(submission.path), "exercises": exercises, "seeds": seeds,
+                "events": str(work / "events.jsonl")}
+        (work / "spec.json").write_text(json.dumps(spec))
+        role, conninfo = self.roles.create()
+        # The instructor's .course stays the home (the shared NATS server lives there); only progress moves.
+        env = {**os.environ, "DATABASE_URL": conninfo, "COURSE_PROGRESS_FILE": str(work / "progress.json"),
+               "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+        env.pop("COURSE_DB", None)
+        log_path = self.out / "logs" / f"{_safe(submission.student)}-{submission.lab}.log"
+        rows: list[Row] = []
+        try:
+            with open(log_path, "a") as log:
+                log.write(f"--- {submission.path} exercises {', '.join(exercises)}\n")
+                log.flush()
+                child = subprocess.Popen([sys.executable, "-m", "course.grading.grade", "--child",
+                                          str(work / "spec.json")], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                rows = self._watch(child, base, work / "events.jsonl", exercises, seeds)
+        finally:
+            self.roles.drop(role)
+            shutil.rmtree(work, ignore_errors=True)
+        lost = sorted(self.protected - schemas())
+        if lost:
+            for row in rows:
+                row.detail = (row.detail + "; " if row.detail else "") + f"schemas gone after it ran: {lost}"
+            self.protected -= set(lost)  # said once
+        return rows
+
+    def _watch(self, child: subprocess.Popen, base: Row, events_path: Path, exercises: list[str],
+               seeds: dict) -> list[Row]:
+        rows: list[Row] = []
+        current, phase, started = None, "starting", time.monotonic()
+        offset = 0
+        while True:
+            code = child.poll()
+            if events_path.exists():
+                with open(events_path) as events:
+                    events.seek(offset)
+                    for line in events:
+                        if not line.endswith("\n"):
+                            break
+                        offset += len(line.encode())
+                        try:
+                            event = json.loads(line)
+                        except json.JSONDecodeError:
+                            continue
+                        if event.get("exercise") not in exercises:
+                            continue
+                        if event["event"] == "start":
+                            current, phase, started = event["exercise"], event["phase"], time.monotonic()
+                        elif event["event"] == "phase":
+                            phase = event["phase"]
+                        elif event["event"] == "result" and event["exercise"] not in {r.exercise for r in rows}:
+                            rows.append(_row(base, exercise=event["exercise"], status=event["status"],
+                                             passed=bool(event.get("passed")), seconds=event.get("seconds", 0),
+                                             seed=event.get("seed"), first_failing=event.get("first_failing", ""),
+                                             detail=event.get("detail", "")))
+                            current, started = None, time.monotonic()
+            if len(rows) == len(exercises):
+                if code is None:
+                    try:
+                        child.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        pass
+                _kill_group(child)
+                return rows
+            if code is not None:
+                _kill_group(child)
+                victim = current or next(e for e in exercises if e not in {r.exercise for r in rows})
+                if code < 0 or code > 128:
+                    number = -code if code < 0 else code - 128
+                    how = f"killed by {_signal_name(number)}"
+                else:
+                    how = f"exit code {code}"
+                rows.append(_row(base, exercise=victim, status="crashed", seconds=time.monotonic() - started,
+                                 seed=seeds.get(victim), detail=f"its process ended ({how}) while {phase}"))
+                return rows
+            if current is not None and time.monotonic() - started > self.timeout_s:
+                _kill_group(child)
+                rows.append(_row(base, exercise=current, status="timed out", seconds=time.monotonic() - started,
+                                 seed=seeds.get(current), detail=f"still {phase} after {self.timeout_s:g} s; stopped"))
+                return rows
+            if current is None and time.monotonic() - started > self.timeout_s + 60:  # never even started
+                _kill_group(child)
+                victim = next(e for e in exercises if e not in {r.exercise for r in rows})
+                rows.append(_row(base, exercise=victim, status="timed out", seed=seeds.get(victim),
+                                 detail="the grading process never began the next exercise"))
+                return rows
+            time.sleep(0.1)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _kill_group(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    child.wait()
+
+
+def _row(base: Row, **values) -> Row:
+    row = Row(**{**asdict(base), **values})
+    row.seconds = round(float(row.seconds or 0), 2)
+    row.detail = _one_line(row.detail, 400)
+    row.first_failing = row.first_failing or ("" if row.status in {"passed", "failed"} else row.status)
+    return row
+
+
+def _unreadable(path: Path) -> str | None:
+    import nbformat
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return f"cannot read the file: {error}"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return f"not a notebook: not JSON ({error})"
+    try:
+        notebook = nbformat.reads(text, as_version=4)
+        notebook.cells  # noqa: B018
+    except Exception as error:  # nbformat raises several kinds
+        return f"not a notebook: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    return None
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "student"
+
+
+# -- the gradebook -------------------------------------------------------------------------------------
+
+BROKEN = {"no cell", "could not load", "timed out", "crashed", "unreadable", "problem"}
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    with open(path, "w", newline="") as out:
+        writer = csv.DictWriter(out, COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            values = asdict(row)
+            values["passed"] = int(row.passed)
+            values["seed"] = "" if row.seed is None else row.seed
+            writer.writerow(values)
+
+
+def summary(lab: manifest.Lab, rows: list[Row]) -> str:
+    rows = [r for r in rows if r.lab == lab.id]
+    students = sorted({r.student for r in rows})
+    lines = [f"# Lab {lab.id}: {lab.title}", "",
+             f"{len(students)} student{'s' if len(students) != 1 else ''} handed in this lab.", ""]
+    unreadable = sorted({r.student for r in rows if r.exercise == "*"})
+    if unreadable:
+        lines += [f"Could not be read at all: {', '.join(unreadable)}.", ""]
+    lines += ["| exercise | passed | failed | not started | broken | pass rate |", "|---|---|---|---|---|---|"]
+    for exercise in lab.exercises:
+        mine = [r for r in rows if r.exercise in (exercise.id, "*")]
+        count = Counter("broken" if r.status in BROKEN else r.status for r in mine)
+        rate = f"{100 * count['passed'] / len(mine):.0f} %" if mine else "–"
+        lines.append(f"| {exercise.id} {exercise.title} | {count['passed']} | {count['failed']} | "
+                     f"{count['not started']} | {count['broken']} | {rate} |")
+    failing = Counter((r.exercise, r.first_failing) for r in rows if r.status == "failed" and r.first_failing)
+    lines += ["", "## What to re-teach: the most common failing checks", ""]
+    if not failing:
+        lines.append("No check failed on a submitted answer.")
+    for (exercise, check), n in failing.most_common(8):
+        who = sorted(r.student for r in rows if r.exercise == exercise and r.first_failing == check
+                     and r.status == "failed")
+        lines.append(f"- **{exercise}**: {check} — {n} student{'s' if n != 1 else ''} ({', '.join(who)})")
+    broken = [r for r in rows if r.status in BROKEN]
+    if broken:
+        lines += ["", "## Submissions that did not run", ""]
+        for r in broken:
+            lines.append(f"- {r.student}, {r.exercise}: {r.status} — {r.detail}")
+    return "\n".join(lines) + "\n"
+
+
+def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S,
+          labs: list[str] | None = None, seed: int | None = None, progress: bool = True) -> list[Row]:
+    """Grade every notebook under submissions_dir; write the gradebook into out; return its rows."""
+    from tqdm.auto import tqdm
+
+    from .. import db
+
+    course = manifest.load()
+    wanted = {course.lab(l).id for l in labs} if labs else {lab.id for lab in course.labs}
+    if not submissions_dir.is_dir():
+        raise CourseError(f"{submissions_dir} is not a folder of notebooks.")
+    submissions, rows = find_submissions(submissions_dir, wanted)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "work").mkdir(exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
+    print(db.describe())
+    roles = Roles()
+    if not roles.available:
+        print(f"Note: grading as the course's own database user ({roles.why_not}); "
+              f"schemas are compared after each notebook instead.")
+    grader = Grader(out, timeout_s, roles, protected={s for s in schemas() if not s.startswith(("check_", "t_"))},
+                    seed=seed)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
+            tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
+        futures = {pool.submit(grader.grade, s): s for s in submissions}
+        for future in as_completed(futures):
+            submission = futures[future]
+            try:
+                rows.extend(future.result())
+            except Exception as error:  # the grader's own failure on one notebook: a row, and go on
+                rows.append(Row(submission.student, submission.lab, "*", "problem",
+                                notebook=submission.path.name, first_failing="problem",
+                                detail=f"the grader failed on it: {type(error).__name__}: {error}"))
+            bar.update()
+    order = {e.id: i for i, e in enumerate(course.exercises)}
+    rows.sort(key=lambda r: (r.student, r.lab, order.get(r.exercise, -1)))
+    write_csv(rows, out / "gradebook.csv")
+    texts = []
+    for lab in course.labs:
+        if any(r.lab == lab.id for r in rows):
+            text = summary(lab, rows)
+            (out / f"summary-{lab.id}.md").write_text(text)
+            texts.append(text)
+    (out / "summary.md").write_text("\n".join(texts) or "No notebooks found.\n")
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m course grade", description=__doc__.splitlines()[0],
+                                     epilog="\n".join(__doc__.splitlines()[2:]),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("submissions", type=Path, help="the folder of students' notebooks (layouts below)")
+    parser.add_argument("--out", type=Path, default=Path("gradebook"),
+                        help="where to write gradebook.csv, summary-NN.md and logs/ (default: %(default)s)")
+    parser.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default: %(default)s)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                        help="seconds one exercise may take, loading its cells and running its checks "
+                             "(default: %(default)g)")
+    parser.add_argument("--lab", action="append", dest="labs", metavar="NN",
+                        help="grade only this lab (repeat for several; default: every lab found)")
+    parser.add_argument("--seed", type=int, help="derive every check's random seed from this (default: random)")
+    args = parser.parse_args(argv)
+    rows = grade(args.submissions, args.out, jobs=args.jobs, timeout_s=args.timeout, labs=args.labs, seed=args.seed)
+    count = Counter(r.status for r in rows)
+    print(f"{len(rows)} rows: " + ", ".join(f"{n} {status}" for status, n in count.most_common()))
+    print(f"Wrote {args.out / 'gradebook.csv'} and {args.out / 'summary.md'}.")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        raise SystemExit(child_main(sys.argv[2]))
+    raise SystemExit(main(sys.argv[1:]))
