@@ -2,7 +2,8 @@
 
     python -m course bench               ~10 minutes (idle 2 cores): 3 rounds, 1/2/4/8 processes
     python -m course bench --quick       ~2 minutes: 3 rounds, a quarter of the jobs, 1 and 8 processes
-    python -m course bench --profile     where a reference worker's time goes (py-spy) and the claim's plan
+    python -m course bench --profile     where a reference worker's time goes at 1 and 2 processes: CPU per
+                                         job beside the bare loop's, py-spy, and the claim's plan
 
 It runs on a PostgreSQL of its own (same binaries, default settings, a temporary folder), so work on the
 course database neither slows it nor is slowed by it. Each round runs every configuration once, in a
@@ -68,9 +69,9 @@ def peer(name: str, driver: str = "asyncpg"):
 
 
 # Every contender runs as N processes at each process count, with the settings its own documentation
-# gives for throughput (see course/benchmarks/peers.py for the sources): our worker at concurrency 32
-# per process, pgqueuer with 5 queue managers x batch 10 per process, procrastinate at concurrency 30
-# per process.
+# gives for throughput (see course/benchmarks/peers.py for the sources and what we measured to choose):
+# our worker at concurrency 32 per process, pgqueuer with 5 queue managers x batch 50 per process,
+# procrastinate at concurrency 30 per process.
 PGQUEUER_SETTINGS = f"{peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH} per process"
 ROWS = [
     Row("pgbench", "pgbench: INSERT + DELETE, one job per transaction (the limit, one at a time)",
@@ -398,12 +399,18 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
 # -- profile ----------------------------------------------------------------------------------------
 
 
-def profile(bench: Bench, jobs: int) -> list[str]:
-    """Evidence for a missed target: the claim's plan, and where one worker spends its time."""
+def profile(bench: Bench, jobs: int, process_counts: tuple[int, ...]) -> list[str]:
+    """Evidence for a missed target: the claim's plan, where the CPU goes per job (worker beside the
+    bare loop), and where one worker's Python time goes."""
     from .benchmarks import profiling
 
-    plans = profiling.explain_claim(bench, jobs)
-    return plans + [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY)
+    lines = profiling.explain_claim(bench, jobs) + [""]
+    for n in process_counts:
+        lines.append(f"CPU per job at {n} process(es) (from /proc: the draining processes, and every "
+                     f"PostgreSQL process):")
+        lines += [split.line() for split in profiling.cpu_split(bench, n, jobs, WORKER_CONCURRENCY)]
+        lines += [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY, processes=n) + [""]
+    return lines
 
 
 # -- command line -----------------------------------------------------------------------------------
@@ -452,7 +459,7 @@ def main(argv: list[str]) -> int:
         bench = Bench(server)
         try:
             if args.profile:
-                print("\n".join(profile(bench, plan.jobs)))
+                print("\n".join(profile(bench, plan.jobs, plan.process_counts if args.processes else (1, 2))))
                 return 0
             postgres = bench.admin.execute("SHOW server_version").fetchone()[0]
             results = measure_with_progress(plan, bench)
