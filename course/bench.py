@@ -33,7 +33,11 @@ from .benchmarks import peers
 from .benchmarks.measure import Bench, Drain, home_for_results, percentile
 from .benchmarks.server import PrivateServer
 
-WORKER_CONCURRENCY = 32  # jobs in flight per worker process: for no-op jobs, the claim's batch size
+# Jobs in flight per worker process: for no-op jobs, the claim's batch size. 100, the bare loop's batch:
+# the worker then claims as much per statement as the loop it is compared with. (Measured 2026-12-01,
+# one process, no-op jobs, the worker acking and claiming in one transaction: 32 -> 5.2-6.1k jobs/s,
+# 64 -> 7.4-9.0k, 100 -> 8.7-10.1k, 128 -> 7.0-8.2k.)
+WORKER_CONCURRENCY = 100
 BATCH = 100
 
 
@@ -70,34 +74,36 @@ def peer(name: str, driver: str = "asyncpg"):
 
 # Every contender runs as N processes at each process count, with the settings its own documentation
 # gives for throughput (see course/benchmarks/peers.py for the sources and what we measured to choose):
-# our worker at concurrency 32 per process, pgqueuer with 5 queue managers x batch 50 per process,
+# our worker at concurrency 100 per process (and 32 beside it), pgqueuer with 5 queue managers x batch 50 per process,
 # procrastinate at concurrency 30 per process.
 PGQUEUER_SETTINGS = f"{peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH} per process"
 ROWS = [
     Row("pgbench", "pgbench: INSERT + DELETE, one job per transaction (the limit, one at a time)",
-        lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.25, group="single"),
-    Row("lock-1", "bare loop, row lock held while working, 1 job per transaction", loop("lock", 1), share=0.25,
+        lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.1, group="single"),
+    Row("lock-1", "bare loop, row lock held while working, 1 job per transaction", loop("lock", 1), share=0.1,
         group="single"),
     Row("lock-100", f"bare loop, row lock held while working, {BATCH} per transaction", loop("lock", BATCH),
-        share=5, group="batched"),
-    Row("bare-1", "bare loop, the reference's claim + ack SQL, 1 per claim", loop("bare", 1), share=0.25,
+        share=4, group="batched"),
+    Row("bare-1", "bare loop, the reference's claim + ack SQL, 1 per claim", loop("bare", 1), share=0.1,
         group="single"),
     Row("bare-100", f"bare loop, the reference's claim + ack_many SQL, {BATCH} per claim", loop("bare", BATCH),
-        share=5, group="batched"),
-    Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.25, group="single"),
-    Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH), share=5,
+        share=4, group="batched"),
+    Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.1, group="single"),
+    Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH), share=4,
         group="batched"),
     Row("for-update-1", "reference claim with plain FOR UPDATE (no SKIP LOCKED), 1 per claim",
-        loop("for-update", 1), share=0.25),
+        loop("for-update", 1), share=0.1),
     Row("worker-4", "reference worker, no-op handler, concurrency 4 (the default)", workers(4)),
+    Row("worker-32", "reference worker, no-op handler, concurrency 32 per process", workers(32), share=2,
+        group="batched"),
     Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY} per process",
-        workers(WORKER_CONCURRENCY), share=2.5, group="batched"),
+        workers(WORKER_CONCURRENCY), share=2, group="batched"),
     Row("pgqueuer", f"pgqueuer {peers.version_of('pgqueuer')} (asyncpg), {PGQUEUER_SETTINGS}",
-        peer("pgqueuer", "asyncpg"), share=2.5, needs="pgqueuer", group="batched"),
+        peer("pgqueuer", "asyncpg"), share=2, needs="pgqueuer", group="batched"),
     Row("pgqueuer-psycopg", "pgqueuer (psycopg), the same settings", peer("pgqueuer", "psycopg"),
-        share=2.5, needs="pgqueuer", group="batched"),
+        share=2, needs="pgqueuer", group="batched"),
     Row("procrastinate", f"procrastinate {peers.version_of('procrastinate')}, concurrency "
-        f"{peers.PROCRASTINATE_CONCURRENCY} per process", peer("procrastinate"), share=0.25,
+        f"{peers.PROCRASTINATE_CONCURRENCY} per process", peer("procrastinate"), share=0.05,
         needs="procrastinate", group="batched"),
 ]
 LABELS = {row.key: row.label for row in ROWS}
@@ -115,6 +121,7 @@ class Results:
     latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # notify|polling -> p50|p99 -> s
     enqueue: dict[str, list[float]] = field(default_factory=dict)  # way -> jobs/s
     load: list[float] = field(default_factory=list)  # the 1-minute load average before each measurement
+    seconds: dict[str, float] = field(default_factory=dict)  # row (or latency/enqueue) -> wall time spent
 
     def add_drain(self, key: str, processes: int, drain: Drain) -> None:
         self.rates.setdefault(key, {}).setdefault(processes, []).append(drain.rate)
@@ -130,7 +137,8 @@ class Results:
         rows = {key: row for key, row in data["rows"].items() if row["jobs_per_second"]}
         return cls(rates={key: by_count(row["jobs_per_second"]) for key, row in rows.items()},
                    dead_tuples={key: by_count(row["dead_tuples"]) for key, row in rows.items()},
-                   latency=data["latency_s"], enqueue=data["enqueue_per_second"])
+                   latency=data["latency_s"], enqueue=data["enqueue_per_second"],
+                   load=data.get("load_during") or [], seconds=data.get("seconds_spent") or {})
 
     def paired_ratios(self, numerator: str, denominator: str) -> dict[int, float]:
         """For two rows of one group: at each process count, the ratio within each round (the two
@@ -164,6 +172,7 @@ class Plan:
     process_counts: tuple[int, ...]
     seed: int
     rows: list[Row]
+    latency_ways: tuple[str, ...] = tuple(LATENCY_SAMPLES)
 
     def measurements(self) -> list[list[tuple[str, object]]]:
         """One round's work, as blocks: a block's measurements run back to back (each round shuffles
@@ -179,7 +188,7 @@ class Plan:
             seen.update(r.key for r in members)
             for n in self.process_counts:
                 blocks.append([("drain", (r, n)) for r in members])
-        blocks += [[("latency", way)] for way in LATENCY_SAMPLES]
+        blocks += [[("latency", way)] for way in self.latency_ways]
         blocks += [[("enqueue", way)] for way in ENQUEUE_WAYS]
         return blocks
 
@@ -194,20 +203,25 @@ def run(plan: Plan, bench: Bench, progress) -> Results:
             rng.shuffle(block)
         for kind, what in (measurement for block in blocks for measurement in block):
             results.load.append(round(os.getloadavg()[0], 2))
+            began = time.monotonic()
             if kind == "drain":
                 row, processes = what
                 progress.set_description(f"round {round_number + 1}: {row.key} x{processes}")
                 results.add_drain(row.key, processes, row.run(bench, processes, row.jobs(plan.jobs)))
+                spent_on = row.key
             elif kind == "latency":
                 progress.set_description(f"round {round_number + 1}: latency, {what}")
                 seconds = bench.latencies(LATENCY_SAMPLES[what], listen=what == "notify", rng=rng)
                 for q in ("p50", "p99"):
                     value = percentile(seconds, int(q[1:]))
                     results.latency.setdefault(what, {}).setdefault(q, []).append(value)
+                spent_on = f"latency {what}"
             else:
                 progress.set_description(f"round {round_number + 1}: enqueue, {what}")
                 jobs = max(100, int(plan.jobs * ENQUEUE_WAYS[what]))
                 results.enqueue.setdefault(what, []).append(bench.enqueue_rate(what, jobs))
+                spent_on = f"enqueue {what}"
+            results.seconds[spent_on] = round(results.seconds.get(spent_on, 0.0) + time.monotonic() - began, 1)
             progress.update()
     return results
 
@@ -263,6 +277,7 @@ RATIOS = [
     (f"reference worker (concurrency {WORKER_CONCURRENCY}) / pgqueuer asyncpg ({PGQUEUER_SETTINGS})",
      "worker", "pgqueuer"),
     ("reference worker / pgqueuer psycopg (the same settings)", "worker", "pgqueuer-psycopg"),
+    ("reference worker at concurrency 32 / pgqueuer asyncpg", "worker-32", "pgqueuer"),
     (f"reference worker / procrastinate (concurrency {peers.PROCRASTINATE_CONCURRENCY} per process)",
      "worker", "procrastinate"),
     (f"reference worker / bare loop, the same claim + ack_many SQL, {BATCH} per claim", "worker", "bare-100"),
@@ -384,13 +399,17 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
     lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
               "(autovacuum has not run yet)", ""]
     lines += latency_lines(results) + [""] + target_lines(plan, found)
+    if results.seconds:
+        spent = sorted(results.seconds.items(), key=lambda item: -item[1])
+        lines += ["", f"time spent, starting processes included ({sum(results.seconds.values()) / 60:.1f} min in all): "
+                  + ", ".join(f"{what} {seconds:.0f} s" for what, seconds in spent)]
     data = {
         **about, "seed": plan.seed, "rounds": plan.rounds, "jobs": plan.jobs,
         "process_counts": list(plan.process_counts),
         "rows": {row.key: {"label": row.label, "jobs": row.jobs(plan.jobs),
                            "jobs_per_second": results.rates.get(row.key, {}),
                            "dead_tuples": results.dead_tuples.get(row.key, {})} for row in plan.rows},
-        "latency_s": results.latency, "enqueue_per_second": results.enqueue,
+        "latency_s": results.latency, "enqueue_per_second": results.enqueue, "seconds_spent": results.seconds,
         "targets": [vars(v) for v in found], "missing": missing,
     }
     return lines, data
@@ -429,16 +448,22 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+# Left out of --quick (unless --rows names them): they answer no headline question, and the polling
+# latency alone waits half a second a sample.
+NOT_QUICK = {"for-update-1", "worker-4", "worker-32"}
+
+
 def make_plan(args: argparse.Namespace) -> tuple[Plan, dict[str, str]]:
     installed = peers.available()
     missing = {name: peers.install_hint([name]) for name, version in installed.items() if version is None}
     wanted = set(args.rows.split(",")) if args.rows else None
-    rows = [row for row in ROWS if (wanted is None or row.key in wanted) and row.needs not in missing]
+    rows = [row for row in ROWS if (wanted is None or row.key in wanted) and row.needs not in missing
+            and (wanted is not None or not args.quick or row.key not in NOT_QUICK)]
     counts = (tuple(int(n) for n in args.processes.split(",")) if args.processes
               else (1, 2) if args.quick else (1, 2, 4, 8))
     plan = Plan(rounds=args.rounds or 3, jobs=args.jobs or (5_000 if args.quick else 20_000),
                 process_counts=counts, seed=args.seed if args.seed is not None else random.randrange(10**6),
-                rows=rows)
+                rows=rows, latency_ways=("notify",) if args.quick else tuple(LATENCY_SAMPLES))
     return plan, missing
 
 

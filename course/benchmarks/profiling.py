@@ -93,7 +93,7 @@ def cpu_split(bench: Bench, processes: int, jobs: int, concurrency: int) -> list
             bench.stop(team)
     out.append(CpuSplit(f"reference worker x{processes}, concurrency {concurrency}", jobs, finished - started,
                         after[0] - before[0], after[1] - before[1]))
-    for batch in (concurrency, 100):
+    for batch in sorted({32, concurrency, 100}):
         bench.drain_loop("bare", batch, processes, 100)  # start the drainers (not measured)
         pids = [d.popen.pid for d in bench.drainers[:processes]]
         before = cpu_seconds(pids), postgres_cpu(bench)
