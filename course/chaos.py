@@ -8,7 +8,8 @@ What happens:
   * a PostgreSQL of its own starts in a temporary folder (restarting the shared course database would
     break whatever else uses it);
   * the jobs go in. Each writes one effect row through an idempotency key, and first counts the raw
-    execution; 2 % are poison and always fail;
+    execution; 2 % are poison and always fail: with a plain error, a SystemExit or KeyboardInterrupt,
+    a message holding NUL, or tens of kilobytes of emoji (none of which may stop a worker);
   * 8 worker processes run them (lease 2 s). Whenever one dies we start another, as systemd or
     Kubernetes would;
   * the fault loop, every ~200 ms, SIGKILLs a random worker; now and then it drops workers' connections
@@ -61,10 +62,21 @@ def write_effect(job, conn):
             conn.execute("INSERT INTO chaos_effects (key, job_id) VALUES (%s, %s)", [job.payload["key"], job.id])
 
 
+# What a poison job raises, by its number: the plain failure, and the ones that used to wedge a worker
+# (BaseExceptions that end a thread; messages PostgreSQL cannot store or pg_notify cannot carry as is).
+POISONS = (
+    lambda: RuntimeError("poison: this job fails every time"),
+    lambda: SystemExit(3),
+    lambda: KeyboardInterrupt(),
+    lambda: RuntimeError("poison with a NUL \x00 in its message"),
+    lambda: RuntimeError("poison \N{GRINNING FACE} " * 5000),  # 30,000 characters, 30 kB+ of UTF-8
+)
+
+
 @handlers.handler("poison", payload={"key": str})
 def always_fail(job, conn):
     conn.execute("INSERT INTO chaos_executions (key, pid) VALUES (%s, pg_backend_pid())", [job.payload["key"]])
-    raise RuntimeError("poison: this job fails every time")
+    raise POISONS[job.payload.get("kind", 0) % len(POISONS)]()
 
 
 # -- the soak -----------------------------------------------------------------------------------------
@@ -186,7 +198,7 @@ class Soak:
         poison = set(self.rng.sample(range(c.jobs), round(c.jobs * c.poison_share)))
         effects = [{"key": f"effect:{n}", "work_ms": self.rng.randint(*c.work_ms)}
                    for n in range(c.jobs) if n not in poison]
-        poisons = [{"key": f"poison:{n}"} for n in sorted(poison)]
+        poisons = [{"key": f"poison:{n}", "kind": i % len(POISONS)} for i, n in enumerate(sorted(poison))]
         with conn.transaction():
             queue.enqueue_many(conn, "effect", effects)
             queue.enqueue_many(conn, "poison", poisons, max_attempts=POISON_MAX_ATTEMPTS)

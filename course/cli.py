@@ -41,10 +41,21 @@ def load_object(spec: str):
         if module_spec is None or not path.exists():
             raise CourseError(f"--app {spec!r}: there is no file {path}.")
         module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as error:  # a bug in the learner's module: say which, in one line
+            raise CourseError(f"--app {spec!r}: importing {path} failed: {type(error).__name__}: {error}") from None
     else:
         sys.path.insert(0, os.getcwd())
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            raise CourseError(f"--app {spec!r}: there is no module {error.name!r} to import (run the worker "
+                              f"from the folder that holds it, or give a path: path/to/{module_name}.py:"
+                              f"{attribute}).") from None
+        except Exception as error:
+            raise CourseError(f"--app {spec!r}: importing {module_name} failed: {type(error).__name__}: "
+                              f"{error}") from None
     try:
         return getattr(module, attribute)
     except AttributeError:
@@ -80,6 +91,8 @@ def cmd_worker(args) -> int:
         settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
                             poll_interval_s=args.poll_interval, listen=not args.no_listen,
                             retry_base_s=args.retry_base, retry_cap_s=args.retry_cap)
+    except CourseError as error:  # InvalidArgument: --poll-interval
+        raise CourseError(f"--poll-interval: {error}") from None
     except ValueError as error:
         raise CourseError(f"--retry-base/--retry-cap: {error}.") from None
     conninfo = args.dsn or db.conninfo(args.schema)

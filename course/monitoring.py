@@ -3,7 +3,7 @@ and the PostgreSQL-specific trouble (dead row versions that vacuum may not remov
 
     snapshot(conn)              one reading: per queue ready / in flight / scheduled / oldest waiting,
                                 dead letters, dead tuples (course.queue.stats plus oldest_waiting)
-    oldest_waiting(conn)        per queue, how long the oldest job someone waits for has existed
+    oldest_waiting(conn)        per queue, how long the oldest job someone waits for has been due
     OldestJobOver, DeadLetters, DeadTuplesOver, evaluate(snapshot, rules)      alert rules
     Dashboard(conninfo)         a live ipywidgets view of snapshots and alerts, refreshed by a thread
     plot_history(history)       depth and lateness over time, one line per queue
@@ -75,9 +75,11 @@ class Snapshot:
 
 
 def oldest_waiting(conn: psycopg.Connection) -> dict[str, float]:
-    """queue -> seconds since the oldest job someone is waiting for was enqueued (queues with none left out).
+    """queue -> seconds since the oldest job someone is waiting for became due (queues with none left out).
 
     Counts jobs that are due, running, or waiting for a retry; not jobs scheduled for later that never ran.
+    Counted from due_at (when the job was first due), not created_at: a job enqueued with a delay is not
+    late for the time it was meant to wait.
     """
     return {name: seconds for name, seconds in conn.execute(sql.query("monitoring", "oldest_waiting"))}
 

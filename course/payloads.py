@@ -34,8 +34,21 @@ def to_json(payload: object, *, error: type[Exception], nothing_done: str, advic
     except (TypeError, ValueError) as problem:
         raise error(f"payload cannot be stored as JSON ({problem}): keep to str, int, float, bool, None, "
                     f"lists and dicts; pass an id or an ISO date string instead. {nothing_done}") from None
+    if "\\u0000" in text and _holds_nul(payload):  # the fast test first; a backslash-u0000 string passes it
+        raise error(f"payload holds a NUL character (\\u0000), which PostgreSQL's jsonb cannot store: remove it "
+                    f"(it is almost always a bug upstream). {nothing_done}")
     size = len(text.encode())
     if size > MAX_PAYLOAD_BYTES:
         raise error(f"payload is {size / 1024:.0f} KiB; the limit is {MAX_PAYLOAD_BYTES // 1024} KiB. "
                     f"{advice} {nothing_done}")
     return text
+
+
+def _holds_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_nul(v) for v in value)
+    return False

@@ -35,6 +35,8 @@ from .errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (
 DEFAULT_QUEUE = "default"
 DEFAULT_LEASE_S = 30.0  # Amazon SQS's default visibility timeout
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,99}")
+MAX_SECONDS = 100 * 365 * 24 * 3600  # a delay or lease longer than a century is a mistake (and overflows)
+NOTIFY_MAX_BYTES = 7900  # pg_notify refuses a payload of 8,000 bytes or more: bytes, not characters
 LAST_ATTEMPT_LOST = "its last attempt never reported back: the worker stopped or lost its lease"
 
 
@@ -73,7 +75,7 @@ class QueueStats:
     ready: int  # visible now: waiting, or left behind by a worker whose lease ran out
     in_flight: int  # claimed, lease running
     scheduled: int  # waiting for their run_at (a delay or a retry's backoff)
-    oldest_ready_age_s: float  # since the oldest waiting job was enqueued
+    oldest_ready_age_s: float  # since the oldest waiting job became due (not since it was enqueued)
 
 
 @dataclass(frozen=True)
@@ -143,24 +145,55 @@ def _int_in(kind: str, value: object, low: int, high: int, advice: str = "") -> 
 
 def _seconds(kind: str, value: object, *, allow_zero: bool) -> float:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or value < 0 or (value == 0 and not allow_zero):
+    if not ok or value < 0 or (value == 0 and not allow_zero) or value > MAX_SECONDS:
         bound = "0 or more" if allow_zero else "more than 0"
-        raise InvalidArgument(f"{kind} is in seconds and must be {bound}; got {value!r}.")
+        raise InvalidArgument(f"{kind} is in seconds and must be {bound} (and at most a century); got {value!r}. "
+                              f"Nothing was written.")
     return float(value)
+
+
+def clean_text(text: str) -> str:
+    """Text PostgreSQL can store: `text` and `jsonb` cannot hold NUL, so each one becomes U+FFFD.
+
+    Everything the queue copies from an exception (its message, its traceback) goes through here: an error
+    message is whatever a handler's libraries put in it, and one that cannot be stored must not stop the
+    job from being retried or buried.
+    """
+    return text.replace("\x00", "\N{REPLACEMENT CHARACTER}")
+
+
+def cut_to_bytes(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` bytes of UTF-8, at a character boundary."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode(errors="ignore")  # drops the half of a character the cut left behind
+
+
+def _run_at(value: object):
+    if value is None:
+        return None
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidArgument(f"run_at must be a datetime with a time zone, e.g. datetime.now(timezone.utc) + "
+                              f"timedelta(hours=1); got {value!r}. Nothing was written.")
+    return value
 
 
 def _new_job(type: str, payload, queue: str, priority: int, delay: float, max_attempts: int,
              unique_key: str | None) -> dict:
-    if unique_key is not None and (not isinstance(unique_key, str) or not 0 < len(unique_key) <= 200):
-        raise InvalidJob(f"unique_key must be a non-empty string of up to 200 characters; got {unique_key!r}.")
+    if unique_key is not None and (not isinstance(unique_key, str) or not 0 < len(unique_key) <= 200
+                                   or "\x00" in unique_key):
+        raise InvalidJob(f"unique_key must be a non-empty string of up to 200 characters (no NUL); "
+                         f"got {unique_key!r:.80}. Nothing was written.")
     return {
         "type": _name("job type", type),
         "queue": _name("queue", queue),
         "payload": _payload_json(payload),
-        "priority": _int_in("priority", priority, -32768, 32767, "Higher runs first; 0 is the default."),
+        "priority": _int_in("priority", priority, -32768, 32767,
+                            "Higher runs first; 0 is the default. Nothing was written."),
         "delay_s": _seconds("delay", delay, allow_zero=True),
         "max_attempts": _int_in("max_attempts", max_attempts, 1, 1000,
-                                "It counts runs, the first one included: 1 means never retry."),
+                                "It counts runs, the first one included: 1 means never retry. Nothing was written."),
         "unique_key": unique_key,
     }
 
@@ -177,8 +210,11 @@ def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None,
     when the transaction commits (polling finds the job anyway, a little later).
     """
     _usable(conn)
+    if run_at is not None and delay != 0.0:
+        raise InvalidArgument(f"enqueue() got both delay={delay!r} and run_at={run_at!r}: give delay or run_at, "
+                              f"not both (delay counts from now, run_at is a moment). Nothing was written.")
     job = _new_job(type, payload, queue, priority, delay, max_attempts, unique_key)
-    row = conn.execute(sql.query("queue", "enqueue"), {**job, "run_at": run_at}).fetchone()
+    row = conn.execute(sql.query("queue", "enqueue"), {**job, "run_at": _run_at(run_at)}).fetchone()
     if row and notify:
         conn.execute(sql.query("queue", "notify"), {"queue": job["queue"]})
     return row[0] if row else None
@@ -222,7 +258,7 @@ def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping
 
 def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 1,
           lease: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
-    """Lease up to `limit` visible jobs, most urgent first; [] when there is nothing to do.
+    """Lease up to `limit` visible jobs, most urgent first (by priority, then by id); [] when there is none.
 
     Each claimed job is hidden from other workers for `lease` seconds and its attempts go up by one.
     """
@@ -236,6 +272,9 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
     while True:
         with conn.cursor(row_factory=class_row(Job)) as cursor:
             jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
+        # UPDATE ... RETURNING gives its rows in no particular order, whatever the CTE's ORDER BY:
+        # put the batch back in order of urgency (the model-based test caught a batch in reverse).
+        jobs.sort(key=lambda job: (-job.priority, job.id))
         runnable = [job for job in jobs if job.attempts <= job.max_attempts]
         for job in jobs:
             if job.attempts > job.max_attempts:
@@ -316,10 +355,11 @@ def decide(job: Job, *, permanent: bool, delay=backoff_delay) -> Retry | Dead:
 def describe_error(error: BaseException | str) -> tuple[str, str | None]:
     """(one line, traceback) for storing with the job."""
     if isinstance(error, BaseException):
-        line = f"{type(error).__name__}: {error}"
+        message = str(error)
+        line = f"{type(error).__name__}: {message}" if message else type(error).__name__
         trace = "".join(tb.format_exception(error)) if error.__traceback__ else None
-        return line[:2000], trace
-    return str(error)[:2000], None
+        return clean_text(line[:2000]), None if trace is None else clean_text(trace)
+    return clean_text(str(error)[:2000]), None
 
 
 def retry(conn: psycopg.Connection, job: Job, delay_s: float, error: BaseException | str) -> bool:
@@ -339,7 +379,7 @@ def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException |
         moved = conn.execute(sql.query("queue", "bury"), params).fetchone() is not None
         if moved:
             message = f"job {job.id} ({job.type}) dead after {job.attempts} attempt(s): {reason}: {line}"
-            conn.execute(sql.query("queue", "alert_dead"), {"message": message[:7000]})
+            conn.execute(sql.query("queue", "alert_dead"), {"message": cut_to_bytes(message, NOTIFY_MAX_BYTES)})
     return moved
 
 
@@ -384,6 +424,7 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
 def dead_jobs(conn: psycopg.Connection, limit: int = 50) -> list[DeadJob]:
     """The most recent dead jobs, newest first."""
     _usable(conn)
+    limit = _int_in("limit", limit, 1, 10_000_000, "How many of the newest dead jobs to show.")
     with conn.cursor(row_factory=class_row(DeadJob)) as cursor:
         return cursor.execute(sql.query("queue", "dead_jobs"), {"limit": limit}).fetchall()
 

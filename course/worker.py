@@ -34,12 +34,17 @@ from psycopg.conninfo import make_conninfo
 
 from . import backoff
 from . import queue as q
-from .errors import DatabaseUnavailable
+from .errors import CourseError, DatabaseUnavailable, InvalidArgument
 from .queue import Job
 
 log = logging.getLogger("course.worker")
 
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message, or its type's name when the message is empty."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 # -- handlers ------------------------------------------------------------------------------------
@@ -128,6 +133,11 @@ class Settings:
     retry_cap_s: float = backoff.CAP_S  # ... and never more than this
 
     def __post_init__(self):
+        interval = self.poll_interval_s
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval <= 3600:
+            # 0 would poll in a busy loop: thousands of empty claims a second on an idle queue.
+            raise InvalidArgument(f"poll interval must be more than 0 and at most 3600 seconds; got {interval!r} "
+                                  f"(NOTIFY wakes a worker at once; polling is only the fallback).")
         if not 0 < self.retry_base_s <= self.retry_cap_s:
             raise ValueError(f"retry backoff needs 0 < base <= cap; got base {self.retry_base_s:g} s, "
                              f"cap {self.retry_cap_s:g} s")
@@ -177,6 +187,10 @@ class Worker:
         # again when it breaks: no pool to wait on when the database drops connections.
         self._handler_local = threading.local()
         self._handler_conns: list[psycopg.Connection] = []
+        self._handler_conns_lock = threading.Lock()  # handler threads add to it, run() closes them
+        # An ack_many whose answer was lost with the connection: id -> lease. It may have committed; the
+        # retry must tell "we deleted it" from "another worker has it now" (see _report_finished).
+        self._ack_in_doubt: dict[int, object] = {}
 
     # -- control ---------------------------------------------------------------------------------
 
@@ -210,7 +224,9 @@ class Worker:
                 self._todo.put(None)  # one "no more jobs" each; a running job finishes first
             for thread in handler_threads:
                 thread.join()
-            for conn in self._handler_conns:
+            with self._handler_conns_lock:
+                conns = list(self._handler_conns)
+            for conn in conns:
                 conn.close()
             if self._conn is not None:
                 self._conn.close()
@@ -248,7 +264,7 @@ class Worker:
                 # timeout): say so, wait, try again. Dying would only hand the problem to a supervisor.
                 if str(error) != last_error:
                     log.error("worker %s: %s: %s; retrying every %.0f s", self.name, type(error).__name__,
-                              str(error).strip().splitlines()[0], s.poll_interval_s)
+                              first_line(error), s.poll_interval_s)
                     last_error = str(error)
                 if self._stopping.is_set():
                     give_up_at = give_up_at or time.monotonic() + s.drain_timeout_s
@@ -296,7 +312,10 @@ class Worker:
 
     def _handler_thread(self) -> None:
         while (work := self._todo.get()) is not None:
-            self._run_one(*work)
+            try:
+                self._run_one(*work)
+            except BaseException:  # noqa: BLE001 - a hook that raised: the thread must go on taking jobs
+                log.exception("worker %s: a hook failed around job %d", self.name, work[1].id)
 
     def _run_one(self, handler: Handler, job: Job) -> None:
         """In a handler thread: run the job, then hand the outcome to the main loop."""
@@ -307,11 +326,16 @@ class Worker:
                 handler.run(job, self._handler_connection())
             else:
                 handler.run(job)
-        except Exception as raised:  # a job's failure must not take the worker down
+        except BaseException as raised:  # noqa: BLE001
+            # Anything a handler raises is a failed attempt, recorded and retried or buried. BaseException,
+            # not Exception: a SystemExit or KeyboardInterrupt raised in a thread would otherwise end the
+            # thread silently, leaving its job "running" (and its lease extended by heartbeats) forever.
             error = raised
-        self.hooks.finished(job, error)
-        self._finished.append(_Done(job, error))
-        self._wake.set()
+        try:
+            self.hooks.finished(job, error)
+        finally:
+            self._finished.append(_Done(job, error))
+            self._wake.set()
 
     def _report_finished(self) -> None:
         """Ack what succeeded (one statement), fail() what raised. Kept until the database hears it."""
@@ -319,10 +343,21 @@ class Worker:
             return
         batch = list(self._finished)
         succeeded = [done.job for done in batch if done.error is None]
-        acked = self.ops.ack_many(self._conn, succeeded) if succeeded else set()
+        try:
+            acked = set(self.ops.ack_many(self._conn, succeeded)) if succeeded else set()
+        except DISCONNECTED:
+            # The DELETE may have committed with only its answer lost: remember what we asked for.
+            self._ack_in_doubt.update({job.id: job.lease for job in succeeded})
+            raise
+        if self._ack_in_doubt:
+            acked |= self._acked_before(succeeded, acked)
+            self._ack_in_doubt.clear()
         for done in batch:
-            if done.error is not None and self._fail(done) is None:
-                acked.discard(done.job.id)  # lease lost: counted below
+            if done.error is not None:
+                outcome = self._fail(done)
+                self._log_failure(done, outcome)
+                if outcome is None:
+                    acked.discard(done.job.id)  # lease lost: counted below
         for _ in batch:
             self._finished.popleft()
         for done in batch:
@@ -336,6 +371,35 @@ class Worker:
                         self.name, lost)
         if acked:
             self.hooks.acked(acked)
+
+    def _acked_before(self, succeeded: list[Job], acked: set[int]) -> set[int]:
+        """Of the jobs an ack_many retried after a lost connection, those the first try had deleted.
+
+        Not acked now, asked for then, and gone from both tables: no other worker can have finished it
+        while its lease was ours, so the first try's DELETE committed. (Had our lease run out and another
+        worker acked it, the job ran twice anyway; a job still in the jobs table is really lost.)
+        """
+        candidates = [job.id for job in succeeded
+                      if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease]
+        if not candidates:
+            return set()
+        present = {row[0] for row in self._conn.execute(
+            "SELECT id FROM jobs WHERE id = ANY(%(ids)s) UNION ALL SELECT id FROM dead_jobs WHERE id = ANY(%(ids)s)",
+            {"ids": candidates})}
+        return set(candidates) - present
+
+    def _log_failure(self, done: _Done, outcome) -> None:
+        job = done.job
+        line = q.describe_error(done.error)[0].strip().splitlines()
+        what = (line or [type(done.error).__name__])[0][:300]
+        if isinstance(outcome, q.Retry):
+            then = f"retry in {outcome.delay_s:.1f} s"
+        elif isinstance(outcome, q.Dead):
+            then = f"dead-lettered ({outcome.reason})"
+        else:
+            then = "lease lost: another worker has the job now"
+        log.warning("worker %s: job %d (%s) attempt %d of %d failed: %s; %s", self.name, job.id, job.type,
+                    job.attempts, job.max_attempts, what, then)
 
     def _fail(self, done: _Done):
         s = self.settings
@@ -360,17 +424,24 @@ class Worker:
 
     def _connect_at_start(self) -> None:
         """Once running, a worker waits for its database however long it takes (see _reconnect); at
-        start, a database that does not answer is more likely a wrong address: say so and stop."""
+        start, a database that does not answer is more likely a wrong address: say so and stop. So is a
+        schema with no jobs table: retrying would never find one."""
         try:
             self._connect()
+            schema, path, table = self._conn.execute(
+                "SELECT current_schema(), current_setting('search_path'), to_regclass('jobs') IS NOT NULL").fetchone()
         except DISCONNECTED as error:
-            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise DatabaseUnavailable(f"worker {self.name}: the database did not answer: {first_line}") from None
+            raise DatabaseUnavailable(f"worker {self.name}: the database did not answer: {first_line(error)}") from None
+        if schema is None:
+            raise CourseError(f"worker {self.name}: the schema {path!r} does not exist: check --schema, or create "
+                              f"it and install the queue there. Nothing was claimed.")
+        if not table:
+            raise CourseError(f"worker {self.name}: there is no jobs table in schema {schema!r}: install the queue "
+                              f"there first (course.queue.install(conn)), or check --schema. Nothing was claimed.")
 
     def _reconnect(self, error: Exception) -> bool:
         """Connect again, however long it takes; False only when draining and out of time."""
-        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        log.warning("worker %s: database connection lost (%s); reconnecting", self.name, first_line)
+        log.warning("worker %s: database connection lost (%s); reconnecting", self.name, first_line(error))
         give_up_at = None
         delay = 0.1
         while True:
@@ -395,7 +466,8 @@ class Worker:
         if conn is None or conn.closed or conn.broken:
             conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
             self._handler_local.conn = conn
-            self._handler_conns[:] = [c for c in self._handler_conns if not c.closed] + [conn]
+            with self._handler_conns_lock:  # several handler threads may get here at once
+                self._handler_conns[:] = [c for c in self._handler_conns if not c.closed] + [conn]
         return conn
 
     def _listen(self) -> None:

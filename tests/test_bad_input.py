@@ -5,6 +5,7 @@ Restarting PostgreSQL under a worker happens on a server of the test's own: the 
 stopped.
 """
 
+import os
 import re
 import subprocess
 import sys
@@ -233,3 +234,96 @@ def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
         finally:
             if child.alive():
                 child.kill()
+
+
+# -- every input to enqueue: stored and read back equal, or refused with nothing written -----------------
+
+hypothesis = pytest.importorskip("hypothesis")
+from datetime import date, datetime, timedelta, timezone  # noqa: E402
+from decimal import Decimal  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from course.errors import CourseError  # noqa: E402
+
+ODD_TEXT = st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from(["\x00", "\N{GRINNING FACE}", "'", "\\"]),
+                   max_size=30)
+JSON_LEAF = (st.none() | st.booleans() | st.integers() | st.integers(min_value=-(10**40), max_value=10**40)
+             | st.floats(allow_nan=True, allow_infinity=True) | ODD_TEXT)
+NOT_JSON = st.sampled_from([{1, 2}, b"bytes", Decimal("1.5"), date(2026, 1, 1), object()]) | st.builds(pow, st.just(10), st.just(5000))
+PAYLOAD_VALUE = st.recursive(JSON_LEAF | NOT_JSON, lambda inner: st.lists(inner, max_size=3)
+                             | st.dictionaries(ODD_TEXT, inner, max_size=3), max_leaves=8)
+PAYLOAD = st.none() | st.dictionaries(ODD_TEXT, PAYLOAD_VALUE, max_size=4) | JSON_LEAF | st.lists(JSON_LEAF, max_size=2)
+NAME = st.sampled_from(["send_receipt", "a", "x" * 100]) | ODD_TEXT
+NUMBER = (st.integers(min_value=-(10**20), max_value=10**20) | st.floats(allow_nan=True, allow_infinity=True)
+          | st.sampled_from([True, None, "5", 0, 1, 1000, 1001, -1]))
+RUN_AT = st.none() | st.datetimes(timezones=st.none() | st.just(timezone.utc)
+                                  | st.builds(lambda h: timezone(timedelta(hours=h)), st.integers(-23, 23))) \
+    | st.sampled_from(["tomorrow", 1234567890, date(2026, 1, 1)])
+
+
+def same_json(stored, given) -> bool:
+    """Equal as JSON numbers are: jsonb keeps a number as the decimal it was written as, so 1e300 comes
+    back as the integer 10**300 (the same number, written out) and 1.0 as 1.0."""
+    if isinstance(given, float) and isinstance(stored, (int, float)) and not isinstance(stored, bool):
+        return float(stored) == given
+    if isinstance(given, dict) and isinstance(stored, dict):
+        return stored.keys() == given.keys() and all(same_json(stored[k], given[k]) for k in given)
+    if isinstance(given, (list, tuple)) and isinstance(stored, list):
+        return len(stored) == len(given) and all(same_json(s, g) for s, g in zip(stored, given))
+    return type(stored) is type(given) and stored == given
+
+
+def mostly(valid, odd):
+    """Valid three times in four: with every argument odd, nearly every case would be refused."""
+    return st.one_of(valid, valid, valid, odd)
+
+
+@settings(max_examples=int(os.environ.get("COURSE_FUZZ_EXAMPLES", "300")), deadline=None, database=None,
+          derandomize=True, suppress_health_check=list(HealthCheck))
+@given(data=st.fixed_dictionaries({}, optional={
+    "type": mostly(st.sampled_from(["send_receipt", "x" * 100, "a.b:c-d_9"]), NAME),
+    "payload": mostly(st.dictionaries(st.text(max_size=10), JSON_LEAF | st.lists(JSON_LEAF, max_size=3),
+                                      max_size=4), PAYLOAD),
+    "queue": mostly(st.sampled_from(["default", "emails"]), NAME),
+    "priority": mostly(st.integers(-32768, 32767), NUMBER),
+    "delay": mostly(st.floats(0, 10**6) | st.integers(0, 10**6), NUMBER),
+    "run_at": RUN_AT,
+    "max_attempts": mostly(st.integers(1, 1000), NUMBER),
+    "unique_key": mostly(st.none() | st.text(min_size=1, max_size=200), ODD_TEXT | st.just("k" * 201))}))
+def test_every_enqueue_either_stores_a_job_that_reads_back_equal_or_is_refused_with_nothing_written(fuzz_conn,
+                                                                                                   data):
+    conn = fuzz_conn
+    conn.execute("TRUNCATE jobs")
+    args = {"type": "send_receipt", **data}
+    with conn.transaction():  # the caller's own transaction must stay usable after a refusal
+        try:
+            job_id = queue.enqueue(conn, args.pop("type"), args.pop("payload", None), **args)
+        except CourseError as error:
+            message = str(error)
+            assert "\n" not in message and "Nothing was" in message, message
+            assert count(conn) == 0
+            hypothesis.event("refused")
+            return
+        assert count(conn) == 1
+    hypothesis.event("stored")
+    row = conn.execute("SELECT id, type, queue, payload, priority, max_attempts, unique_key, run_at FROM jobs"
+                       ).fetchone()
+    assert row[0] == job_id
+    assert row[1:3] == (data.get("type", "send_receipt"), data.get("queue", "default"))
+    assert same_json(row[3], data.get("payload") or {}), (row[3], data.get("payload"))
+    assert (row[4], row[5], row[6]) == (data.get("priority", 0), data.get("max_attempts", queue.MAX_ATTEMPTS),
+                                        data.get("unique_key"))
+    if data.get("run_at") is not None:
+        assert row[7] == data["run_at"]
+
+
+@pytest.fixture(scope="module")
+def fuzz_conn(database):
+    name = "t_fuzz_enqueue"
+    db.reset_schema(name)
+    with db.connect(name) as conn:
+        queue.install(conn)
+        yield conn
+    db.drop_schema(name)

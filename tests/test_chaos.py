@@ -19,6 +19,7 @@ def test_a_short_soak_loses_nothing_and_runs_every_effect_once():
     report = chaos.run_soak(config, log=lambda line: None)
     summary = "\n".join(report.lines()) + f"\n(rerun: CHAOS_SEED={seed})"
     assert report.passed, summary
+    assert round(config.jobs * config.poison_share) >= len(chaos.POISONS), "every kind of poison must be in it"
     assert report.faults.kills >= 10 and [mode for mode, _ in report.faults.restarts] == ["fast"], summary
     assert {check.what for check in report.checks if check.ok} >= {
         "jobs lost (no effect, not poison)", "duplicate effects", "jobs left in the queue",

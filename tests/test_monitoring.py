@@ -18,7 +18,9 @@ matplotlib.use("Agg")
 
 
 def age(conn, job_id: int, seconds: float) -> None:
-    conn.execute("UPDATE jobs SET created_at = now() - make_interval(secs => %s) WHERE id = %s", [seconds, job_id])
+    """The job was enqueued, and due, `seconds` ago."""
+    conn.execute("UPDATE jobs SET created_at = now() - make_interval(secs => %(s)s), "
+                 "due_at = now() - make_interval(secs => %(s)s) WHERE id = %(id)s", {"s": seconds, "id": job_id})
 
 
 # -- how late each queue is ------------------------------------------------------------------------------
@@ -44,6 +46,15 @@ def test_oldest_waiting_counts_due_running_retrying_and_abandoned_jobs_but_not_f
     assert set(got) == {"ready", "retrying", "running", "abandoned"}
     for name, expected in (("ready", 100), ("retrying", 200), ("running", 300), ("abandoned", 400)):
         assert got[name] == pytest.approx(expected, abs=5), name
+
+
+def test_oldest_waiting_counts_from_when_a_job_became_due_not_from_when_it_was_enqueued(conn):
+    """Enqueued an hour ahead and due since ten seconds: ten seconds late, not an hour and ten seconds."""
+    queue.enqueue(conn, "send_reminder", {"booking_id": 7}, queue="reminders", delay=3600)
+    conn.execute("UPDATE jobs SET created_at = created_at - interval '3610 s', run_at = run_at - interval '3610 s', "
+                 "due_at = due_at - interval '3610 s'")  # an hour and ten seconds pass
+    assert monitoring.oldest_waiting(conn)["reminders"] == pytest.approx(10, abs=30)
+    assert not [a for a in monitoring.evaluate(monitoring.snapshot(conn)) if a.rule.startswith("oldest job")]
 
 
 def test_a_snapshot_reads_the_queue_stats_and_keeps_the_queues_asked_for(conn):

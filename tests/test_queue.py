@@ -211,3 +211,119 @@ def test_errors_render_as_one_line_in_a_notebook():
     error = InvalidJob("payload is 68 KiB; the limit is 64 KiB.")
     assert error._render_traceback_() == ["InvalidJob: payload is 68 KiB; the limit is 64 KiB."]
 
+
+
+# -- the edges: what a handler's error or a caller's argument may hold ---------------------------------
+
+
+def expire_lease(conn, job_id):
+    """Move time for one job: its lease ran out a second ago (no sleeping, whatever the machine's load)."""
+    conn.execute("UPDATE jobs SET run_at = now() - interval '1 second' WHERE id = %s", [job_id])
+
+
+def test_an_error_message_holding_nul_bytes_is_stored_on_retry_and_on_bury(conn):
+    job_id = queue.enqueue(conn, "send_receipt", {"order_id": 1}, max_attempts=2)
+    job = queue.claim_one(conn)
+    assert isinstance(queue.fail(conn, job, RuntimeError("bad\x00byte")), queue.Retry)
+    assert "\x00" not in conn.execute("SELECT last_error FROM jobs").fetchone()[0]
+    expire_lease(conn, job_id)
+    job = queue.claim_one(conn)
+    try:
+        raise RuntimeError("worse\x00byte")
+    except RuntimeError as error:  # with a traceback, which repeats the message
+        assert isinstance(queue.fail(conn, job, error), queue.Dead)
+    [dead] = queue.dead_jobs(conn)
+    assert "worse" in dead.error and "\x00" not in dead.error and "\x00" not in dead.traceback
+
+
+def test_a_long_non_ascii_error_can_still_be_dead_lettered(conn, schema):
+    queue.enqueue(conn, "send_receipt", {"order_id": 1})
+    job = queue.claim_one(conn)
+    with db.connect(schema) as listener:
+        listener.execute(f'LISTEN "dead_jobs:{schema}"')
+        assert isinstance(queue.fail(conn, job, "\N{GRINNING FACE}" * 2100, permanent=True), queue.Dead)
+        [note] = list(listener.notifies(timeout=5, stop_after=1))
+    assert len(note.payload.encode()) <= 8000 and note.payload.startswith(f"job {job.id} ")
+    [dead] = queue.dead_jobs(conn)
+    assert dead.error.startswith("\N{GRINNING FACE}")
+    assert count(conn) == 0
+
+
+def test_enqueue_given_both_a_delay_and_a_run_at_refuses_and_writes_nothing(conn):
+    from datetime import datetime, timedelta, timezone
+
+    with pytest.raises(InvalidArgument, match="delay or run_at.*Nothing was written"):
+        queue.enqueue(conn, "send_receipt", {"order_id": 1}, delay=60,
+                      run_at=datetime.now(timezone.utc) + timedelta(hours=1))
+    assert count(conn) == 0
+
+
+@pytest.mark.parametrize("limit", [-1, 0, "10", 1.5, True])
+def test_dead_jobs_refuses_a_limit_that_is_not_a_positive_whole_number(conn, limit):
+    with pytest.raises(InvalidArgument, match="limit"):
+        queue.dead_jobs(conn, limit=limit)
+    assert queue.dead_jobs(conn, limit=1) == []  # the connection is still usable
+
+
+def test_claim_dead_letters_a_job_whose_last_attempt_never_reported_back(conn):
+    job_id = queue.enqueue(conn, "render_invoice", {"booking_id": 7}, max_attempts=3)
+    for attempt in (1, 2, 3):
+        job = queue.claim_one(conn, lease=60)
+        assert (job.id, job.attempts) == (job_id, attempt)
+        expire_lease(conn, job_id)  # the worker died mid-job: nobody acks or fails, the lease runs out
+    waiting = queue.enqueue(conn, "render_invoice", {"booking_id": 8})
+    assert queue.claim_one(conn).id == waiting, "a spent job must be buried, and the claim go on to the next"
+    [dead] = queue.dead_jobs(conn)
+    assert (dead.id, dead.reason, dead.attempts, dead.max_attempts) == (job_id, "max_attempts", 3, 3)
+    assert dead.error == queue.LAST_ATTEMPT_LOST
+
+
+# -- lateness counts from when a job was due, not from when it was enqueued ------------------------------
+
+
+def shift_back(conn, seconds, job_id=None):
+    """Move time: every moment stored for the job(s) is `seconds` earlier (as if that time had passed)."""
+    columns = [row[0] for row in conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'jobs' AND data_type LIKE 'timestamp%'")]
+    assignments = ", ".join(f"{c} = {c} - make_interval(secs => %(s)s)" for c in columns)
+    where = "" if job_id is None else "WHERE id = %(id)s"
+    conn.execute(f"UPDATE jobs SET {assignments} {where}", {"s": seconds, "id": job_id})
+
+
+def test_a_delayed_job_is_not_late_the_moment_it_becomes_due(conn):
+    queue.enqueue(conn, "send_reminder", {"booking_id": 7}, delay=3600)
+    shift_back(conn, 3601)  # an hour passes: the job is due since a second ago
+    assert queue.stats(conn).queue().oldest_ready_age_s == pytest.approx(1, abs=30)
+
+
+def test_a_job_in_backoff_counts_as_late_from_when_it_was_first_due(conn):
+    queue.enqueue(conn, "send_receipt", {"order_id": 1})
+    job = queue.claim_one(conn)
+    queue.fail(conn, job, "503", delay=lambda attempt: 60.0)
+    shift_back(conn, 600)  # ten minutes pass; the retry is due since nine
+    assert queue.stats(conn).queue().oldest_ready_age_s == pytest.approx(600, abs=30)
+
+
+def test_redrive_with_two_dead_jobs_sharing_a_unique_key_brings_back_the_newest(conn):
+    """Found while writing the model test's redrive rule: the second insert broke the unique index, nothing moved."""
+    dead = []
+    for _ in range(2):
+        dead.append(queue.enqueue(conn, "send_confirmation", {"booking_id": 981}, unique_key="confirm:981"))
+        queue.bury(conn, queue.claim_one(conn), "permanent", "the provider said no")
+    other = queue.enqueue(conn, "send_confirmation", {"booking_id": 982})
+    queue.bury(conn, queue.claim_one(conn), "permanent", "the provider said no")
+    assert sorted(queue.redrive(conn)) == [dead[1], other]
+    assert [d.id for d in queue.dead_jobs(conn)] == [dead[0]]
+    assert queue.redrive(conn) == [], "the older one stays while the newer one is unfinished"
+
+
+def test_a_claimed_batch_comes_back_most_urgent_first(conn):
+    """Shrunk from a model-test failure: UPDATE ... RETURNING had handed back [low, high]."""
+    low = queue.enqueue_many(conn, "send_newsletter", [{"guest_id": 1}])[0]
+    high = queue.enqueue(conn, "send_receipt", {"order_id": 1}, priority=1)
+    other = queue.enqueue(conn, "send_newsletter", {"guest_id": 2})
+    conn.execute("UPDATE jobs SET payload = payload WHERE id = %s", [high])  # high's row moves to the end
+    # The plan decides RETURNING's order: force the hash or merge join a bigger jobs table gets.
+    conn.execute("SET enable_nestloop = off")
+    assert [job.id for job in queue.claim(conn, limit=3)] == [high, low, other]

@@ -180,3 +180,197 @@ def test_a_bad_retry_backoff_argument_gets_one_clear_line(schema):
     child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base", "0")
     assert child.wait(30) == 2
     assert "--retry-base/--retry-cap" in child.log() and "Traceback" not in child.log()
+
+
+# -- nothing a handler does may stop a worker or strand a job (in-process workers, to watch them) --------
+
+import contextlib  # noqa: E402
+import logging  # noqa: E402
+import threading  # noqa: E402
+
+import psycopg  # noqa: E402
+
+from course import db  # noqa: E402
+from course.worker import Hooks, Registry, Settings, Worker  # noqa: E402
+
+
+@contextlib.contextmanager
+def worker_thread(schema, registry, *, hooks=None, ops=queue, **settings):
+    """A Worker running in a thread of this process; stopped (and required to stop) at the end."""
+    options = {"concurrency": 1, "lease_s": 5, "poll_interval_s": 0.05, "listen": False,
+               "retry_base_s": 0.01, "retry_cap_s": 0.02, **settings}
+    worker = Worker(db.conninfo(schema), registry, Settings(**options), hooks=hooks or Hooks(), ops=ops)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["exit"] = worker.run()
+        except BaseException as error:  # noqa: BLE001 - the test reports it
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        thread.join(30)
+    assert not thread.is_alive(), "the worker did not stop within 30 s of stop()"
+    assert outcome == {"exit": 0}, outcome
+
+
+def test_a_handler_error_holding_a_nul_byte_is_dead_lettered_and_the_next_job_runs(conn, schema):
+    registry, ran = Registry(), []
+
+    @registry.handler("nul")
+    def nul(job):
+        raise RuntimeError("bad\x00byte")
+
+    @registry.handler("ok")
+    def ok(job):
+        ran.append(job.id)
+
+    bad = queue.enqueue(conn, "nul", {}, max_attempts=2)
+    good = queue.enqueue(conn, "ok", {})
+    with worker_thread(schema, registry):
+        wait_until(lambda: ran and queue.dead_jobs(conn), timeout=30, what="the poison job buried, the next run")
+    [dead] = queue.dead_jobs(conn)
+    assert (dead.id, dead.attempts, ran) == (bad, 2, [good])
+    assert "bad" in dead.error and "\x00" not in dead.error
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()],
+                         ids=lambda e: type(e).__name__)
+def test_a_handler_raising_a_base_exception_fails_its_attempt_and_the_worker_carries_on(conn, schema, raised):
+    registry, ran = Registry(), []
+
+    @registry.handler("explode")
+    def explode(job):
+        raise raised
+
+    @registry.handler("ok")
+    def ok(job):
+        ran.append(job.id)
+
+    bad = queue.enqueue(conn, "explode", {}, max_attempts=2)
+    good = queue.enqueue(conn, "ok", {})
+    with worker_thread(schema, registry) as worker:
+        wait_until(lambda: ran and queue.dead_jobs(conn), timeout=30, what="the job buried, the next one run")
+    [dead] = queue.dead_jobs(conn)
+    assert (dead.id, dead.reason, dead.attempts, ran) == (bad, "max_attempts", 2, [good])
+    assert dead.error.startswith(type(raised).__name__)
+    assert worker.counters.failed == 2
+
+
+def test_each_failed_attempt_is_logged_in_one_line(conn, schema, caplog):
+    registry = Registry()
+
+    @registry.handler("flaky")
+    def flaky(job):
+        raise ConnectionError("503 from the provider\nand a second line nobody needs")
+
+    @registry.handler("silent")
+    def silent(job):
+        raise ValueError()  # no message at all
+
+    first = queue.enqueue(conn, "flaky", {}, max_attempts=2)
+    second = queue.enqueue(conn, "silent", {}, max_attempts=1)
+    with caplog.at_level(logging.INFO, logger="course.worker"):
+        with worker_thread(schema, registry):
+            wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=30, what="both jobs buried")
+    lines = [r.getMessage() for r in caplog.records if "failed" in r.getMessage() and "job " in r.getMessage()]
+    assert len(lines) == 3, lines
+    assert any(f"job {first} " in line and "attempt 1 of 2" in line and "ConnectionError: 503 from the provider"
+               in line for line in lines), lines
+    assert any(f"job {first} " in line and "attempt 2 of 2" in line and "dead-lettered" in line for line in lines)
+    assert any(f"job {second} " in line and "ValueError" in line for line in lines), lines
+    assert not any("second line" in line for line in lines)
+
+
+def test_a_database_error_with_an_empty_message_is_logged_and_the_worker_carries_on(conn, schema):
+    calls = []
+
+    class EmptyErrorOnce:
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def claim(self, *args, **kwargs):
+            calls.append(1)
+            if len(calls) == 1:
+                raise psycopg.errors.UndefinedTable("")  # a statement error, not a lost connection
+            return queue.claim(*args, **kwargs)
+
+    registry, ran = Registry(), []
+    registry.handler("ok")(lambda job: ran.append(job.id))
+    job_id = queue.enqueue(conn, "ok", {})
+    with worker_thread(schema, registry, ops=EmptyErrorOnce()):
+        wait_until(lambda: ran, timeout=30, what="the job to run after the failed claim")
+    assert ran == [job_id]
+
+
+def test_an_ack_that_committed_before_the_connection_dropped_counts_as_an_ack(conn, schema):
+    """The ack's COMMIT reached the database, its answer did not: the retry must recognise its own ack."""
+    acked, dropped = [], []
+
+    class DropAfterFirstAck:
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def ack_many(self, connection, jobs):
+            done = queue.ack_many(connection, jobs)
+            if not dropped:
+                dropped.append(done)
+                connection.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return done
+
+    class Recording(Hooks):
+        def acked(self, ids):
+            acked.append(set(ids))
+
+    registry = Registry()
+    registry.handler("ok")(lambda job: None)
+    job_id = queue.enqueue(conn, "ok", {})
+    with worker_thread(schema, registry, hooks=Recording(), ops=DropAfterFirstAck()) as worker:
+        wait_until(lambda: acked or worker.counters.lost_leases, timeout=30, what="the ack to be reported")
+    assert dropped == [{job_id}] and jobs_left(conn) == 0
+    assert acked == [{job_id}] and worker.counters.lost_leases == 0 and worker.counters.succeeded == 1
+
+
+def test_a_worker_given_a_schema_that_does_not_exist_says_so_and_exits(database):
+    from course import processes
+
+    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", "no_such_schema_x")
+    assert child.wait(30) == 2, child.log_tail()
+    assert "no_such_schema_x" in child.log() and "Traceback" not in child.log()
+
+
+def test_a_worker_given_a_schema_without_the_jobs_table_says_so_and_exits(schema, conn):
+    from course import processes
+
+    conn.execute("DROP TABLE jobs")
+    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema)
+    assert child.wait(30) == 2, child.log_tail()
+    assert "install" in child.log() and "Traceback" not in child.log()
+
+
+@pytest.mark.parametrize("interval", ["0", "-1", "nan"])
+def test_a_poll_interval_that_is_not_positive_is_refused_in_one_line(schema, interval):
+    from course import processes
+
+    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema,
+                             "--poll-interval", interval)
+    assert child.wait(30) == 2, child.log_tail()
+    assert "poll" in child.log() and "Traceback" not in child.log()
+
+
+@pytest.mark.parametrize("app, says", [
+    ("no_such_module_here:handlers", "no_such_module_here"),
+    ("tests/apps/raises_on_import.py:handlers", "ZeroDivisionError"),
+])
+def test_a_handlers_module_that_cannot_be_imported_gets_one_clear_line(schema, app, says):
+    from course import worker
+
+    child = worker.spawn(app, schema=schema)
+    assert child.wait(30) == 2, child.log_tail()
+    assert says in child.log() and "Traceback" not in child.log(), child.log_tail()

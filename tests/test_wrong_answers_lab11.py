@@ -25,18 +25,18 @@ def by_queue(sql):
 
 def test_ready_jobs_only_miss_the_retrying_and_the_running():
     # What course.queue.stats() measures: lateness over ready jobs only.
-    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE run_at <= now() GROUP BY queue")
     assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "emails:", "invoices:")
 
 
 def test_every_job_counts_the_reminder_for_tomorrow():
-    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs GROUP BY queue")
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs GROUP BY queue")
     assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "reminders:")
 
 
 def test_unleased_jobs_only_miss_the_one_a_dead_worker_left():
-    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE (run_at <= now() AND lease IS NULL) OR (lease IS NULL AND attempts > 0) GROUP BY queue")
     assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "syncs:")
 
@@ -49,14 +49,20 @@ def test_measuring_from_run_at_is_not_lateness():
 
 def test_one_number_for_all_queues_is_refused():
     def wrong(conn):
-        return conn.execute("SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 "
+        return conn.execute("SELECT coalesce(extract(epoch FROM now() - min(due_at)), 0)::float8 "
                             "FROM jobs WHERE run_at <= now() OR attempts > 0").fetchone()[0]
 
     assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "returns a dict")
 
 
+def test_measuring_from_created_at_counts_a_planned_delay_as_lateness():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "wakeups:")
+
+
 def test_minutes_instead_of_seconds():
-    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 / 60 FROM jobs "
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 / 60 FROM jobs "
                      "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
     assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "receipts:")
 

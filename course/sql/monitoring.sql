@@ -2,11 +2,12 @@
 -- prints one of them. Parameters are psycopg placeholders, as in queue.sql.
 
 -- name: oldest_waiting
--- Per queue: how long the oldest job someone is waiting for has existed. That is every job that is due
+-- Per queue: how long the oldest job someone is waiting for has been due. That is every job that is due
 -- (run_at has passed: waiting, or left behind by a dead worker) or has been tried at least once
 -- (running now, or waiting for its retry: a receipt in backoff is late too). A job scheduled for later
--- that never ran (a reminder for tomorrow) is nobody's delay yet, and is left out.
-SELECT queue, extract(epoch FROM now() - min(created_at))::float8 AS waiting_s
+-- that never ran (a reminder for tomorrow) is nobody's delay yet, and is left out. Counted from due_at,
+-- when the job was first due, not created_at: a reminder enqueued a day ahead is not a day late.
+SELECT queue, extract(epoch FROM now() - min(due_at))::float8 AS waiting_s
 FROM jobs
 WHERE run_at <= now() OR attempts > 0
 GROUP BY queue

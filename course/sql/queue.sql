@@ -4,8 +4,10 @@
 
 -- name: enqueue
 -- Store one job. With a unique_key already taken by an unfinished job, store nothing and return no row.
-INSERT INTO jobs (queue, type, payload, priority, run_at, max_attempts, unique_key)
+-- due_at starts equal to run_at and stays: run_at moves at every claim and retry, due_at never does.
+INSERT INTO jobs (queue, type, payload, priority, run_at, due_at, max_attempts, unique_key)
 VALUES (%(queue)s, %(type)s, %(payload)s::jsonb, %(priority)s,
+        coalesce(%(run_at)s::timestamptz, now() + make_interval(secs => %(delay_s)s)),
         coalesce(%(run_at)s::timestamptz, now() + make_interval(secs => %(delay_s)s)),
         %(max_attempts)s, %(unique_key)s)
 ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
@@ -13,8 +15,9 @@ RETURNING id;
 
 -- name: enqueue_many
 -- Store many jobs in one statement: one round trip however many there are.
-INSERT INTO jobs (queue, type, payload, priority, run_at, max_attempts, unique_key)
-SELECT queue, type, payload, priority, now() + make_interval(secs => delay_s), max_attempts, unique_key
+INSERT INTO jobs (queue, type, payload, priority, run_at, due_at, max_attempts, unique_key)
+SELECT queue, type, payload, priority, now() + make_interval(secs => delay_s),
+       now() + make_interval(secs => delay_s), max_attempts, unique_key
 FROM unnest(%(queues)s::text[], %(types)s::text[], %(payloads)s::jsonb[], %(priorities)s::smallint[],
             %(delays_s)s::float8[], %(max_attempts)s::int[], %(unique_keys)s::text[])
      AS new (queue, type, payload, priority, delay_s, max_attempts, unique_key)
@@ -103,13 +106,18 @@ SELECT pg_notify(left('dead_jobs:' || current_schema(), 63), %(message)s);
 
 -- name: redrive
 -- Move dead jobs back to the queue with a fresh budget of attempts. A dead job whose unique key an
--- unfinished job holds again stays where it is (it would be a duplicate).
-WITH revived AS (
-    DELETE FROM dead_jobs
+-- unfinished job holds again stays where it is (it would be a duplicate); of several dead jobs with one
+-- key, only the newest comes back (the others would be duplicates of it).
+WITH chosen AS (
+    SELECT id, unique_key, row_number() OVER (PARTITION BY unique_key ORDER BY id DESC) AS newest
+    FROM dead_jobs
     WHERE (%(ids)s::bigint[] IS NULL OR id = ANY(%(ids)s::bigint[]))
       AND (%(type)s::text IS NULL OR type = %(type)s::text)
       AND (%(queue)s::text IS NULL OR queue = %(queue)s::text)
       AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.unique_key = dead_jobs.unique_key)
+), revived AS (
+    DELETE FROM dead_jobs
+    WHERE id IN (SELECT id FROM chosen WHERE unique_key IS NULL OR newest = 1)
     RETURNING *
 )
 INSERT INTO jobs (id, queue, type, payload, priority, max_attempts, unique_key, created_at)
@@ -123,13 +131,14 @@ ORDER BY died_at DESC, id DESC
 LIMIT %(limit)s;
 
 -- name: queue_stats
--- Per queue: what waits, what runs, what is scheduled for later, and how long the oldest waiting job
--- has been in the queue (since it was enqueued: that is what customers feel).
+-- Per queue: what waits, what runs, what is scheduled for later, and how late the oldest waiting job
+-- is: since it was first due (due_at), which is what customers feel. Not since it was enqueued: a job
+-- enqueued with an hour's delay is on time the moment it becomes due.
 SELECT queue,
        count(*) FILTER (WHERE run_at <= now())                        AS ready,
        count(*) FILTER (WHERE lease IS NOT NULL AND run_at > now())   AS in_flight,
        count(*) FILTER (WHERE lease IS NULL AND run_at > now())       AS scheduled,
-       coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE run_at <= now())), 0)::float8
+       coalesce(extract(epoch FROM now() - min(due_at) FILTER (WHERE run_at <= now())), 0)::float8
                                                                       AS oldest_ready_age_s
 FROM jobs
 GROUP BY queue

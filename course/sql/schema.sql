@@ -11,6 +11,10 @@ CREATE TABLE IF NOT EXISTS jobs (
     -- The moment the job becomes visible to workers. A claim moves it to the end of the lease, so a
     -- job whose worker died becomes visible again by itself: this column *is* the visibility timeout.
     run_at       timestamptz NOT NULL DEFAULT now(),
+    -- When the job was first due: its run_at at enqueue, kept while run_at moves at every claim and
+    -- retry. Lateness counts from here: a job planned for tomorrow is not late today, and a receipt
+    -- waiting in backoff is late since it was first due.
+    due_at       timestamptz NOT NULL DEFAULT now(),
     attempts     integer     NOT NULL DEFAULT 0,
     max_attempts integer     NOT NULL DEFAULT 8 CHECK (max_attempts >= 1),
     lease        uuid,                                -- token of the current claim; NULL if never claimed
@@ -21,6 +25,9 @@ CREATE TABLE IF NOT EXISTS jobs (
     last_error   text,
     created_at   timestamptz NOT NULL DEFAULT now()
 );
+
+-- A jobs table made before due_at existed gets it (its jobs count as due since it was added).
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS due_at timestamptz NOT NULL DEFAULT now();
 
 -- The claim reads this index in order and stops at the first rows it can lock.
 CREATE INDEX IF NOT EXISTS jobs_next ON jobs (queue, priority DESC, run_at, id);

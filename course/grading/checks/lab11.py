@@ -21,8 +21,16 @@ TOLERANCE_S = 5.0  # a check on a loaded machine takes a few seconds; ages are m
 
 
 def _age(conn, job_id: int, seconds: float) -> None:
-    """Pretend the job was enqueued `seconds` ago (the only way to test minutes of waiting in a second)."""
-    conn.execute("UPDATE jobs SET created_at = now() - make_interval(secs => %s) WHERE id = %s", [seconds, job_id])
+    """Pretend the job was enqueued, and due, `seconds` ago (the only way to test minutes of waiting in a second)."""
+    conn.execute("UPDATE jobs SET created_at = now() - make_interval(secs => %(s)s), "
+                 "due_at = now() - make_interval(secs => %(s)s) WHERE id = %(id)s", {"s": seconds, "id": job_id})
+
+
+def _let_pass(conn, job_id: int, seconds: float) -> None:
+    """Pretend `seconds` went by for the job: every moment stored for it moves back by as much."""
+    conn.execute("UPDATE jobs SET created_at = created_at - make_interval(secs => %(s)s), "
+                 "run_at = run_at - make_interval(secs => %(s)s), due_at = due_at - make_interval(secs => %(s)s) "
+                 "WHERE id = %(id)s", {"s": seconds, "id": job_id})
 
 
 def _waiting_cases(conn) -> list[tuple[str, str, float | None]]:
@@ -44,6 +52,9 @@ def _waiting_cases(conn) -> list[tuple[str, str, float | None]]:
     queue.claim(conn, "invoices", lease=30)
     _age(conn, running, 200)
 
+    planned = queue.enqueue(conn, "send_wakeup_call", {"booking_id": 985}, queue="wakeups", delay=3600)
+    _let_pass(conn, planned, 3630)  # enqueued an hour and a half minute ago, for an hour later: due 30 s ago
+
     abandoned = queue.enqueue(conn, "sync_channel_manager", {"booking_id": 984}, queue="syncs")
     queue.claim(conn, "syncs", lease=0.01)  # its worker "dies": the lease runs out at once
     time.sleep(0.05)
@@ -53,6 +64,7 @@ def _waiting_cases(conn) -> list[tuple[str, str, float | None]]:
         ("emails", "a job waiting for its retry (failed once, back in 60 s), enqueued 300 s ago", 300.0),
         ("invoices", "a job running right now (lease held), enqueued 200 s ago", 200.0),
         ("syncs", "a job whose worker died (lease ran out), enqueued 400 s ago", 400.0),
+        ("wakeups", "a wake-up call enqueued 3,630 s ago with delay=3600: due 30 s ago, so 30 s late", 30.0),
         ("reminders", "a reminder scheduled for an hour from now, never run yet: nobody waits for it", None),
     ]
 
@@ -70,7 +82,7 @@ def oldest_waiting(t: Trial, oldest_waiting):
               example="oldest_waiting(conn) with no jobs at all: {}")
     t.expect("an empty jobs table gives {}", got=empty, expected={}, example="no jobs")
     cases = _waiting_cases(box.conn)
-    got = t.call(oldest_waiting, box.conn, during="oldest_waiting(conn) on five queues")
+    got = t.call(oldest_waiting, box.conn, during="oldest_waiting(conn) on six queues")
     t.require("returns a dict of queue name -> seconds (numbers)", ok=_numbers(got), got=got,
               example="{'receipts': 720.0, ...}")
     for name, situation, expected in cases:
@@ -89,11 +101,13 @@ def oldest_waiting(t: Trial, oldest_waiting):
 
 def _waiting_hint(name: str) -> str:
     return {
-        "receipts": "measure from created_at (when it was enqueued) to now(), and keep the oldest per queue",
+        "receipts": "measure from due_at (when the job was first due) to now(), and keep the oldest per queue",
         "emails": "a job waiting for its retry is still late: the customer has not had the email. It has "
                   "run_at in the future, but attempts > 0",
         "invoices": "a job that is running is still unfinished: count it (its run_at is the end of its lease)",
         "syncs": "a job whose lease ran out is due again, lease or not: run_at <= now()",
+        "wakeups": "count from due_at, when the job became due, not from created_at: the hour it was "
+                   "enqueued ahead for is not lateness (run_at will not do either: it moves at every claim)",
     }.get(name, "")
 
 
@@ -158,7 +172,8 @@ def alerts(t: Trial, alerts):
     box = t.sandbox()
     queue.enqueue_many(box.conn, "send_newsletter", [{"guest_id": n} for n in range(10_000)], queue="newsletter")
     late = queue.enqueue_many(box.conn, "send_receipt", [{"order_id": n} for n in range(3)], queue="receipts")
-    box.conn.execute("UPDATE jobs SET created_at = now() - interval '12 minutes' WHERE id = ANY(%s)", [late])
+    box.conn.execute("UPDATE jobs SET created_at = now() - interval '12 minutes', due_at = now() - interval '12 minutes' "
+                     "WHERE id = ANY(%s)", [late])
     real = monitoring.snapshot(box.conn)
     got = run(real, "alerts(monitoring.snapshot(conn)) on a real jobs table")
     t.expect("on a real snapshot (10,000 fresh newsletter jobs, 3 receipts 12 minutes old): one alert, receipts",
