@@ -1,7 +1,9 @@
 """`python -m course bench`: how fast the reference queue drains, beside the physical limit and its peers.
 
-    python -m course bench               ~10 minutes (idle 2 cores): 3 rounds, 1/2/4/8 processes
-    python -m course bench --quick       ~2 minutes: 3 rounds, a quarter of the jobs, 1 and 8 processes
+    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: ~15 minutes on
+                                         the course's 2-core machine under load (load average 6-12)
+    python -m course bench --quick       the headline rows at 1 and 2 processes, half the jobs, 3 rounds:
+                                         ~4 minutes under that load
     python -m course bench --profile     where a reference worker's time goes at 1 and 2 processes: CPU per
                                          job beside the bare loop's, py-spy, and the claim's plan
 
@@ -10,6 +12,12 @@ course database neither slows it nor is slowed by it. Each round runs every conf
 new random order (seeded, the seed is printed), so whatever else the machine does hits all of them
 alike; the table shows the median over the rounds and the range (min-max). A wide range means a noisy
 machine: trust the ratios between rows of one run more than any absolute number.
+
+Every contender runs N processes at each process count N (our workers, pgqueuer, procrastinate, the
+bare loops), each with its own documented throughput settings (see benchmarks/peers.py). The rows of
+a group run back to back at one process count in every round, and each headline ratio divides two
+rows of a group at the same process count, round by round: it is printed per process count, with the
+median over them. A target "at every process count" is met only if its lowest ratio meets it.
 
 Results go to .course/bench-<date>.json, and the table to .course/bench-latest.md (for the README).
 """
@@ -437,9 +445,9 @@ def profile(bench: Bench, jobs: int, process_counts: tuple[int, ...]) -> list[st
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m course bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer jobs and process counts (about 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="the headline rows at 1 and 2 processes, half the jobs (about 4 minutes)")
     parser.add_argument("--rounds", type=int, help="rounds (default 3)")
-    parser.add_argument("--jobs", type=int, help="jobs per drain (default 20,000; --quick 5,000)")
+    parser.add_argument("--jobs", type=int, help="jobs per drain, before each row's share (default 10,000; --quick 5,000)")
     parser.add_argument("--processes", help="process counts, e.g. 1,2,4,8")
     parser.add_argument("--rows", help="only these rows (keys: " + ", ".join(r.key for r in ROWS) + ")")
     parser.add_argument("--seed", type=int, help="order of the configurations (default: random, printed)")
@@ -461,7 +469,7 @@ def make_plan(args: argparse.Namespace) -> tuple[Plan, dict[str, str]]:
             and (wanted is not None or not args.quick or row.key not in NOT_QUICK)]
     counts = (tuple(int(n) for n in args.processes.split(",")) if args.processes
               else (1, 2) if args.quick else (1, 2, 4, 8))
-    plan = Plan(rounds=args.rounds or 3, jobs=args.jobs or (5_000 if args.quick else 20_000),
+    plan = Plan(rounds=args.rounds or 3, jobs=args.jobs or (5_000 if args.quick else 10_000),
                 process_counts=counts, seed=args.seed if args.seed is not None else random.randrange(10**6),
                 rows=rows, latency_ways=("notify",) if args.quick else tuple(LATENCY_SAMPLES))
     return plan, missing
