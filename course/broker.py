@@ -119,23 +119,7 @@ def server_version() -> str:
 # -- small probes: processes, ports, the monitoring endpoint -------------------------------------------
 
 
-def _is_running(pid: int | None) -> bool:
-    """True if `pid` is a live process. A zombie (killed, not yet reaped by its parent) counts as dead."""
-    if not pid:
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc (macOS): ask the kernel
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+_is_running = processes.pid_alive
 
 
 def _command_line(pid: int) -> list[str] | None:

@@ -342,8 +342,7 @@ def settled(history: str | Path, msg_ids: Sequence[str]) -> bool:
     return not busy and all(m in outcome.acked or m in outcome.dead for m in msg_ids)
 
 
-def _alive(pid: int) -> bool:
-    return broker._is_running(pid)
+_alive = processes.pid_alive
 
 
 def wait_settled(history: str | Path, msg_ids: Sequence[str], timeout: float = 120.0,

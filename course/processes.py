@@ -67,6 +67,25 @@ LOG_KEEP_S = 24 * 3600  # children's logs older than a day are removed (they are
 _pruned = False
 
 
+def pid_alive(pid: int | None) -> bool:
+    """True if `pid` is a live process. A zombie (killed, not yet reaped by its parent) counts as dead."""
+    if not pid:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc (macOS): ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def log_dir() -> Path:
     global _pruned
     path = Path(tempfile.gettempdir()) / f"course-logs-{os.getuid()}"

@@ -120,3 +120,17 @@ def test_predicting_that_a_graceful_stop_saves_the_receipts_fails_without_giving
 def test_the_quiz_wants_the_durable_record_answer():
     report = run_check("01.quiz", q1="b", q2="a", q3="b", q4="c")
     assert failed(report) == ["q2: how many receipts are waiting right now, in thread mode"], report.render()
+
+
+def test_receipts_lost_without_order_by_comes_back_in_storage_order():
+    """Found by the mutation sweep: the check's rows were stored in id order, so a missing ORDER BY passed."""
+    import re
+
+    def receipts_lost(conn, deliveries):
+        received = {int(m.group(1)) for d in deliveries
+                    if (m := re.fullmatch(r"Your Tiffin receipt for order #(\d+)", d.subject))}
+        return [order_id for (order_id,) in conn.execute("SELECT id FROM orders").fetchall()
+                if order_id not in received]
+
+    report = run_check("01.receipts_lost", receipts_lost=receipts_lost)
+    assert failed(report) == ["lists the order ids in ascending order"], report.render()

@@ -184,3 +184,58 @@ def test_the_check_builds_the_table_the_lab_shows():
     [cell] = [c for c in notebook.cells if c.cell_type == "code" and c.source.startswith("JOBS_TABLE = ")]
     shown = ast.literal_eval(ast.parse(cell.source).body[0].value)
     assert shown.split() == JOBS_TABLE.split()
+
+
+# -- boundaries: a job due exactly now (found by the mutation sweep: run_at < now() passed) ----------------
+
+NOT_DUE_AT_THE_BOUNDARY = """
+    UPDATE jobs
+    SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1
+    WHERE id {match} (
+        SELECT id FROM jobs
+        WHERE run_at < now() AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY run_at
+        LIMIT {limit}
+        FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, type, payload"""
+
+
+def claim_strictly_before_now(conn, lease_s):
+    return conn.execute(NOT_DUE_AT_THE_BOUNDARY.format(match="=", limit="1"), [lease_s]).fetchone()
+
+
+def claim_batch_strictly_before_now(conn, limit, lease_s):
+    return conn.execute(NOT_DUE_AT_THE_BOUNDARY.format(match="IN", limit="%s"), [lease_s, limit]).fetchall()
+
+
+def test_a_claim_that_leaves_a_job_due_exactly_now_fails():
+    assert_fails_with(run_check("03.claim", claim=claim_strictly_before_now), "a job due exactly now")
+
+
+def test_a_batch_claim_that_leaves_a_job_due_exactly_now_fails():
+    assert_fails_with(run_check("03.claim_batch", claim_batch=claim_batch_strictly_before_now), "a job due exactly now")
+
+
+# -- 03.claim_batch: one wrong answer per rule (course/grading/proposals/lab03_rules.toml) -----------------
+
+
+def test_a_batch_claim_that_returns_none_on_an_empty_queue():
+    statement = claim_sql(match="id IN", limit="%(limit)s")
+
+    def claim_batch(conn, limit, lease_s):
+        rows = conn.execute(statement, {"lease_s": lease_s, "limit": limit}).fetchall()
+        return rows or None
+
+    assert_fails_with(run_check("03.claim_batch", claim_batch=claim_batch), "returns an empty list when no job is waiting")
+
+
+def test_a_batch_oldest_by_id_is_not_oldest_by_run_at():
+    report = run_check("03.claim_batch", claim_batch=batch_with(order="ORDER BY id"))
+    assert_fails_with(report, "returns at most `limit` jobs, the oldest ones")
+
+
+def test_a_batch_claim_that_forgets_attempts():
+    report = run_check("03.claim_batch",
+                       claim_batch=batch_with(mark="locked_until = now() + make_interval(secs => %(lease_s)s)"))
+    assert_fails_with(report, "each claimed job: attempts = 1 and locked_until")

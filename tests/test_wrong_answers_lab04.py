@@ -5,6 +5,8 @@ so most wrong answers here fail in well under a second; one test runs the worker
 heartbeat that does nothing, to show that stage fails for the right reason too.
 """
 
+import re
+
 import pytest
 
 from course.grading import run_check
@@ -44,7 +46,9 @@ def test_a_heartbeat_that_adds_to_the_end_of_the_lease():
     report = run_check("04.heartbeat", extend_lease=extend_with(
         "UPDATE jobs SET run_at = run_at + make_interval(secs => %(lease_s)s) WHERE id = %(id)s AND lease = %(lease)s"))
     assert_fails_with(report, "moves the end of the lease to lease_s seconds from now")
-    assert "32.0 s from now" in report.render()
+    # The 2 s lease plus 30, less the moments the check took (more of them on a busy machine):
+    shown = [float(s) for s in re.findall(r"the lease ends (\d+\.\d) s from now", report.render())]
+    assert shown and 30.5 < shown[0] <= 32.0, report.render()
 
 
 def test_a_heartbeat_that_hides_the_job_for_good_would_strand_a_dead_workers_job():

@@ -84,7 +84,7 @@ def raises_when_nothing_to_do(job, conn):
     (room_taken_every_time, ["the job delivered again (attempt 2): no second room"]),
     (check_then_act, ["two workers run the same booking's job at the same moment"]),
     (two_commits, ["the room update fails once"]),
-    (raises_when_nothing_to_do, ["confirm_booking(job for booking 981) redelivered"]),
+    (raises_when_nothing_to_do, [f"confirm_booking(job for booking {lab06.FIRST_BOOKING}) redelivered"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
 def test_confirm_booking_wrong_answers_fail(confirm_booking, reasons):
     assert_fails_with(run_check("06.confirm_booking", confirm_booking=confirm_booking), *reasons)
@@ -186,3 +186,22 @@ def test_the_quiz_says_what_to_reconsider_without_giving_the_answer():
     text = report.render()
     assert failed(report) == ["q1: what a processed-keys table in the same transaction can make happen once"]
     assert "which of these effects can a rollback of our transaction take back?" in text
+
+
+# -- inputs unlike the demo's: the demo has one hotel, id 1 ----------------------------------------
+
+
+def hard_coded_hotel(job, conn):
+    """Right in every way but one: the room is taken from the demo's hotel, whatever the booking's."""
+    with conn.transaction():
+        changed = conn.execute(
+            "UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending' RETURNING hotel_id",
+            [job.payload["booking_id"]]).fetchone()
+        if changed:
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = 1")
+
+
+def test_a_room_taken_from_the_demos_hotel_fails():
+    report = run_check("06.confirm_booking", confirm_booking=hard_coded_hotel)
+    assert_fails_with(report, "from the booking's own hotel")
+    assert "hotel_id" in report.render()

@@ -55,7 +55,26 @@ def unknown_means_catch_up(due, on_missed):
     return scheduler.Plan(run=list(due), skip=[])
 
 
+def skip_crashes_on_nothing_due(due, on_missed):
+    """A real tick sees an empty list almost every time: due[-1] raises IndexError on it."""
+    if on_missed == "skip":
+        due = list(due)
+        return scheduler.Plan(run=[due[-1]], skip=due[:-1])
+    return right_plan(due, on_missed)
+
+
+def catch_up_drops_a_lone_slot(due, on_missed):
+    """'Catching up' only when more than one slot was missed: the boundary, exactly one slot due."""
+    if on_missed == "catch_up" and len(list(due)) > 1:
+        return scheduler.Plan(run=list(due), skip=[])
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=[], skip=list(due))
+    return right_plan(due, on_missed)
+
+
 WRONG_PLANS = {
+    "skip_crashes_on_nothing_due": (skip_crashes_on_nothing_due, "nothing due"),
+    "catch_up_drops_a_lone_slot": (catch_up_drops_a_lone_slot, "one slot due"),
     "skip_forgets_the_older_slots": (skip_forgets_the_older_slots, "no slot silently lost"),
     "skip_runs_the_oldest": (skip_runs_the_oldest, "skip runs only the latest slot"),
     "catch_up_runs_the_latest_only": (catch_up_runs_the_latest_only, "catch_up runs every missed slot"),
@@ -156,7 +175,37 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
+def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None):
+    """The solution's tick with one rule broken (each found by the mutation sweep, passing every check)."""
+    claim = CLAIM if on_conflict else CLAIM.replace(" ON CONFLICT (task, slot) DO NOTHING", "")
+
+    def tick(conn, now):
+        enqueued = []
+        for schedule in scheduler.schedules(conn):
+            decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+            for slot in decision.skip:
+                scheduler.skip_slot(conn, schedule, slot)
+            for slot in decision.run:
+                with conn.transaction():
+                    if conn.execute(claim, [schedule.task, slot]).fetchone() is None:
+                        continue
+                    job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot),
+                                           **({"queue": schedule.queue} if on_its_queue else {}))
+                    if stores_the_id:
+                        conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s",
+                                     [job_id if stored_id is None else stored_id, schedule.task, slot])
+                enqueued.append(job_id)
+        return enqueued
+    return tick
+
+
 WRONG_TICKS = {  # the tick, the check that must fail, and what its report must show
+    "default_queue": (solution_tick_but(on_its_queue=False), ["the job goes on its schedule's queue"],
+                      ["queue=schedule.queue"]),
+    "job_id_not_stored": (solution_tick_but(stores_the_id=False), ["holds its job's id"], ["UPDATE schedule_runs"]),
+    "the_demos_job_id": (solution_tick_but(stored_id=1), ["holds the id of its own job"], ["job_id 1"]),
+    "no_on_conflict": (solution_tick_but(on_conflict=False), ["losing the race for a slot"],
+                       ["UniqueViolation", "ON CONFLICT"]),
     "no_claim_at_all": (no_claim_at_all, ["enqueue each slot once"],
                         ["release_unpaid_holds, slot 01:55", "3 job(s)", "scheduler-1", "scheduler-2",
                          "scheduler-3", "committed job"]),
@@ -169,6 +218,10 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
                                      ["must outlive its job"]),
     "reads_the_wall_clock": (reads_the_wall_clock, ["one tick at 01:52"], ["not the wall clock"]),
 }
+
+
+def test_the_solution_tick_passes():
+    assert run_check("08.tick", tick=solution_tick_but()).passed
 
 
 @pytest.mark.parametrize("name", WRONG_TICKS)

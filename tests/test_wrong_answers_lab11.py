@@ -176,3 +176,34 @@ def test_youngest_first_is_the_wrong_order():
 def test_the_quiz_says_which_answer_to_reconsider():
     report = run_check("11.quiz", q1="a", q2="b", q3="c", q4="a")
     assert_passes_except(report, "q1:", "q4:")
+
+
+# -- boundaries (found by the mutation sweep: both passed every check) -------------------------------------
+
+
+def test_a_job_due_exactly_now_is_waited_for():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+                     "WHERE run_at < now() OR attempts > 0 GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now")
+
+
+def at_or_over_the_limit(snapshot):
+    messages = [f"{v.queue}: the oldest job has waited {v.waiting_s:.0f} s" for v in snapshot.queues
+                if v.waiting_s >= 120]
+    if snapshot.dead_letters > 0:
+        messages.append(f"{snapshot.dead_letters} job(s) in the dead-letter table")
+    return messages
+
+
+def test_exactly_the_limit_is_not_over_it():
+    assert_passes_except(run_check("11.alerts", alerts=at_or_over_the_limit), "exactly 120 s is not over the limit")
+
+
+def the_demos_threshold(conn, older_than_s):
+    """The demo's 1 s written into the query: older_than_s is ignored (found by the mutation sweep)."""
+    return blockers(RIGHT)(conn, 1)
+
+
+def test_a_threshold_written_into_the_query_fails():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=the_demos_threshold)
+    assert_passes_except(report, "uses older_than_s")

@@ -114,18 +114,26 @@ def swallows_errors(job, conn):
 
 
 def retries_inside(job, conn):
+    """Right in every other way (the booking checked, the row, the key): it only retries by itself."""
     booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None:
+        raise PermanentError(f"booking {booking_id} does not exist")
     key = stayhub.confirmation_key(booking_id)
-    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
-    for attempt in range(3):
-        try:
-            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    with conn.transaction():
+        if conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING "
+                        "RETURNING key", [key, booking_id]).fetchone() is None:
             return
-        except PermanentError:
-            raise
-        except Exception:
-            if attempt == 2:
+        email = stayhub.confirmation_email(booking)
+        for attempt in range(3):
+            try:
+                send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+                return
+            except PermanentError:
                 raise
+            except Exception:
+                if attempt == 2:
+                    raise
 
 
 @pytest.mark.slow
@@ -164,11 +172,11 @@ def policy(delay, attempts=8):
 @pytest.mark.parametrize("name, answers, reason", [
     ("retries forever", policy(lambda n: random.uniform(0, min(300, 2 ** (n - 1))), attempts=None),
      "8 attempts, then the dead-letter table"),
-    ("no cap", policy(lambda n: random.uniform(0, 2 ** (n - 1))), "capped at 5 minutes"),
-    ("off by one: 2^attempt", policy(lambda n: random.uniform(0, min(300, 2 ** n))), "each wait lies in"),
-    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "jitter"),
+    ("no cap", policy(lambda n: random.uniform(0, 2 ** (n - 1))), "never more than 5 minutes"),
+    ("off by one: 2^attempt", policy(lambda n: random.uniform(0, min(300, 2 ** n))), "between 0 and 2^(attempt-1)"),
+    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "full jitter"),
     ("equal jitter, not the material's full jitter",
-     policy(lambda n: min(300, 2 ** (n - 1)) / 2 + random.uniform(0, min(300, 2 ** (n - 1)) / 2)), "jitter"),
+     policy(lambda n: min(300, 2 ** (n - 1)) / 2 + random.uniform(0, min(300, 2 ** (n - 1)) / 2)), "full jitter"),
 ])
 def test_a_retry_policy_red_flag_fails_for_its_reason_alone(name, answers, reason):
     assert_passes_except(run_check("12.retry_policy", **answers), reason)
@@ -176,7 +184,7 @@ def test_a_retry_policy_red_flag_fails_for_its_reason_alone(name, answers, reaso
 
 @pytest.mark.parametrize("name, answers, reasons", [
     ("immediately", policy(lambda n: 0.0), ["not immediately", "backoff: the waits grow"]),
-    ("a fixed pause, no backoff", policy(lambda n: random.uniform(0, 1)), ["backoff: the waits grow", "jitter"]),
+    ("a fixed pause, no backoff", policy(lambda n: random.uniform(0, 1)), ["backoff: the waits grow", "full jitter"]),
 ])
 def test_a_retry_policy_with_no_backoff_fails(name, answers, reasons):
     assert_fails_with(run_check("12.retry_policy", **answers), *reasons)
@@ -209,7 +217,7 @@ def invoices_the_cancelled(job, conn):
     with conn.transaction():
         conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
         booking = stayhub.booking(conn, booking_id)
-        if stayhub.invoice_exists(conn, booking_id):
+        if booking is None or stayhub.invoice_exists(conn, booking_id):  # but never looks at the status
             return
         stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
 
@@ -238,3 +246,103 @@ def test_a_cancelled_booking_must_not_be_invoiced():
 def test_payment_is_not_a_job():
     report = run_check("12.quiz", q1={"a", "c", "d", "e"}, q2="b", q3="a", q4="b")
     assert_passes_except(report, "q1:")
+
+
+# -- one rule, one checker: 12's backoff is judged by 07's full-jitter rule --------------------------------
+
+
+def test_a_cap_applied_after_the_draw_fails_the_full_jitter_rule():
+    """min(300, uniform(0, 2^(n-1))) piles the waits of late attempts up at 300 s: 07.backoff rejects it."""
+    answers = policy(lambda n: min(300, random.uniform(0, 2 ** (n - 1))))
+    report = run_check("12.retry_policy", **answers)
+    assert_passes_except(report, "full jitter")
+    assert "cap" in report.render()
+
+
+# -- 12.confirmation_email: faults placed on purpose first --------------------------------------------------
+
+
+def row_but_no_key(job, conn):
+    """A confirmations row in the same transaction as the send, but no Idempotency-Key: a crash after the
+    send and before the commit rolls the row back, and the re-run sends again."""
+    booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None:
+        raise PermanentError(f"booking {booking_id} does not exist")
+    key = stayhub.confirmation_key(booking_id)
+    with conn.transaction():
+        first_time = conn.execute(
+            "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key",
+            [key, booking_id]).fetchone()
+        if first_time is None:
+            return
+        email = stayhub.confirmation_email(booking)
+        send_email(stayhub.provider_url(), email.to, email.subject, email.body)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_row_without_the_idempotency_key_fails_every_time(seed):
+    """Whatever the seed, the kill placed after the send and before the commit catches it."""
+    report = run_check("12.confirmation_email", send_confirmation=row_but_no_key, seed=seed)
+    assert_fails_with(report, "after the send, before the commit")
+    assert "Idempotency-Key" in report.render()
+
+
+def test_a_passing_run_prints_its_seed_too():
+    from course.grading import notebooks, build
+    answers = notebooks.load_answers(build.ROOT / "solutions" / "12_capstone_stayhub.ipynb", "12.confirmation_email")
+    report = run_check("12.confirmation_email", seed=SEED, **answers)
+    assert report.passed, report.render()
+    assert f"check('12.confirmation_email', seed={SEED})" in report.render()
+
+
+# -- found by the mutation sweep: three rules of the exercise's statement that no check enforced -----------
+
+
+def confirmation_but(*, checks_the_booking=True, stops_at_the_row=True, on_conflict=True):
+    """The solution's handler with one rule broken."""
+    insert = "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key"
+    if not on_conflict:
+        insert = insert.replace(" ON CONFLICT (key) DO NOTHING", "")
+
+    def send_confirmation(job, conn):
+        booking_id = job.payload["booking_id"]
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None and checks_the_booking:
+            raise PermanentError(f"booking {booking_id} does not exist")
+        key = stayhub.confirmation_key(booking_id)
+        with conn.transaction():
+            first_time = conn.execute(insert, [key, booking_id]).fetchone()
+            if first_time is None and stops_at_the_row:
+                return
+            email = stayhub.confirmation_email(booking)
+            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    return send_confirmation
+
+
+@pytest.mark.parametrize("name, handler, reason", [
+    ("a missing booking is retried, not dead-lettered", confirmation_but(checks_the_booking=False),
+     "a booking that does not exist raises a PermanentError"),
+    ("the row is written but never read", confirmation_but(stops_at_the_row=False),
+     "stops at its confirmations row"),
+    ("a second run raises UniqueViolation", confirmation_but(on_conflict=False), "that re-run returns normally"),
+])
+def test_a_rule_of_the_statement_broken_alone_fails_its_check(name, handler, reason):
+    report = run_check("12.confirmation_email", send_confirmation=handler, seed=SEED)
+    assert_fails_with(report, reason)
+
+
+def invoices_without_looking_for_the_booking(job, conn):
+    """The solution without `booking is None`: a missing booking raises AttributeError, retried 8 times."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_an_invoice_job_for_a_missing_booking_must_end_at_once():
+    report = run_check("12.invoice_worker", render_invoice=invoices_without_looking_for_the_booking, seed=SEED)
+    assert_passes_except(report, "a booking that does not exist ends at once")

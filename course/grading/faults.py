@@ -70,7 +70,7 @@ class Event:
     t: float  # seconds since the run started
     worker: int
     pid: int
-    kind: str  # claimed, started, finished, failed, acked, killed, exited, restarted, dropped
+    kind: str  # ready, claimed, started, finished, failed, acked, killed, exited, restarted, dropped
     job: int | None = None
     attempt: int | None = None
     detail: str = ""
@@ -119,6 +119,9 @@ class Run:
 # -- running a scenario ----------------------------------------------------------------------------
 
 
+STARTUP_LIMIT_S = 60.0  # from spawning the workers to the first of them running
+
+
 def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     """Enqueue the payloads, run workers with faults until the queue is empty (or time is up)."""
     seed = random.randrange(1, 10**6) if seed is None else seed
@@ -147,9 +150,14 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     try:
         for slot in range(scenario.workers):
             start(slot)
-        deadline = time.monotonic() + scenario.timeout_s
+        # timeout_s is the scenario's own time: it starts once a worker is up (its "ready" event), so a busy
+        # machine's slow process start does not eat it. Starting up has a limit of its own.
+        deadline = None
+        startup_deadline = time.monotonic() + STARTUP_LIMIT_S
         while _left(box, job_ids) > 0:
-            if time.monotonic() > deadline:
+            if deadline is None and history.exists():
+                deadline = time.monotonic() + scenario.timeout_s
+            if time.monotonic() > (deadline or startup_deadline):
                 timed_out = True
                 break
             for slot, child in enumerate(slots):

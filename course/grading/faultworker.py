@@ -112,6 +112,8 @@ def main(argv: list[str]) -> int:
     hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, spec["calm"])
     conninfo = make_conninfo(spec["conninfo"], application_name=f"faultworker-{spec['seed']}-{slot}")
     settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
+    # The run's time limit counts from here: starting Python and importing takes seconds on a busy machine.
+    write_event(spec["history"], spec["started_at"], worker=slot, pid=os.getpid(), kind="ready")
     return Worker(conninfo, registry, settings, hooks=hooks, ops=queue_operations(scenario)).run()
 
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from .. import processes
 from ..errors import CourseError
 from . import manifest
 
@@ -150,7 +151,7 @@ class Roles:
         dropped = []
         for role, comment in found:
             match = re.fullmatch(r"made by course grade, pid (\d+) on (.+)", comment or "")
-            if match and match[2] == socket.gethostname() and not _alive(int(match[1])):
+            if match and match[2] == socket.gethostname() and not processes.pid_alive(int(match[1])):
                 self.drop(role)
                 dropped.append(role)
         return dropped
@@ -200,14 +201,6 @@ class Roles:
                 conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def schemas() -> set[str]:

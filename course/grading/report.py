@@ -45,6 +45,8 @@ class Report:
             lines.append(f"  {'✓' if result.passed else '✗'} {result.name}")
             if not result.passed:
                 lines.extend(_details(result))
+        if not failed and self.seed is not None:  # a lucky pass can be replayed too
+            lines.append(f"seed {self.seed} (replay with check({self.exercise_id!r}, seed={self.seed}))")
         if failed:
             if self.seed is not None:
                 lines.append(f"Random seed {self.seed}: replay this exact run with "

@@ -46,6 +46,16 @@ def _add_jobs(conn, seconds_ago: list[float], type: str = "send_receipt") -> lis
         for n, ago in enumerate(seconds_ago)]
 
 
+def _due_exactly_now(t: Trial, conn, claim_fn, during: str):
+    """(job id, what the claim returned) for a job whose run_at is exactly now(): inside one transaction
+    now() stands still, so the claim compares run_at with the very instant it was stored at (the
+    boundary: due means run_at <= now()). Rolled back afterwards."""
+    with conn.transaction(force_rollback=True):
+        job = conn.execute("INSERT INTO jobs (type, payload, run_at) VALUES ('send_receipt', %s, now()) RETURNING id",
+                           [Jsonb({"order_id": 9899})]).fetchone()[0]
+        return job, t.call(claim_fn, during=during)
+
+
 def _id_of(row) -> object:
     """The id in a claimed row: (id, type, payload), a list, or a dict with "id"."""
     if isinstance(row, dict):
@@ -182,6 +192,12 @@ def claim_check(t: Trial, claim):
              note="a job with run_at in the future is a retry's backoff or a delayed job: not ready yet"
              if _id_of(got) == later else None)
 
+    due, got = _due_exactly_now(t, conn, lambda: claim(conn, 45),
+                                "claim(conn, 45) in the transaction that stored a job with run_at = now()")
+    t.expect("a job due exactly now (run_at = now(), the boundary) is claimed", got=_id_of(got), expected=due,
+             example=f"every other job leased or scheduled for later; job {due} stored with run_at = now() in the "
+                     "claim's own transaction", note="due means run_at <= now(), not <" if got is None else None)
+
     conn.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = %s", [oldest])
     got = t.call(claim, conn, 45, during="claim(conn, 45) after a lease ran out")
     t.expect("claims again a job whose lease ran out (its worker crashed)", got=_id_of(got), expected=oldest,
@@ -246,6 +262,11 @@ def claim_batch_check(t: Trial, claim_batch):
              expected=sorted([ids[4], ids[2]]), example=f"{five}; two batches of 3")
     got = t.call(claim_batch, conn, 3, 45, during="claim_batch(conn, 3, 45) when every job is leased")
     t.expect("returns [] when every job is leased", ok=got is not None and list(got) == [], got=got, expected=[])
+    due, got = _due_exactly_now(t, conn, lambda: claim_batch(conn, 3, 45),
+                                "claim_batch(conn, 3, 45) in the transaction that stored a job with run_at = now()")
+    t.expect("a job due exactly now (run_at = now(), the boundary) is claimed", got=[_id_of(r) for r in got or []],
+             expected=[due], example=f"every other job leased; job {due} stored with run_at = now() in the claim's "
+                                     "own transaction", note="due means run_at <= now(), not <" if not got else None)
 
     conn.execute("TRUNCATE jobs")
     held, *rest = _add_jobs(conn, [4, 3, 2, 1])

@@ -62,15 +62,31 @@ GUESTS = ["Priya", "Tomas", "Ingrid", "Kwame", "Lucia", "Mateo", "Noor", "Oskar"
           "Tariq", "Ulla", "Vera", "Wen", "Yusuf", "Zainab"]
 
 
+# Not the demo's data: the demo has one hotel, id 1, and bookings 981, 982, ... stored in id order. Here
+# there are three hotels (one of them id 1, holding none of the first bookings), bookings from 5307 on,
+# spread over the hotels and stored in an order unlike their ids, so an id copied from the demo, a
+# hotel written into the code or a missing ORDER BY shows.
+HOTELS = {42: "Casa do Rio", 7: "Hotel Aurora", 1: "Pension Lindenhof"}  # in storage order
+FIRST_BOOKING = 5307
+
+
+def hotel_of_booking(n: int) -> int:
+    """The n-th booking's hotel: 42 and 7 take turns; hotel 1 gets every fourth booking from the sixth on."""
+    return 1 if n >= 5 and n % 4 == 1 else (42, 7)[n % 2]
+
+
 def install_stayhub(conn: psycopg.Connection, bookings: int = len(GUESTS)) -> list[int]:
-    """StayHub's tables with one hotel and `bookings` pending bookings (981, 982, ...); their ids."""
+    """StayHub's tables with three hotels and `bookings` pending bookings (5307, 5308, ...); their ids,
+    in id order (the rows are stored in another order)."""
     conn.execute(STAYHUB_TABLES)
-    conn.execute("INSERT INTO hotels VALUES (1, 'Casa do Rio', %s)", [ROOMS])
+    for hotel, name in HOTELS.items():
+        conn.execute("INSERT INTO hotels VALUES (%s, %s, %s)", [hotel, name, ROOMS])
     ids = [FIRST_BOOKING + n for n in range(bookings)]
-    for n, booking_id in enumerate(ids):
-        guest = GUESTS[n % len(GUESTS)]
-        conn.execute("INSERT INTO bookings (id, hotel_id, guest, email, nights) VALUES (%s, 1, %s, %s, %s)",
-                     [booking_id, guest, f"{guest.lower()}.{booking_id}@example.com", 1 + n % 4])
+    order = sorted(range(bookings), key=lambda n: (n * 7) % bookings if bookings % 7 else -n)
+    for n in order:
+        booking_id, guest = ids[n], GUESTS[n % len(GUESTS)]
+        conn.execute("INSERT INTO bookings (id, hotel_id, guest, email, nights) VALUES (%s, %s, %s, %s, %s)",
+                     [booking_id, hotel_of_booking(n), guest, f"{guest.lower()}.{booking_id}@example.com", 1 + n % 4])
     return ids
 
 
@@ -86,7 +102,20 @@ def redelivered(job: queue.Job) -> queue.Job:
 
 
 def rooms_left(conn: psycopg.Connection) -> int:
-    return conn.execute("SELECT rooms_left FROM hotels WHERE id = 1").fetchone()[0]
+    """Rooms left in all hotels together."""
+    return conn.execute("SELECT sum(rooms_left) FROM hotels").fetchone()[0]
+
+
+def rooms_by_hotel(conn: psycopg.Connection) -> dict[int, int]:
+    return dict(conn.execute("SELECT id, rooms_left FROM hotels ORDER BY id").fetchall())
+
+
+def hotel_of(conn: psycopg.Connection, booking_id: int) -> int:
+    return conn.execute("SELECT hotel_id FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
+
+
+WRONG_HOTEL = ("take the room from the booking's own hotel — the hotel_id of the booking your UPDATE changed "
+               "(RETURNING hotel_id) — not from a hotel id written in the code")
 
 
 def status_of(conn: psycopg.Connection, booking_id: int) -> str:
@@ -135,18 +164,23 @@ def confirm_booking_check(t: Trial, confirm_booking, seed=None):
 
     job = job_for(conn, first)
     t.call(confirm_booking, job, conn, during=f"confirm_booking(job for booking {first}, conn)")
-    example = f"booking {first} pending, {ROOMS} rooms left"
+    total = ROOMS * len(HOTELS)
+    hotel = hotel_of(conn, first)
+    example = f"booking {first} pending, in hotel {hotel}; hotels {sorted(HOTELS)} with {ROOMS} rooms left each"
     t.require("confirms a pending booking", got=status_of(conn, first), expected="confirmed", example=example)
-    t.expect("takes one room", got=rooms_left(conn), expected=ROOMS - 1, example=example)
+    expected = {h: ROOMS - (h == hotel) for h in sorted(HOTELS)}
+    got = rooms_by_hotel(conn)
+    t.expect("takes one room, from the booking's own hotel", got=got, expected=expected, example=example,
+             note=WRONG_HOTEL if sum(got.values()) in (total - 1, total) and got != expected else None)
     t.call(confirm_booking, redelivered(job), conn, during=f"confirm_booking(job for booking {first}) redelivered")
-    t.expect("the job delivered again (attempt 2): no second room", got=rooms_left(conn), expected=ROOMS - 1,
+    t.expect("the job delivered again (attempt 2): no second room", got=rooms_left(conn), expected=total - 1,
              example=f"confirm_booking run twice for booking {first}",
              note="only a run that changed the booking from 'pending' may take the room")
 
     conn.execute("UPDATE bookings SET status = 'cancelled' WHERE id = %s", [cancelled])
     t.call(confirm_booking, job_for(conn, cancelled), conn, during=f"confirm_booking for cancelled booking {cancelled}")
     t.expect("a cancelled booking: nothing to do (it stays cancelled, no room taken)",
-             got=(status_of(conn, cancelled), rooms_left(conn)), expected=("cancelled", ROOMS - 1),
+             got=(status_of(conn, cancelled), rooms_left(conn)), expected=("cancelled", total - 1),
              example=f"booking {cancelled} cancelled before its job ran")
 
     _fail_once(conn, "hotels")
@@ -154,10 +188,10 @@ def confirm_booking_check(t: Trial, confirm_booking, seed=None):
     _quietly(confirm_booking, job, conn)
     t.call(confirm_booking, redelivered(job), conn, during=f"confirm_booking(job for booking {flaky}) after a failed first run")
     t.expect("the room update fails once, the job runs again: confirmed, and exactly one room taken",
-             got=(status_of(conn, flaky), rooms_left(conn)), expected=("confirmed", ROOMS - 2),
+             got=(status_of(conn, flaky), rooms_left(conn)), expected=("confirmed", total - 2),
              example=f"booking {flaky}: the first run's UPDATE of hotels fails",
              note=("the status change committed without the room: confirm and take the room in one transaction"
-                   if status_of(conn, flaky) == "confirmed" and rooms_left(conn) == ROOMS - 1 else None))
+                   if status_of(conn, flaky) == "confirmed" and rooms_left(conn) == total - 1 else None))
     conn.execute("DROP TRIGGER fail_once ON hotels")
 
     taken = _two_workers_at_once(t, box, confirm_booking, contended)
@@ -218,12 +252,15 @@ def _confirm_under_kills(t: Trial, box, confirm_booking, bookings: list[int], se
     faults.expect_finished(t, result)
     confirmed = box.conn.execute("SELECT count(*) FROM bookings WHERE id = ANY(%s) AND status = 'confirmed'",
                                  [bookings]).fetchone()[0]
-    taken = ROOMS - rooms_left(box.conn)
+    taken = {h: ROOMS - n for h, n in rooms_by_hotel(box.conn).items()}
+    should = dict(Counter(hotel_of(box.conn, b) for b in bookings))
+    should = {h: should.get(h, 0) for h in sorted(HOTELS)}
     reran = [job for job, runs in result.executions().items() if runs > 1]
-    t.expect(f"{len(bookings)} bookings in 2 worker processes SIGKILLed after the work, before the ack: "
-             "every booking confirmed, one room each",
-             got=f"{confirmed} confirmed, {taken} rooms taken", expected=f"{len(bookings)} confirmed, "
-             f"{len(bookings)} rooms taken", note=result.timeline(reran[0]) if reran and taken != confirmed else None)
+    t.expect(f"{len(bookings)} bookings in 3 hotels, 2 worker processes SIGKILLed after the work, before the ack: "
+             "every booking confirmed, one room each, from its own hotel",
+             got=f"{confirmed} confirmed, rooms taken per hotel {taken}", expected=f"{len(bookings)} confirmed, "
+             f"rooms taken per hotel {should}",
+             note=result.timeline(reran[0]) if reran and sum(taken.values()) != confirmed else None)
 
 
 # -- 06.send_confirmation --------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 from datetime import UTC, datetime
 from uuid import UUID
@@ -13,13 +12,9 @@ from course.errors import PermanentError
 from course.systems.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable, ProviderUnreachable
 
 from ..trial import Trial
-from . import exercise_check
+from . import exercise_check, rules
 from .quiz import ask
 
-DRAWS = 2_000  # per attempt: the mean of 2,000 uniform draws lies within 1.5 % of the ceiling of its
-#                expected value 99.99 % of the time, so the 5 % bands below fail a right answer ~never
-BELOW_CAP = (1, 2, 3, 4, 6, 8, 9)  # ceilings 1 s .. 256 s
-AT_CAP = (10, 12, 20, 40)  # 2^(n-1) > 300 s: the cap decides
 DEFAULT_SEED = 7
 
 
@@ -30,76 +25,18 @@ def _draws(t: Trial, backoff, attempt: int, seed: int) -> list:
     rng = random.Random(f"{seed}:{attempt}")
 
     def draw_many():
-        return [backoff(attempt, rng) for _ in range(DRAWS)]
+        return [backoff(attempt, rng) for _ in range(rules.DRAWS)]
 
-    return t.call(draw_many, during=f"backoff({attempt}, rng), {DRAWS:,} times")
-
-
-def _is_seconds(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return t.call(draw_many, during=f"backoff({attempt}, rng), {rules.DRAWS:,} times")
 
 
-def _ks_uniform(values: list[float], high: float) -> float:
-    """The Kolmogorov–Smirnov distance between the draws and the uniform distribution on [0, high]."""
-    ordered = sorted(v / high for v in values)
-    n = len(ordered)
-    return max(max((i + 1) / n - x, x - i / n) for i, x in enumerate(ordered))
-
-
-def _spread_problem(values: list[float], ceiling: float) -> str | None:
-    """Why these draws are not spread evenly over [0, ceiling] (full jitter), or None."""
-    mean = sum(values) / len(values)
-    low, high = min(values), max(values)
-    if not 0.45 * ceiling <= mean <= 0.55 * ceiling:
-        return f"mean {mean:.3g} s, expected about {ceiling / 2:.3g} s (half the {ceiling:g} s ceiling)"
-    if low > 0.05 * ceiling or high < 0.95 * ceiling:
-        return (f"every draw between {low:.3g} and {high:.3g} s, expected them to reach close to 0 and "
-                f"close to {ceiling:g} s")
-    distance = _ks_uniform(values, ceiling)
-    if distance > 0.05:  # 0.05 with 2,000 draws: a true uniform exceeds it about once in 10^7
-        return f"not evenly spread: some parts of [0, {ceiling:g}] s get far more draws than others (KS {distance:.2f})"
-    return None
-
-
-def _describe(values: list[float]) -> str:
-    return f"{len(values):,} draws from {min(values):.3g} to {max(values):.3g} s, mean {sum(values) / len(values):.3g} s"
+_is_seconds = rules.is_seconds
 
 
 @exercise_check("07.backoff")
 def backoff_check(t: Trial, backoff, seed=None):
     seed = DEFAULT_SEED if seed is None else seed
-    draws = {attempt: _draws(t, backoff, attempt, seed) for attempt in BELOW_CAP + AT_CAP}
-
-    not_numbers = [(a, v) for a, values in draws.items() for v in values if not _is_seconds(v)]
-    t.require("returns a number of seconds", ok=not not_numbers,
-              got=not_numbers[0][1] if not_numbers else None, expected="an int or a float, like 0.73",
-              example=f"backoff({not_numbers[0][0]}, rng)" if not_numbers else None)
-
-    outside = [(a, v) for a in BELOW_CAP for v in draws[a] if not 0 <= v <= backoff_ceiling(a)]
-    first = outside[0] if outside else None
-    t.expect("waits between 0 and 2^(attempt-1) s: up to 1 s, 2 s, 4 s ...", ok=not outside,
-             got=f"{first[1]:.4g} s" if first else None,
-             expected=f"0 to {backoff_ceiling(first[0]):g} s" if first else None,
-             example=f"backoff({first[0]}, rng)" if first else None,
-             note="attempt counts from 1: after the first failed attempt, wait up to 2^0 = 1 s" if first else None)
-
-    over_cap = [(a, v) for a in AT_CAP for v in draws[a] if not 0 <= v <= CAP_S]
-    first = over_cap[0] if over_cap else None
-    t.expect("never more than 5 minutes, however many attempts (the cap)", ok=not over_cap,
-             got=f"{first[1]:,.4g} s" if first else None, expected=f"0 to {CAP_S:g} s" if first else None,
-             example=f"backoff({first[0]}, rng)" if first else None,
-             note="cap the ceiling before you draw: min(300, 2^(attempt-1))" if first else None)
-
-    problems = [(a, _spread_problem(draws[a], backoff_ceiling(a))) for a in BELOW_CAP + AT_CAP]
-    problems = [(a, why) for a, why in problems if why]
-    first = problems[0] if problems else None
-    t.expect("full jitter: waits spread evenly from 0 to the ceiling, so jobs that failed together come back "
-             "apart", ok=not problems,
-             got=_describe(draws[first[0]]) if first else None,
-             expected=f"spread over 0 to {backoff_ceiling(first[0]):g} s" if first else None,
-             example=f"backoff({first[0]}, rng), {DRAWS:,} times" if first else None,
-             note=(first[1] + "\n(random.uniform(0, ceiling) draws evenly; capping *after* the draw, or "
-                   "adding jitter on top of a fixed part, does not)") if first else None)
+    rules.expect_backoff_with_full_jitter(t, lambda attempt: _draws(t, backoff, attempt, seed), "backoff({n}, rng)")
 
     def five_draws(seed_value):
         rng = random.Random(seed_value)

@@ -20,6 +20,7 @@ import json
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,7 @@ from . import exercise_check
 from .quiz import ask
 
 HOLDS, INVOICES = "release_unpaid_holds", "nightly_invoices"
+HOLDS_QUEUE = "maintenance"
 # Far in the future: a tick that reads the wall clock instead of `now` finds nothing due, and says so fast.
 DAY = datetime(2099, 3, 14, tzinfo=UTC)
 SCHEDULERS = 3
@@ -80,15 +82,16 @@ def hhmm(moment: datetime) -> str:
 # -- 08.plan ---------------------------------------------------------------------------------------
 
 SLOTS = [at(0, 2, 0) + timedelta(minutes=5 * k) for k in range(4)]
+POLICIES = ("catch_up", "skip")
 
 
 def _times(slots) -> list[str]:
     return [hhmm(s) if isinstance(s, datetime) else repr(s) for s in slots]
 
 
-def _plan_of(t: Trial, plan, due, policy):
+def _plan_of(t: Trial, plan, due, policy, name: str | None = None):
     words = f"plan([{', '.join(_times(due))}], {policy!r})"
-    result = t.call(plan, list(due), policy, during=words)
+    result = t.call(plan, list(due), policy, during=f"{name}: {words}" if name else words)
     if not (hasattr(result, "run") and hasattr(result, "skip")):
         t.expect(f"{words} returns a Plan(run=..., skip=...)", ok=False, got=result,
                  note="return scheduler.Plan(run=[...], skip=[...])")
@@ -98,14 +101,26 @@ def _plan_of(t: Trial, plan, due, policy):
 
 @exercise_check("08.plan")
 def plan_check(t: Trial, plan):
+    # The boundaries first, with every policy: a real tick sees nothing due almost every time, and
+    # exactly one slot due (nothing missed) most of the rest.
+    for name, due in (("nothing due: nothing to run or skip, with either policy", []),
+                      ("one slot due is simply run, whatever the policy", SLOTS[1:2])):
+        wrong = None
+        for policy in POLICIES:
+            got_run, got_skip, words = _plan_of(t, plan, due, policy, name)
+            if (got_run, got_skip) != (list(due), []):
+                wrong = (words, got_run, got_skip)
+                break
+        t.expect(name, ok=wrong is None, got={"run": _times(wrong[1]), "skip": _times(wrong[2])} if wrong else None,
+                 expected={"run": _times(due), "skip": []}, example=wrong[0] if wrong else None)
     cases = [  # (name, due, policy, run, skip)
-        ("nothing due: nothing to run or skip", [], "catch_up", [], []),
-        ("one slot due is simply run, whatever the policy", SLOTS[:1], "skip", SLOTS[:1], []),
         ("catch_up runs every missed slot, oldest first", SLOTS, "catch_up", SLOTS, []),
         ("skip runs only the latest slot", SLOTS, "skip", SLOTS[-1:], SLOTS[:-1]),
+        ("two slots due (the least that was missed): catch_up runs both", SLOTS[2:], "catch_up", SLOTS[2:], []),
+        ("two slots due: skip runs the later one and records the earlier", SLOTS[2:], "skip", SLOTS[3:], SLOTS[2:3]),
     ]
     for name, due, policy, run, skip in cases:
-        got_run, got_skip, words = _plan_of(t, plan, due, policy)
+        got_run, got_skip, words = _plan_of(t, plan, due, policy, name)
         t.expect(name, got={"run": _times(got_run), "skip": _times(got_skip)},
                  expected={"run": _times(run), "skip": _times(skip)}, example=words)
 
@@ -145,9 +160,12 @@ class _Run:
         self.box = t.sandbox()
         conn = self.box.conn
         scheduler.install(conn)
-        scheduler.add(conn, HOLDS, every=timedelta(minutes=5), first=at(0, 1, 50), on_missed="skip")
+        scheduler.add(conn, HOLDS, every=timedelta(minutes=5), first=at(0, 1, 50), on_missed="skip",
+                      queue_name=HOLDS_QUEUE)  # not the default queue: the job must go where its schedule says
         scheduler.add(conn, INVOICES, every=timedelta(days=1), first=at(0, 2, 0), on_missed="catch_up")
         conn.execute(INSTRUMENTS)
+        # Job ids unlike a fresh table's 1, 2, 3 (a literal copied from a demo must not match one).
+        conn.execute("SELECT setval(pg_get_serial_sequence('jobs', 'id'), 4100)")
         self.workdir = Path(tempfile.mkdtemp(prefix="course-lab08-"))
         self.history = self.workdir / "history.jsonl"
         self.started_at = time.time()
@@ -292,6 +310,14 @@ def tick_check(t: Trial, tick):
         first_ids = [job_id for jobs in run.enqueued().values() for job_id, _, _ in jobs]
         t.expect("returns the ids of the jobs it enqueued", got=_sorted(returned), expected=first_ids,
                  example="tick(conn, 01:52)")
+        queues = [q for (q,) in conn.execute("SELECT queue FROM jobs WHERE id = ANY(%s)", [first_ids])]
+        t.expect(f"the job goes on its schedule's queue ({HOLDS_QUEUE!r})", got=queues, expected=[HOLDS_QUEUE],
+                 example=f"{HOLDS}, whose schedule says queue {HOLDS_QUEUE!r}; tick(conn, 01:52)",
+                 note="queue.enqueue(..., queue=schedule.queue)")
+        stored = [(r.outcome, r.job_id) for r in scheduler.runs(conn, HOLDS) if r.slot == at(0, 1, 50)]
+        t.expect("the slot's row in schedule_runs holds its job's id", got=stored, expected=[("enqueued", *first_ids)],
+                 example=f"{HOLDS} 01:50 after tick(conn, 01:52)",
+                 note="UPDATE schedule_runs SET job_id = <the id queue.enqueue returned> ... for this task and slot")
 
         run.start()
         run.move_clock(at(0, 1, 53), "they start")
@@ -329,8 +355,60 @@ def tick_check(t: Trial, tick):
         t.expect("in the scheduler processes too, tick returns the ids of the jobs it enqueued",
                  got=_sorted(run.returned_ids()), expected=committed,
                  example="every tick of the three scheduler processes, put together")
+        stored = {(r.task, r.slot): r.job_id for r in scheduler.runs(conn) if r.outcome == "enqueued"}
+        wrong = [(task, slot, stored.get((task, slot)), jobs[0][0]) for (task, slot), jobs in run.enqueued().items()
+                 if len(jobs) == 1 and stored.get((task, slot)) != jobs[0][0]]
+        t.expect("every enqueued slot's row in schedule_runs holds the id of its own job", ok=not wrong,
+                 got=(f"{wrong[0][0]} {hhmm(wrong[0][1])}: job_id {wrong[0][2]}, its job is {wrong[0][3]}"
+                      if wrong else None), expected="job_id = the id queue.enqueue returned for that slot",
+                 example="every slot the three schedulers enqueued")
+        run.stop()
+        _lose_a_race_on_cue(t, run, tick)
     finally:
         run.stop()
+
+
+def _lose_a_race_on_cue(t: Trial, run: _Run, tick) -> None:
+    """The race placed on purpose: another scheduler's claim of the slot is in flight (inserted, not yet
+    committed) when this tick claims it; then it commits. The tick must lose quietly: no job, no error."""
+    conn, slot = run.box.conn, at(2, 2, 10)
+    scheduler.set_clock(conn, slot)
+    rival = run.box.connect()
+    outcome: dict = {}
+    try:
+        rival.execute("BEGIN")
+        rival.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'enqueued')", [HOLDS, slot])
+
+        def ticking():
+            with run.box.connect() as own:
+                try:
+                    outcome["returned"] = tick(own, slot)
+                except Exception as error:  # noqa: BLE001 (learner code)
+                    outcome["raised"] = error
+
+        worker = threading.Thread(target=ticking, daemon=True)
+        worker.start()
+        deadline = time.monotonic() + STEP_TIMEOUT_S
+        while worker.is_alive() and time.monotonic() < deadline:  # until the tick waits on the rival's row
+            if conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND wait_event_type = 'Lock' AND pid <> %s", [rival.info.backend_pid]).fetchone()[0]:
+                break
+            time.sleep(0.01)
+        rival.execute("COMMIT")
+        worker.join(STEP_TIMEOUT_S)
+    finally:
+        rival.close()
+    if "raised" in outcome and isinstance(outcome["raised"], NotImplementedError):
+        raise NotImplementedError
+    jobs = run.enqueued().get((HOLDS, slot), [])
+    raised = outcome.get("raised")
+    t.expect("losing the race for a slot (another scheduler's claim commits first): no job and no error",
+             ok=raised is None and not jobs, got=(f"raised {describe(raised).splitlines()[0]}" if raised
+                                                 else f"{len(jobs)} job(s) for the slot"),
+             expected="no job, no exception", example=f"{HOLDS} {hhmm(slot)}: another session inserted its claim and "
+                                                      "committed while this tick's INSERT waited for it",
+             note="INSERT ... ON CONFLICT (task, slot) DO NOTHING RETURNING slot: no row back means another "
+                  "scheduler has the slot; a tick that raises instead skips every schedule after this one")
 
 
 def _expect_skipped(t: Trial, run: _Run) -> None:

@@ -98,6 +98,19 @@ def oldest_waiting(t: Trial, oldest_waiting):
                      expected=f"{expected:.0f} s (± {TOLERANCE_S:.0f})", example=situation,
                      note=_waiting_hint(name) if not ok else None)
 
+    # The boundary: a job due exactly now (run_at = now(), in the call's own transaction, where now()
+    # stands still), never tried, enqueued 90 s ago: someone waits for it.
+    with box.conn.transaction(force_rollback=True):
+        due = queue.enqueue(box.conn, "send_welcome", {"guest_id": 7}, queue="welcomes")
+        box.conn.execute("UPDATE jobs SET run_at = now() WHERE id = %s", [due])
+        _age(box.conn, due, 90)
+        got = t.call(oldest_waiting, box.conn, during="oldest_waiting(conn) with a job whose run_at is exactly now()")
+    seen = got.get("welcomes") if isinstance(got, dict) else None
+    t.expect("welcomes: about 90 s — a job due exactly now (run_at = now(), the boundary), enqueued 90 s ago",
+             ok=seen is not None and abs(seen - 90) <= TOLERANCE_S, got=seen, expected=f"90 s (± {TOLERANCE_S:.0f})",
+             example="one job in 'welcomes', run_at = now() in the same transaction as the call",
+             note="due means run_at <= now(), not <" if not seen else None)
+
 
 def _waiting_hint(name: str) -> str:
     return {
@@ -151,6 +164,11 @@ def alerts(t: Trial, alerts):
     t.expect("the limit is 2 minutes: 121 s alerts, 119 s does not",
              ok=_mentions(got, "syncs") == 1 and _mentions(got, "emails") == 0 and len(got) == 1, got=got,
              expected="one alert, for 'syncs'", example="syncs 121 s, emails 119 s")
+    exactly = _snap(("invoices", 2, 120.0))
+    got = run(exactly, "alerts(snapshot): invoices exactly 120 s behind")
+    t.expect("exactly 120 s is not over the limit: no alert (the boundary)", got=got, expected=[],
+             example="invoices 2 jobs, oldest exactly 120 s old", note="alert when the oldest job is *over* "
+             "LIMIT_S: waiting_s > LIMIT_S, not >=")
 
     dead = _snap(("receipts", 3, 2.0), dead_letters=3)
     got = run(dead, "alerts(snapshot) with 3 jobs in the dead-letter table")
@@ -284,6 +302,13 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         order = [n for n in ours if n in ("monthly-report", "forgotten-psql", "slow-export")]
         t.expect("oldest transaction first", got=order, expected=["monthly-report", "forgotten-psql", "slow-export"],
                  example="the report started first, then the psql session, then the export")
+        # Another threshold, unlike the demo's: every one of these transactions is a few seconds old.
+        got = t.call(vacuum_blockers, box.conn, 600.0, during="vacuum_blockers(conn, older_than_s=600.0)")
+        ours = [names[p] for p in (_pid_of(item) for item in got or []) if p in names]
+        t.expect("uses older_than_s: with 600 s, none of these few-seconds-old transactions is listed", got=ours,
+                 expected=[], example="the same sessions, vacuum_blockers(conn, 600.0)",
+                 note="compare xact_start with now() - make_interval(secs => older_than_s), the argument you are "
+                      "given, not a number written in the query" if ours else None)
     finally:
         sessions.close()
 
