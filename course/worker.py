@@ -205,7 +205,6 @@ class Worker:
             signal.signal(signal.SIGTERM, self.stop)
             signal.signal(signal.SIGINT, self.stop)
         s = self.settings
-        log.info("worker %s: queue %r, concurrency %d, lease %.1fs", self.name, s.queue, s.concurrency, s.lease_s)
         listener = threading.Thread(target=self._listen, name="listen", daemon=True) if s.listen else None
         # One thread per slot, each taking the next job from `_todo`. (A ThreadPoolExecutor would do the
         # same, plus a Future per job that nobody reads: ~8 us a job, a fifth of what a no-op job costs.)
@@ -215,6 +214,9 @@ class Worker:
             thread.start()
         try:
             self._connect_at_start()
+            # Said once connected and the jobs table found: "started" means ready to claim.
+            log.info("worker %s: queue %r, concurrency %d, lease %.1fs", self.name, s.queue, s.concurrency,
+                     s.lease_s)
             if listener:
                 listener.start()
             return self._loop()
@@ -241,17 +243,19 @@ class Worker:
         give_up_at = None  # when draining, how long we keep retrying a failing statement
         while True:
             try:
-                self._report_finished()
                 if time.monotonic() >= next_heartbeat:
+                    self._report_finished()  # a finished job needs no heartbeat
                     self._heartbeat()
                     next_heartbeat = time.monotonic() + heartbeat_every
                 if self._stopping.is_set():
+                    self._report_finished()
                     if not self._running and not self._finished:
                         log.info("worker %s: drained, exiting (%s)", self.name, self.counters)
                         return 0
                 else:
-                    free = s.concurrency - len(self._running)
-                    if free > 0 and self._claim_and_start(free) == free:
+                    # A finished job's slot is free once it is reported: count it as free already.
+                    free = s.concurrency - len(self._running) + len(self._finished)
+                    if free > 0 and self._report_and_claim() == free:
                         continue  # the queue may hold more: ask again without waiting
             except DISCONNECTED as error:
                 if not self._reconnect(error):
@@ -278,9 +282,29 @@ class Worker:
             self._wake.wait(timeout=min(s.poll_interval_s, max(0.0, next_heartbeat - time.monotonic())))
             self._wake.clear()
 
-    def _claim_and_start(self, free: int) -> int:
+    def _report_and_claim(self) -> int:
+        """Report the finished jobs and claim jobs for every free slot; return how many were claimed.
+
+        The ack and the claim go in one transaction: one commit, one WAL flush, where the two statements
+        on their own commit twice. With PostgreSQL's default settings the flush is most of what a batch
+        costs on the course's 2-core machine (1-4 ms a commit, about as much as the two statements'
+        work), so this nearly halves the time per batch (`python -m course bench --profile`). Nothing is
+        weaker for it: the ack stays fenced by each job's lease; until the commit neither the ack nor
+        the claim has happened, and the hooks hear of both only after it.
+        """
+        claimed = self._report_finished(claim=True)
+        if claimed is None:  # nothing to ack: claim alone
+            claimed = self._claim(self.settings.concurrency - len(self._running))
+        return self._start(claimed)
+
+    def _claim(self, free: int) -> list[Job]:
         s = self.settings
-        jobs = self.ops.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
+        if free <= 0:
+            return []
+        return self.ops.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
+
+    def _start(self, jobs: list[Job]) -> int:
+        """Hand claimed jobs to the handler threads (or straight to the dead letters)."""
         if not jobs:
             return 0
         self.counters.claimed += len(jobs)
@@ -337,14 +361,24 @@ class Worker:
             self._finished.append(_Done(job, error))
             self._wake.set()
 
-    def _report_finished(self) -> None:
-        """Ack what succeeded (one statement), fail() what raised. Kept until the database hears it."""
+    def _report_finished(self, claim: bool = False) -> list[Job] | None:
+        """Ack what succeeded (one statement), fail() what raised. Kept until the database hears it.
+
+        With `claim`, also claim jobs for the free slots (this batch's included) in the ack's
+        transaction, and return them; None when there was nothing to ack (the caller claims alone).
+        """
         if not self._finished:
-            return
+            return None
         batch = list(self._finished)
         succeeded = [done.job for done in batch if done.error is None]
+        claimed = None
         try:
-            acked = set(self.ops.ack_many(self._conn, succeeded)) if succeeded else set()
+            if succeeded and claim:
+                with self._conn.transaction():
+                    acked = set(self.ops.ack_many(self._conn, succeeded))
+                    claimed = self._claim(self.settings.concurrency - len(self._running) + len(batch))
+            else:
+                acked = set(self.ops.ack_many(self._conn, succeeded)) if succeeded else set()
         except DISCONNECTED:
             # The DELETE may have committed with only its answer lost: remember what we asked for.
             self._ack_in_doubt.update({job.id: job.lease for job in succeeded})
@@ -371,6 +405,7 @@ class Worker:
                         self.name, lost)
         if acked:
             self.hooks.acked(acked)
+        return claimed
 
     def _acked_before(self, succeeded: list[Job], acked: set[int]) -> set[int]:
         """Of the jobs an ack_many retried after a lost connection, those the first try had deleted.

@@ -80,9 +80,14 @@ class LineChild:
     def log_tail(self, lines: int = 8) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
+    def close_input(self) -> None:
+        """"We are done": the child leaves its loop and exits (stop() waits for it)."""
+        if self.popen.poll() is None and not self.popen.stdin.closed:
+            self.popen.stdin.close()
+
     def stop(self) -> None:
         if self.popen.poll() is None:
-            self.popen.stdin.close()  # "we are done": the child leaves its loop and exits
+            self.close_input()
             try:
                 self.popen.wait(15)
             except subprocess.TimeoutExpired:
@@ -273,27 +278,39 @@ class Bench:
 
     # -- peers ---------------------------------------------------------------------------------------
 
-    def drain_peer(self, peer: str, jobs: int, driver: str = "asyncpg") -> Drain:
-        """pgqueuer or procrastinate, in a database of their own, draining the same no-op jobs."""
+    def drain_peer(self, peer: str, processes: int, jobs: int, driver: str = "asyncpg",
+                   options: tuple[str, ...] = ()) -> Drain:
+        """pgqueuer or procrastinate, `processes` of them on a database of their own, draining the same
+        no-op jobs. The first installs the peer's tables; the rest start once it is ready. Starting
+        them is not timed: the clock starts at the fill's commit, as for our workers."""
         self.admin.execute(pgsql.SQL("DROP DATABASE IF EXISTS {d} WITH (FORCE)").format(
             d=pgsql.Identifier(PEER_DATABASE)))
         self.admin.execute(pgsql.SQL("CREATE DATABASE {d}").format(d=pgsql.Identifier(PEER_DATABASE)))
         conninfo = make_conninfo(self.server.conninfo(), dbname=PEER_DATABASE)
-        child = LineChild(f"bench-{peer}", [sys.executable, "-m", "course.benchmarks.peers", peer,
-                                            "--conninfo", conninfo, "--driver", driver])
-        self.children.append(child)
+        argv = [sys.executable, "-m", "course.benchmarks.peers", peer, "--conninfo", conninfo,
+                "--driver", driver, *options]
+        team: list[LineChild] = []
         try:
-            child.receive(120)  # ready: tables installed, consumers listening
+            team.append(LineChild(f"bench-{peer}0", argv))
+            self.children.append(team[0])
+            team[0].receive(120)  # ready: tables installed, consumers listening
+            for i in range(1, processes):
+                team.append(LineChild(f"bench-{peer}{i}", [*argv, "--no-install"]))
+                self.children.append(team[-1])
+            for child in team[1:]:
+                child.receive(120)
             with psycopg.connect(conninfo, autocommit=True) as conn:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
-                child.send(f"fill {jobs}")
-                started = child.receive()["filled"]
+                team[0].send(f"fill {jobs}")
+                started = team[0].receive()["filled"]
                 finished = self.wait_until_empty(conn, PEER_UNFINISHED[peer])
                 return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]))
         finally:
-            child.stop()
-            self.children.remove(child)
-
+            for child in team:
+                child.close_input()  # all of them at once: they shut down side by side
+            for child in team:
+                child.stop()
+                self.children.remove(child)
 
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile (0-100), interpolated; what p50 and p99 mean below."""

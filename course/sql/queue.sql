@@ -30,26 +30,32 @@ RETURNING id;
 SELECT pg_notify(left('jobs:' || current_schema(), 63), %(queue)s);
 
 -- name: claim
--- Take up to `limit` visible jobs. SKIP LOCKED: rows another worker is claiming right now are
--- passed over instead of waited for. The CTE locks exactly the rows the UPDATE then changes.
+-- Take up to `limit` visible jobs, most urgent first. SKIP LOCKED: rows another worker is claiming
+-- right now are passed over instead of waited for. The CTE locks exactly the rows the UPDATE then
+-- changes. The UPDATE finds them by primary key (= ANY of an array): joined to the CTE instead, the
+-- planner may hash the whole table (at 100 per claim with 20,000 jobs waiting it read every row, 5 ms
+-- a claim instead of 0.9). The last SELECT returns them in the order they were chosen.
 WITH next AS (
-    SELECT id
+    SELECT id, priority, run_at
     FROM jobs
     WHERE queue = %(queue)s AND run_at <= now()
     ORDER BY priority DESC, run_at, id
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE jobs
+    SET run_at     = now() + make_interval(secs => %(lease_s)s),
+        lease      = gen_random_uuid(),
+        attempts   = jobs.attempts + 1,
+        claimed_by = %(worker)s,
+        claimed_at = now()
+    WHERE jobs.id = ANY(ARRAY(SELECT id FROM next))
+    RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
+              jobs.max_attempts, jobs.lease, jobs.run_at AS lease_expires_at
 )
-UPDATE jobs
-SET run_at     = now() + make_interval(secs => %(lease_s)s),
-    lease      = gen_random_uuid(),
-    attempts   = jobs.attempts + 1,
-    claimed_by = %(worker)s,
-    claimed_at = now()
-FROM next
-WHERE jobs.id = next.id
-RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
-          jobs.max_attempts, jobs.lease, jobs.run_at AS lease_expires_at;
+SELECT claimed.*
+FROM claimed JOIN next USING (id)
+ORDER BY next.priority DESC, next.run_at, next.id;
 
 -- name: ack
 -- Done: delete the job, but only while our lease is the current one. A worker whose lease ran out and
