@@ -201,14 +201,26 @@ def test_a_socket_folder_someone_else_made_first_is_not_used(server):
 
 
 @pytest.fixture
-def without_user_namespaces(monkeypatch):
-    """As if `unshare --user` were refused here: the fallback to the system user is taken."""
-    # Only pgserver's question is answered differently: patching shutil.which would change it for the
-    # whole process, and a server started meanwhile would take (and keep) the fallback.
-    monkeypatch.setattr(pgserver, "_user_namespaces_refused", lambda: "refused, as this test pretends")
+def without_user_namespaces(request):
+    """As if `unshare --user` were refused here: the fallback to the system user is taken.
+
+    Only pgserver's own question is answered differently (patching shutil.which would change it for
+    the whole process). The patch is undone here, not by monkeypatch: monkeypatch is set up first (the
+    autouse progress fixture uses it), so it is undone last, after the `server` fixture has stopped its
+    server and cached the fallback for every later test in this process. A server this test started as
+    the system user is stopped the same way, before the patch goes."""
+    real = pgserver._user_namespaces_refused
+    pgserver._user_namespaces_refused = lambda: "refused, as this test pretends"
     pgserver.run_as_postgres_prefix.cache_clear()
-    yield
-    pgserver.run_as_postgres_prefix.cache_clear()
+    try:
+        yield
+        if "server" in request.fixturenames:
+            started = request.getfixturevalue("server")
+            if started.postmaster_pid():
+                started.stop("immediate")
+    finally:
+        pgserver._user_namespaces_refused = real
+        pgserver.run_as_postgres_prefix.cache_clear()
 
 
 @needs_root

@@ -182,7 +182,7 @@ def test_the_quiz_says_which_answer_to_reconsider():
 
 
 def test_a_job_due_exactly_now_is_waited_for():
-    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE run_at < now() OR attempts > 0 GROUP BY queue")
     assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now")
 
