@@ -12,4 +12,4 @@ Read it bottom up; nothing low imports anything higher.
     cli               `python -m course ...`
 """
 
-from . import db, queue  # noqa: F401  (so `import course; course.db.connect()` works)
+from course import db, queue  # noqa: F401  (so `import course; course.db.connect()` works)

@@ -37,9 +37,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from .benchmarks import peers
-from .benchmarks.measure import Bench, Drain, home_for_results, percentile
-from .benchmarks.server import PrivateServer
+from course.benchmarks import peers
+from course.benchmarks.measure import Bench, Drain, home_for_results, percentile
+from course.benchmarks.server import PrivateServer
 
 # Jobs in flight per worker process: for no-op jobs, the claim's batch size. 100, the bare loop's batch:
 # the worker then claims as much per statement as the loop it is compared with. (Measured 2026-12-01,
@@ -429,7 +429,7 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
 def profile(bench: Bench, jobs: int, process_counts: tuple[int, ...]) -> list[str]:
     """Evidence for a missed target: the claim's plan, where the CPU goes per job (worker beside the
     bare loop), and where one worker's Python time goes."""
-    from .benchmarks import profiling
+    from course.benchmarks import profiling
 
     lines = profiling.explain_claim(bench, jobs) + [""]
     for n in process_counts:

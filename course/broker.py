@@ -54,8 +54,8 @@ import nats.errors
 import nats.js.errors
 from nats.js import api
 
-from . import processes
-from .errors import CourseError
+from course import processes
+from course.errors import CourseError
 
 DEFAULT_DUPLICATE_WINDOW_S = 120.0  # JetStream's own default: two minutes
 START_TIMEOUT_S = 30.0  # a loaded 2-core machine replaying a large store after a kill needs a while
@@ -197,7 +197,7 @@ def _log_tail(path: Path, lines: int = 8) -> str:
 
 
 def token_file() -> Path:
-    from .db import project_home
+    from course.db import project_home
 
     return project_home() / "nats-token"
 
@@ -482,7 +482,7 @@ def _stop_private_servers() -> None:
 
 def shared() -> NatsServer:
     """The course's own server: one per checkout, files in `.course/nats`."""
-    from .db import project_home
+    from course.db import project_home
 
     return NatsServer(project_home() / "nats")
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg import sql as pgsql
 
-from .processes import wait_until
-from .worker import Registry
+from course.processes import wait_until
+from course.worker import Registry
 
 # -- the jobs ---------------------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class Soak:
             return self.admin().execute(statement, params).fetchall()
 
     def set_up(self) -> None:
-        from . import queue
+        from course import queue
 
         with psycopg.connect(self.server.conninfo(), autocommit=True) as conn:
             conn.execute(pgsql.SQL("DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}").format(
@@ -211,7 +211,7 @@ class Soak:
     # -- workers -----------------------------------------------------------------------------------
 
     def start_worker(self, slot: int):
-        from . import worker
+        from course import worker
 
         child = worker.spawn("course.chaos:handlers", schema=SCHEMA, concurrency=self.config.concurrency,
                              lease=self.config.lease_s, poll_interval=0.5, name=f"chaos-worker{slot}",
@@ -341,7 +341,7 @@ def verify(conn: psycopg.Connection, faults: Faults | None = None) -> list[Check
 
 def run_soak(config: Config, log=print, progress=None) -> Report:
     """The whole soak on a server of its own; everything it started is stopped, also on failure."""
-    from .benchmarks.server import PrivateServer
+    from course.benchmarks.server import PrivateServer
 
     with PrivateServer(prefix="chaos-") as server:
         soak = Soak(config, server, log)

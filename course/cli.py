@@ -26,8 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from . import backoff
-from .errors import CourseError
+from course import backoff
+from course.errors import CourseError
 
 
 def load_object(spec: str):
@@ -63,7 +63,7 @@ def load_object(spec: str):
 
 
 def cmd_db(args) -> int:
-    from . import db, pgserver
+    from course import db, pgserver
 
     if args.action == "start":
         print(db.describe())
@@ -80,8 +80,8 @@ def cmd_db(args) -> int:
 
 
 def cmd_worker(args) -> int:
-    from . import db
-    from .worker import Registry, Settings, Worker
+    from course import db
+    from course.worker import Registry, Settings, Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     registry = load_object(args.app)
@@ -125,7 +125,7 @@ def answers(url: str) -> bool:
 
 def cmd_lab(args) -> int:
     """The database, then JupyterLab opened at lab 00; one line says what runs where once both answer."""
-    from . import db
+    from course import db
 
     description = db.describe()  # starts the embedded PostgreSQL unless DATABASE_URL or COURSE_DB say otherwise
     project = Path(__file__).resolve().parent.parent

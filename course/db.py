@@ -19,8 +19,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from .errors import DatabaseUnavailable
-from .pgserver import DBNAME, EmbeddedPostgres
+from course.errors import DatabaseUnavailable
+from course.pgserver import DBNAME, EmbeddedPostgres
 
 DOCKER_IMAGE = "postgres:18.1"  # the same pin as docker-compose.yml
 CONNECT_TIMEOUT_S = 5

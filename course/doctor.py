@@ -8,8 +8,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import db
-from .errors import DatabaseUnavailable
+from course import db
+from course.errors import DatabaseUnavailable
 
 
 def _version(package: str) -> str | None:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import nats.errors
 
-from . import broker, db, processes, queue, worker
-from . import jetstream_queue as jq
+from course import broker, db, processes, queue, worker
+from course import jetstream_queue as jq
 
 NOOP_APP = "course.benchmarks.apps:handlers"  # the benchmark's own no-op handler
 DEADLINE_S = 120.0

@@ -57,9 +57,9 @@ import nats.errors
 import nats.js.errors
 from nats.js import api
 
-from . import broker, processes
-from .broker import MSG_ID, TRANSIENT
-from .errors import InvalidArgument, PermanentError
+from course import broker, processes
+from course.broker import MSG_ID, TRANSIENT
+from course.errors import InvalidArgument, PermanentError
 
 log = logging.getLogger("course.jetstream_queue")
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import psycopg
 
-from . import queue, sql
-from .errors import InvalidArgument
-from .worker import Registry
+from course import queue, sql
+from course.errors import InvalidArgument
+from course.worker import Registry
 
 LATE_AFTER_S = 120.0  # StayHub's rule: alert when the oldest job is over 2 minutes old
 DEAD_TUPLES_LIMIT = 100_000
@@ -598,7 +598,7 @@ class Churn:
         self._started_at = 0.0
 
     def start(self) -> "Churn":
-        from . import worker
+        from course import worker
 
         with psycopg.connect(self.conninfo, autocommit=True) as conn:
             queue.install(conn)

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import psycopg
 
-from . import db, pools, queue, queueing
-from .errors import InvalidArgument
-from .worker import Registry
+from course import db, pools, queue, queueing
+from course.errors import InvalidArgument
+from course.worker import Registry
 
 URGENT, BULK = "urgent", "bulk"
 URGENT_WITHIN_S = 120  # StayHub alerts when the oldest job is over 2 minutes old

@@ -52,9 +52,9 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
 
-from . import broker, sql
-from .payloads import to_json
-from .errors import CourseError, InvalidArgument
+from course import broker, sql
+from course.payloads import to_json
+from course.errors import CourseError, InvalidArgument
 
 log = logging.getLogger("course.outbox")
 
@@ -407,7 +407,7 @@ def spawn(schema: str | None = None, *, stream: str = "ORDERS", subjects: Sequen
     Settings are checked here, so a mistake shows in the notebook cell, not in a log. `nats_url`
     defaults to the course's NATS server, resolved (and started) now: the relay never chooses again.
     """
-    from . import db, processes
+    from course import db, processes
 
     settings = RelaySettings(stream=stream, subjects=list(subjects) if subjects else None, msg_id=msg_id,
                              batch=batch, poll_interval_s=poll_interval, pace_s=pace, crash_after=crash_after,
@@ -448,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
-        from . import db
+        from course import db
 
         settings = RelaySettings(stream=args.stream, subjects=args.subjects, msg_id=not args.no_msg_id,
                                  batch=args.batch, poll_interval_s=args.poll_interval, pace_s=args.pace,

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from psycopg.conninfo import make_conninfo
 
-from .errors import DatabaseUnavailable
+from course.errors import DatabaseUnavailable
 
 PORT = 5432
 SUPERUSER = "postgres"

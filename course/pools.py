@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import db, processes, worker
-from .errors import CourseError
+from course import db, processes, worker
+from course.errors import CourseError
 
 READY_TIMEOUT_S = 60.0  # a loaded machine can take many seconds to start a dozen Python processes
 

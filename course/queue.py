@@ -27,10 +27,10 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import class_row
 
-from . import sql
-from .payloads import MAX_PAYLOAD_BYTES, to_json  # noqa: F401  (MAX_PAYLOAD_BYTES: part of this API)
-from .backoff import MAX_ATTEMPTS, backoff_delay
-from .errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
+from course import sql
+from course.payloads import MAX_PAYLOAD_BYTES, to_json  # noqa: F401  (MAX_PAYLOAD_BYTES: part of this API)
+from course.backoff import MAX_ATTEMPTS, backoff_delay
+from course.errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
 
 DEFAULT_QUEUE = "default"
 DEFAULT_LEASE_S = 30.0  # Amazon SQS's default visibility timeout

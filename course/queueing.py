@@ -42,7 +42,7 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from .errors import InvalidArgument
+from course.errors import InvalidArgument
 
 DEFAULT_HEADROOM = 0.10  # 10 % more workers than Little's law says are busy on average
 DEFAULT_PERCENTILES = (0.50, 0.95, 0.99)

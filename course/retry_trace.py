@@ -44,8 +44,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .backoff import BASE_S, CAP_S, MAX_ATTEMPTS, backoff_ceiling, backoff_delay
-from .errors import InvalidArgument
+from course.backoff import BASE_S, CAP_S, MAX_ATTEMPTS, backoff_ceiling, backoff_delay
+from course.errors import InvalidArgument
 
 BOOKED_AT = "12:00:00"  # time 0.0
 PROVIDER_DOWN_FROM_S = -300.0  # 11:55:00

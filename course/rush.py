@@ -32,10 +32,10 @@ from pathlib import Path
 
 import psycopg
 
-from . import queue
-from .errors import InvalidArgument
-from .systems.email_provider import send_email
-from .worker import Registry
+from course import queue
+from course.errors import InvalidArgument
+from course.systems.email_provider import send_email
+from course.worker import Registry
 
 APP = "course.rush:handlers"
 PROVIDER_ENV = "EMAIL_PROVIDER_URL"  # the same variable Tiffin's own workers read

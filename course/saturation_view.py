@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from . import queueing
+from course import queueing
 
 CURVE_POINTS = 150
 CURVE_TOP = 0.985  # the curve stops short of ρ = 1, where the mean wait is infinite

@@ -47,9 +47,9 @@ from psycopg.conninfo import make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.rows import class_row
 
-from . import db, processes, queue, sql
-from .errors import CourseError, DatabaseUnavailable, InvalidArgument
-from .worker import Registry
+from course import db, processes, queue, sql
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
+from course.worker import Registry
 
 log = logging.getLogger("course.scheduler")
 

@@ -32,10 +32,10 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg.conninfo import make_conninfo
 
-from . import backoff
-from . import queue as q
-from .errors import CourseError, DatabaseUnavailable, InvalidArgument
-from .queue import Job
+from course import backoff
+from course import queue as q
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
+from course.queue import Job
 
 log = logging.getLogger("course.worker")
 
@@ -529,7 +529,7 @@ def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, 
     It works on the course database, unless `dsn` names another PostgreSQL (the benchmark's and the
     chaos soak's own servers); `schema` applies to either.
     """
-    from . import db, processes
+    from course import db, processes
 
     if dsn is None:
         dsn = db.conninfo(schema)

@@ -2,7 +2,7 @@
 
 import time
 
-from ..worker import Registry
+from course.worker import Registry
 
 handlers = Registry()
 

@@ -29,7 +29,7 @@ import time
 
 import psycopg
 
-from .. import queue, sql
+from course import queue, sql
 
 CLAIM = sql.query("queue", "claim")
 CLAIM_FOR_UPDATE = CLAIM.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE")

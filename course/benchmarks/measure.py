@@ -23,12 +23,12 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg.conninfo import make_conninfo
 
-from .. import pgserver, queue, sql, worker
-from ..processes import log_dir, wait_until
-from .apps import LATENCY_TABLE
-from .peers import TABLE as PEER_TABLE
-from .peers import UNFINISHED as PEER_UNFINISHED
-from .server import PrivateServer
+from course import pgserver, queue, sql, worker
+from course.processes import log_dir, wait_until
+from course.benchmarks.apps import LATENCY_TABLE
+from course.benchmarks.peers import TABLE as PEER_TABLE
+from course.benchmarks.peers import UNFINISHED as PEER_UNFINISHED
+from course.benchmarks.server import PrivateServer
 
 SCHEMA = "bench"
 PEER_DATABASE = "bench_peer"
@@ -320,7 +320,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def home_for_results() -> Path:
-    from ..db import project_home
+    from course.db import project_home
 
     path = project_home()
     path.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import queue, sql
-from .measure import Bench
+from course import queue, sql
+from course.benchmarks.measure import Bench
 
 OURS = ("course/", "psycopg/", "concurrent/futures/", "threading.py")
 

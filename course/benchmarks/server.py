@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 
-from ..pgserver import EmbeddedPostgres
+from course.pgserver import EmbeddedPostgres
 
 
 class PrivateServer:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ..errors import CourseError
-from . import hints, manifest
-from . import progress_file as _progress
-from .checks import find
-from .report import Report
-from .trial import NotStarted, Stop, Trial, describe
+from course.errors import CourseError
+from course.grading import hints, manifest
+from course.grading import progress_file as _progress
+from course.grading.checks import find
+from course.grading.report import Report
+from course.grading.trial import NotStarted, Stop, Trial, describe
 
 __all__ = ["check", "hint", "progress", "run_check", "course_map", "Report"]
 
@@ -93,7 +93,7 @@ def _not_defined(names: list[str]) -> str:
 
 
 def _crash(error: Exception):
-    from .trial import Result
+    from course.grading.trial import Result
 
     return Result("the check ran to the end", False,
                   note=f"it stopped on {describe(error)}\n(if the line is not yours, tell the course authors)")

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import cloudpickle
 
-from .. import processes, queue
-from ..errors import CourseError
-from .sandbox import Sandbox
-from .trial import Trial
+from course import processes, queue
+from course.errors import CourseError
+from course.grading.sandbox import Sandbox
+from course.grading.trial import Trial
 
 TASK = "task"  # the job type every fault run uses
 

@@ -21,9 +21,9 @@ from types import SimpleNamespace
 import cloudpickle
 from psycopg.conninfo import make_conninfo
 
-from .. import queue
-from ..worker import Hooks, Registry, Settings, Worker
-from .faults import TASK, write_event
+from course import queue
+from course.worker import Hooks, Registry, Settings, Worker
+from course.grading.faults import TASK, write_event
 
 MID_WORK = "while the job was running"
 AFTER_WORK = "after the work, before the ack"

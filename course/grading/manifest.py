@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..errors import CourseError
+from course.errors import CourseError
 
 MANIFEST = Path(__file__).with_name("labs.toml")
 EXERCISE_ID = re.compile(r"\d\d\.[a-z][a-z0-9_]*")

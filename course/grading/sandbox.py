@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import psycopg
 
-from .. import db, queue
+from course import db, queue
 
 
 @dataclass

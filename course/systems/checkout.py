@@ -28,11 +28,11 @@ import time
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from .. import db, queue
-from ..errors import CourseError, InvalidArgument
-from . import tiffin
-from .email_provider import send_email
-from .http import HttpError, JsonHandler, Reply, Server, ServerProcess, call, route, serve, start_server
+from course import db, queue
+from course.errors import CourseError, InvalidArgument
+from course.systems import tiffin
+from course.systems.email_provider import send_email
+from course.systems.http import HttpError, JsonHandler, Reply, Server, ServerProcess, call, route, serve, start_server
 
 MODES = ("thread", "queue")
 

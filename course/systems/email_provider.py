@@ -28,10 +28,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 
-from ..errors import InvalidArgument
-from ..queue import PermanentError
-from .http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
-from .http import start_server
+from course.errors import InvalidArgument
+from course.queue import PermanentError
+from course.systems.http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
+from course.systems.http import start_server
 
 DEFAULT_TIMEOUT_S = 10.0
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .. import processes
-from ..errors import CourseError
+from course import processes
+from course.errors import CourseError
 
 HOST = "127.0.0.1"
 

@@ -39,14 +39,14 @@ from types import SimpleNamespace
 import psycopg
 from psycopg.rows import dict_row
 
-from .. import db, processes, queue, sql
-from ..backoff import backoff_delay
-from ..errors import CourseError, InvalidArgument
-from ..queue import PermanentError
-from ..worker import Registry
-from .email_provider import send_email
-from .http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
-from .http import start_server
+from course import db, processes, queue, sql
+from course.backoff import backoff_delay
+from course.errors import CourseError, InvalidArgument
+from course.queue import PermanentError
+from course.worker import Registry
+from course.systems.email_provider import send_email
+from course.systems.http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
+from course.systems.http import start_server
 
 # -- the scenario's numbers ----------------------------------------------------------------------------
 
@@ -719,7 +719,7 @@ def run_worker(dsn: str, *, concurrency: int, lease_s: float, backoff_scale: flo
 
     import fpdf  # noqa: F401  (imported now, not during the first invoice)
 
-    from ..worker import Settings, Worker
+    from course.worker import Settings, Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     settings = Settings(concurrency=concurrency, lease_s=lease_s, poll_interval_s=poll_interval_s)

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import psycopg
 from psycopg.rows import dict_row
 
-from .. import queue, sql
-from ..errors import InvalidArgument
-from ..queue import PermanentError
-from ..worker import Registry
-from .email_provider import send_email
+from course import queue, sql
+from course.errors import InvalidArgument
+from course.queue import PermanentError
+from course.worker import Registry
+from course.systems.email_provider import send_email
 
 PROVIDER_URL_ENV = "EMAIL_PROVIDER_URL"  # where workers find the email provider
 RENDER_S_ENV = "TIFFIN_RECEIPT_RENDER_S"  # how long rendering a receipt takes

@@ -14,9 +14,9 @@ from course.systems import tiffin
 from course.systems.checkout import CheckoutApp
 from course.systems.email_provider import Delivery, EmailProvider, ServiceUnreachable, Settings
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 # -- 01.receipts_lost -------------------------------------------------------------------------------
 

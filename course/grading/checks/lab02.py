@@ -20,9 +20,9 @@ from course.grading import faults
 from course.systems import tiffin
 from course.systems.email_provider import EmailProvider
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 THALI = [{"name": "paneer thali", "quantity": 2, "price_cents": 1150}]
 

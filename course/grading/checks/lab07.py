@@ -11,9 +11,9 @@ from course.backoff import CAP_S, backoff_ceiling
 from course.errors import PermanentError
 from course.systems.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable, ProviderUnreachable
 
-from ..trial import Trial
-from . import exercise_check, rules
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check, rules
+from course.grading.checks.quiz import ask
 
 DEFAULT_SEED = 7
 

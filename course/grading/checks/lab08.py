@@ -30,10 +30,10 @@ import cloudpickle
 
 from course import processes, scheduler
 
-from ..faults import write_event
-from ..trial import Stop, Trial, describe
-from . import exercise_check
-from .quiz import ask
+from course.grading.faults import write_event
+from course.grading.trial import Stop, Trial, describe
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 HOLDS, INVOICES = "release_unpaid_holds", "nightly_invoices"
 HOLDS_QUEUE = "maintenance"

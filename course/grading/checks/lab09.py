@@ -7,9 +7,9 @@ priority DESC, run_at, id ... FOR UPDATE SKIP LOCKED): the order a real worker w
 from course import queue
 from course.newsletter import BULK, IMPACT, URGENT, URGENT_WITHIN_S, Impact
 
-from ..trial import NotStarted, Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import NotStarted, Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 BOOKING = {"booking_id": 981}
 
