@@ -6,6 +6,10 @@
     hint("03.claim")       # the next hint
     progress()             # what you have passed so far
 
+Also public, for the labs that show faults: `faults` (the fault injector: kill a worker at a chosen
+moment, print a replayable seed and a per-job timeline) and `Sandbox` (a lab's schema, for it to work on).
+Everything else in course.grading is the grader's own; a notebook never imports it (tests/test_layout.py).
+
 A check never raises into the notebook: a failing or unfinished exercise prints why, and the lab goes on.
 The checks themselves live in course/grading/checks/, so the test suite runs exactly the same ones.
 """
@@ -20,9 +24,10 @@ from course.grading import hints, manifest
 from course.grading import progress_file as _progress
 from course.grading.checks import find
 from course.grading.report import Report
+from course.grading.sandbox import Sandbox
 from course.grading.trial import NotStarted, Stop, Trial, describe
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report"]
+__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "Sandbox", "faults"]
 
 
 def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> Report:

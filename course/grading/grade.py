@@ -46,7 +46,7 @@ from pathlib import Path
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from course import processes
+from course.infra import processes
 from course.errors import CourseError
 from course.grading import manifest
 
@@ -119,7 +119,7 @@ class Roles:
     """Makes a login role per graded notebook that can create schemas and own only those."""
 
     def __init__(self):
-        from course import db
+        from course.infra import db
 
         self.db = db
         self.base = db.database().conninfo
@@ -204,7 +204,7 @@ class Roles:
 
 
 def schemas() -> set[str]:
-    from course import db
+    from course.infra import db
 
     with db.connect() as conn:
         return {name for (name,) in conn.execute(
@@ -530,7 +530,7 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
     """Grade every notebook under submissions_dir; write the gradebook into out; return its rows."""
     from tqdm.auto import tqdm
 
-    from course import db
+    from course.infra import db
 
     course = manifest.load()
     wanted = {course.lab(l).id for l in labs} if labs else {lab.id for lab in course.labs}

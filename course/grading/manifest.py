@@ -45,6 +45,7 @@ class Lab:
     minutes: int
     requires: tuple[str, ...] = ()
     exercises: tuple[Exercise, ...] = field(default_factory=tuple)
+    modules: tuple[str, ...] = ()  # the course.programs modules this lab's notebook and checks use
 
     @property
     def notebook(self) -> str:
@@ -104,7 +105,8 @@ def load(path: Path = MANIFEST) -> Manifest:
                 hints=tuple(item["hints"]), kind=item.get("kind", "code"),
             ))
         labs.append(Lab(id=lab_id, slug=entry["slug"], title=entry["title"], minutes=entry.get("minutes", 30),
-                        requires=tuple(entry.get("requires", [])), exercises=tuple(exercises)))
+                        requires=tuple(entry.get("requires", [])), exercises=tuple(exercises),
+                        modules=tuple(entry.get("modules", []))))
     ids = [lab.id for lab in labs]
     if ids != sorted(ids) or len(set(ids)) != len(ids):
         raise _problem("labs", f"ids must be unique and in order; found {ids}")

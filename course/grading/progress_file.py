@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from course import db
+from course.infra import db
 from course.grading import manifest
 
 

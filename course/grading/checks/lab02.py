@@ -15,10 +15,10 @@ from contextlib import contextmanager
 
 import cloudpickle
 
-from course import queue
+from course.core import queue
 from course.grading import faults
-from course.systems import tiffin
-from course.systems.email_provider import EmailProvider
+from course.programs import tiffin
+from course.programs.email_provider import EmailProvider
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
-from course import queue
-from course.processes import wait_until
+from course.core import queue
+from course.infra.processes import wait_until
 
 from course.grading.faults import Faults, Run, Scenario, run
 from course.grading.trial import Trial

@@ -23,8 +23,9 @@ from pathlib import Path
 import cloudpickle
 import psycopg
 
-from course import broker, outbox, processes
-from course.systems import tiffin
+from course.infra import broker, processes
+from course.core import outbox
+from course.programs import tiffin
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check

@@ -20,8 +20,8 @@ from collections import Counter
 
 import psycopg
 
-from course import queue
-from course.systems.email_provider import EmailProvider
+from course.core import queue
+from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
 from course.grading.trial import Trial

@@ -8,7 +8,7 @@ from Tiffin's dinner rush.
 import math
 import random
 
-from course import queueing
+from course.programs import queueing
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check

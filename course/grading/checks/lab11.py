@@ -8,7 +8,7 @@ import time
 
 import psycopg
 
-from course import monitoring, queue
+from course.core import monitoring, queue
 
 from course.grading.trial import Trial, short
 from course.grading.checks import exercise_check

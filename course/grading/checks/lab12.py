@@ -23,12 +23,12 @@ from datetime import datetime, timezone
 import psycopg
 from psycopg import sql as pgsql
 
-from course import monitoring, queue
-from course.processes import wait_until
-from course.systems.http import call as http_call
-from course.queue import PermanentError
-from course.systems import stayhub
-from course.systems.email_provider import EmailProvider
+from course.core import monitoring, queue
+from course.infra.processes import wait_until
+from course.programs.http import call as http_call
+from course.core.queue import PermanentError
+from course.programs import stayhub
+from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
 from course.grading.trial import NotStarted, Trial

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 
 import nats.errors
 
-from course import broker, processes
-from course import jetstream_queue as jq
+from course.infra import broker, processes
+from course.programs import jetstream_queue as jq
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from course.backoff import CAP_S, backoff_ceiling
+from course.core.backoff import CAP_S, backoff_ceiling
 
 from course.grading.trial import Trial
 
