@@ -24,9 +24,10 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from queue import SimpleQueue
+from typing import Protocol
 
 import psycopg
 from psycopg import sql as pgsql
@@ -34,6 +35,7 @@ from psycopg.conninfo import make_conninfo
 
 from . import backoff
 from . import queue as q
+from course import arguments
 from .errors import CourseError, DatabaseUnavailable, InvalidArgument
 from .queue import Job
 
@@ -89,7 +91,7 @@ class Registry:
         self._handlers: dict[str, Handler] = {}
 
     def handler(self, type: str, *, payload: Mapping[str, type] | None = None):
-        q._name("job type", type)
+        arguments.name("job type", type, then="Nothing was registered.")
 
         def register(fn: Callable) -> Callable:
             wants_connection = len(inspect.signature(fn).parameters) >= 2
@@ -116,6 +118,63 @@ class Hooks:
     def started(self, job: Job) -> None: ...
     def finished(self, job: Job, error: BaseException | None) -> None: ...  # work done, not yet acked
     def acked(self, ids: set[int]) -> None: ...
+
+
+# -- what the worker calls --------------------------------------------------------------------------
+
+
+class QueueOperations(Protocol):
+    """The queue operations a Worker calls, and how: course.queue has them all (a module is an object
+    too); a harness may pass its own, e.g. a SimpleNamespace with a learner's extend_leases.
+
+    Each is called with the worker's own autocommit connection, from the worker's main loop only.
+    """
+
+    def claim(self, conn: psycopg.Connection, queue: str, *, limit: int, lease_s: float,
+              worker: str | None) -> list[Job]: ...
+
+    def ack_many(self, conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]: ...
+
+    def extend_leases(self, conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float) -> set[int]: ...
+
+    def fail(self, conn: psycopg.Connection, job: Job, error: BaseException, *,
+             backoff: Callable[[int], float] = ...) -> q.Retry | q.Dead | None: ...
+
+    def bury(self, conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool: ...
+
+
+# How the worker calls each operation (placeholders for the values): checked against `ops` at start,
+# so a harness with a missing or mis-shaped operation is refused at once, not at its first job.
+_CALLS = {
+    "claim": (("conn", "queue"), {"limit": 1, "lease_s": 1.0, "worker": "name"}),
+    "ack_many": (("conn", []), {}),
+    "extend_leases": (("conn", [], 1.0), {}),
+    "fail": (("conn", "job", "error"), {}),
+    "bury": (("conn", "job", "reason", "error"), {}),
+}
+
+
+def check_operations(ops: object) -> None:
+    """Refuse an `ops` that does not satisfy QueueOperations, saying which operation is wrong."""
+    problems = []
+    for op_name, (args, kwargs) in _CALLS.items():
+        operation = getattr(ops, op_name, None)
+        if not callable(operation):
+            problems.append(f"no {op_name}()")
+            continue
+        try:
+            signature = inspect.signature(operation)
+        except (TypeError, ValueError):  # a builtin without a readable signature: trust it
+            continue
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as error:
+            problems.append(f"{op_name}{signature} cannot take the worker's call ({error})")
+    if problems:
+        raise InvalidArgument(f"Worker(ops=...) does not provide the queue operations the worker calls: "
+                              f"{'; '.join(problems)}. Pass course.queue, or an object with claim, ack_many, "
+                              f"extend_leases, fail and bury shaped as course.worker.QueueOperations says. "
+                              f"Nothing was started.")
 
 
 # -- the worker ----------------------------------------------------------------------------------
@@ -169,13 +228,14 @@ class Worker:
     hooks: Hooks = field(default_factory=Hooks)
     name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     # The queue operations the worker calls: course.queue itself, unless a harness swaps one in (the
-    # fault injector runs a learner's lease extension inside this very worker).
-    ops: object = q
+    # fault injector runs a learner's lease extension inside this very worker). See QueueOperations.
+    ops: QueueOperations = q
 
     def __post_init__(self) -> None:
-        q._seconds("lease", self.settings.lease_s, allow_zero=False)
-        q._int_in("concurrency", self.settings.concurrency, 1, 1000)
-        q._name("queue", self.settings.queue)
+        arguments.seconds("lease_s", self.settings.lease_s, then="Nothing was started.")
+        arguments.whole("concurrency", self.settings.concurrency, low=1, high=1000, then="Nothing was started.")
+        arguments.name("queue", self.settings.queue, then="Nothing was started.")
+        check_operations(self.ops)
         self.counters = Counters()
         self._stopping = threading.Event()
         self._wake = threading.Event()
@@ -188,7 +248,7 @@ class Worker:
         self._handler_local = threading.local()
         self._handler_conns: list[psycopg.Connection] = []
         self._handler_conns_lock = threading.Lock()  # handler threads add to it, run() closes them
-        # An ack_many whose answer was lost with the connection: id -> lease. It may have committed; the
+        # An ack_many whose answer was lost with the connection: id -> lease token. It may have committed; the
         # retry must tell "we deleted it" from "another worker has it now" (see _report_finished).
         self._ack_in_doubt: dict[int, object] = {}
 
@@ -301,7 +361,7 @@ class Worker:
         s = self.settings
         if free <= 0:
             return []
-        return self.ops.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
+        return self.ops.claim(self._conn, s.queue, limit=free, lease_s=s.lease_s, worker=self.name)
 
     def _start(self, jobs: list[Job]) -> int:
         """Hand claimed jobs to the handler threads (or straight to the dead letters)."""
@@ -381,7 +441,7 @@ class Worker:
                 acked = set(self.ops.ack_many(self._conn, succeeded)) if succeeded else set()
         except DISCONNECTED:
             # The DELETE may have committed with only its answer lost: remember what we asked for.
-            self._ack_in_doubt.update({job.id: job.lease for job in succeeded})
+            self._ack_in_doubt.update({job.id: job.lease_token for job in succeeded})
             raise
         if self._ack_in_doubt:
             acked |= self._acked_before(succeeded, acked)
@@ -415,7 +475,7 @@ class Worker:
         worker acked it, the job ran twice anyway; a job still in the jobs table is really lost.)
         """
         candidates = [job.id for job in succeeded
-                      if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease]
+                      if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease_token]
         if not candidates:
             return set()
         present = {row[0] for row in self._conn.execute(
@@ -440,7 +500,7 @@ class Worker:
         s = self.settings
         if (s.retry_base_s, s.retry_cap_s) == (backoff.BASE_S, backoff.CAP_S):
             return self.ops.fail(self._conn, done.job, done.error)  # the plain call: ops may be a learner's
-        return self.ops.fail(self._conn, done.job, done.error, delay=s.retry_delay)
+        return self.ops.fail(self._conn, done.job, done.error, backoff=s.retry_delay)
 
     def _heartbeat(self) -> None:
         running = list(self._running.values())
@@ -521,8 +581,9 @@ class Worker:
                 time.sleep(0.5)
 
 
+@arguments.renamed(lease="lease_s")
 def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, concurrency: int = 4,
-          lease: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
+          lease_s: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
           name: str = "worker", env: dict[str, str] | None = None, dsn: str | None = None):
     """Start `python -m course worker ...` as a child process (see course.processes.Child).
 
@@ -535,7 +596,7 @@ def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, 
         dsn = db.conninfo(schema)
     elif schema is not None:
         dsn = make_conninfo(dsn, options=f"-c search_path={schema},public")
-    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease),
+    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease_s),
             "--poll-interval", str(poll_interval), "--dsn", dsn]
     if not listen:
         args.append("--no-listen")

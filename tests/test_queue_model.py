@@ -64,7 +64,7 @@ class MJob:
     run_at: tuple  # (virtual seconds, step number): ties in time go to the statement that ran first
     due: float  # when it was first due (virtual seconds): lateness counts from here
     attempts: int = 0
-    lease: object = None  # the current lease token, or None
+    lease_token: object = None  # the current lease token, or None
 
 
 @dataclass
@@ -89,11 +89,11 @@ class Model:
     def state(self, job: MJob) -> str:
         if job.run_at[0] <= self.now:
             return "ready"  # waiting, or left behind by a lease that ran out
-        return "leased" if job.lease is not None else "scheduled"
+        return "leased" if job.lease_token is not None else "scheduled"
 
     def current(self, handle: queue.Job) -> bool:
         job = self.jobs.get(handle.id)
-        return job is not None and job.lease == handle.lease
+        return job is not None and job.lease_token == handle.lease_token
 
     def ready_in(self, queue_name: str) -> list[MJob]:
         ready = [j for j in self.jobs.values() if j.queue == queue_name and self.state(j) == "ready"]
@@ -120,7 +120,7 @@ def check_against(conn, model: Model, seen_attempts: dict[int, int]) -> None:
     for job_id, (_, q, priority, attempts, max_attempts, lease, key, visible) in db_jobs.items():
         m = model.jobs[job_id]
         assert (q, priority, attempts, max_attempts, lease, key) == (
-            m.queue, m.priority, m.attempts, m.max_attempts, m.lease, m.unique_key), job_id
+            m.queue, m.priority, m.attempts, m.max_attempts, m.lease_token, m.unique_key), job_id
         assert visible == (model.state(m) == "ready"), (job_id, model.state(m))
         assert 0 <= attempts <= max_attempts, (job_id, attempts, max_attempts)
         assert attempts >= seen_attempts.get(job_id, 0), f"job {job_id}'s attempts went down"
@@ -171,29 +171,29 @@ def make_machine(schema: str):
 
         # -- producing --
 
-        @rule(q=st.sampled_from(QUEUES), priority=st.sampled_from((0, 1, 5)), delay=st.sampled_from(DELAYS),
+        @rule(q=st.sampled_from(QUEUES), priority=st.sampled_from((0, 1, 5)), delay_s=st.sampled_from(DELAYS),
               max_attempts=st.integers(1, 3), key=st.none() | st.sampled_from(KEYS), c=st.integers(0, 2))
-        def enqueue(self, q, priority, delay, max_attempts, key, c):
+        def enqueue(self, q, priority, delay_s, max_attempts, key, c):
             at = self.tick("enqueue")
-            job_id = queue.enqueue(self.conns[c], "t", {"n": 0}, queue=q, priority=priority, delay=delay,
+            job_id = queue.enqueue(self.conns[c], "t", {"n": 0}, queue=q, priority=priority, delay_s=delay_s,
                                    max_attempts=max_attempts, unique_key=key)
             held = key is not None and any(j.unique_key == key for j in self.model.jobs.values())
             if held:
                 assert job_id is None, "a unique key held by an unfinished job admitted a second job"
                 return
             assert job_id is not None
-            self.model.jobs[job_id] = MJob(job_id, q, priority, max_attempts, key, (at[0] + delay, at[1]),
-                                           at[0] + delay)
+            self.model.jobs[job_id] = MJob(job_id, q, priority, max_attempts, key, (at[0] + delay_s, at[1]),
+                                           at[0] + delay_s)
 
-        @rule(q=st.sampled_from(QUEUES), n=st.integers(1, 4), delay=st.sampled_from(DELAYS),
+        @rule(q=st.sampled_from(QUEUES), n=st.integers(1, 4), delay_s=st.sampled_from(DELAYS),
               keys=st.lists(st.none() | st.sampled_from(KEYS), min_size=4, max_size=4))
-        def enqueue_many(self, q, n, delay, keys):
+        def enqueue_many(self, q, n, delay_s, keys):
             at = self.tick("enqueue_many")
             payloads = []
             for _ in range(n):
                 self.payload_n += 1
                 payloads.append({"n": self.payload_n})
-            ids = queue.enqueue_many(self.conn, "t", payloads, queue=q, delay=delay, unique_keys=keys[:n])
+            ids = queue.enqueue_many(self.conn, "t", payloads, queue=q, delay_s=delay_s, unique_keys=keys[:n])
             held = {j.unique_key for j in self.model.jobs.values() if j.unique_key is not None}
             expected = []
             for payload, key in zip(payloads, keys[:n]):
@@ -208,18 +208,18 @@ def make_machine(schema: str):
                 if payload["n"] in stored:
                     job_id = stored[payload["n"]]
                     self.model.jobs[job_id] = MJob(job_id, q, 0, queue.MAX_ATTEMPTS, key,
-                                                   (at[0] + delay, at[1]), at[0] + delay)
+                                                   (at[0] + delay_s, at[1]), at[0] + delay_s)
 
         # -- consuming --
 
-        def model_claim(self, q: str, limit: int, lease: float, at: tuple) -> list[int]:
+        def model_claim(self, q: str, limit: int, lease_s: float, at: tuple) -> list[int]:
             while True:
                 taken = self.model.ready_in(q)[:limit]
                 runnable = []
                 for job in taken:
                     job.attempts += 1
-                    job.run_at = (at[0] + lease, at[1])
-                    job.lease = "?"  # the token the database chose; filled in from what claim returned
+                    job.run_at = (at[0] + lease_s, at[1])
+                    job.lease_token = "?"  # the token the database chose; filled in from what claim returned
                     if job.attempts > job.max_attempts:
                         self.model.to_dead(job, "max_attempts")
                     else:
@@ -235,30 +235,30 @@ def make_machine(schema: str):
             for job in jobs:
                 m = self.model.jobs[job.id]
                 assert job.attempts == m.attempts and job.attempts <= job.max_attempts
-                m.lease = job.lease
+                m.lease_token = job.lease_token
                 self.handles.append(job)
 
-        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 3), lease=st.sampled_from(LEASES),
+        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 3), lease_s=st.sampled_from(LEASES),
               c=st.integers(0, 2))
-        def claim(self, q, limit, lease, c):
+        def claim(self, q, limit, lease_s, c):
             at = self.tick("claim")
-            jobs = queue.claim(self.conns[c], q, limit=limit, lease=lease)
-            self.took(jobs, self.model_claim(q, limit, lease, at))
+            jobs = queue.claim(self.conns[c], q, limit=limit, lease_s=lease_s)
+            self.took(jobs, self.model_claim(q, limit, lease_s, at))
 
-        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 2), lease=st.sampled_from(LEASES))
-        def claim_while_another_claim_holds_its_rows(self, q, limit, lease):
+        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 2), lease_s=st.sampled_from(LEASES))
+        def claim_while_another_claim_holds_its_rows(self, q, limit, lease_s):
             """Connection 1 claims inside a transaction; before it commits, connection 2 claims too:
             SKIP LOCKED must hand connection 2 the next jobs, never the same ones."""
             at = self.tick("claim_interleaved")
             first, second = self.conns[1], self.conns[2]
             with first.transaction():
-                mine = queue.claim(first, q, limit=limit, lease=lease)
-                theirs = queue.claim(second, q, limit=limit, lease=lease)
-            expected_mine = self.model_claim(q, limit, lease, at)
+                mine = queue.claim(first, q, limit=limit, lease_s=lease_s)
+                theirs = queue.claim(second, q, limit=limit, lease_s=lease_s)
+            expected_mine = self.model_claim(q, limit, lease_s, at)
             self.took(mine, expected_mine)
             # The second claim's now() is later than the first's (the first's transaction began earlier):
             # a tie in model time goes to the first, as it does in the database.
-            self.took(theirs, self.model_claim(q, limit, lease, (at[0], at[1] + 0.5)))
+            self.took(theirs, self.model_claim(q, limit, lease_s, (at[0], at[1] + 0.5)))
             assert not {j.id for j in mine} & {j.id for j in theirs}
 
         def has(self, *, current: bool) -> bool:
@@ -293,14 +293,14 @@ def make_machine(schema: str):
                 self.model.done.add(job_id)
 
         @precondition(lambda self: self.has(current=True))
-        @rule(data=st.data(), lease=st.sampled_from(LEASES))
-        def extend_lease(self, data, lease):
+        @rule(data=st.data(), lease_s=st.sampled_from(LEASES))
+        def extend_lease(self, data, lease_s):
             handle = self.pick(data, current=True)
             if handle is None:
                 return
             at = self.tick("extend_lease")
-            assert queue.extend_lease(self.conn, handle, lease) is not None
-            self.model.jobs[handle.id].run_at = (at[0] + lease, at[1])
+            assert queue.extend_lease(self.conn, handle, lease_s) is not None
+            self.model.jobs[handle.id].run_at = (at[0] + lease_s, at[1])
 
         @precondition(lambda self: self.has(current=True))
         @rule(data=st.data(), permanent=st.booleans(), message=st.sampled_from(
@@ -311,7 +311,7 @@ def make_machine(schema: str):
                 return
             at = self.tick("fail")
             outcome = queue.fail(self.conns[2], handle, RuntimeError(message), permanent=permanent,
-                                 delay=lambda attempt: BACKOFF_S)
+                                 backoff=lambda attempt: BACKOFF_S)
             job = self.model.jobs[handle.id]
             if permanent:
                 assert outcome == queue.Dead("permanent")
@@ -322,7 +322,7 @@ def make_machine(schema: str):
             else:
                 assert outcome == queue.Retry(BACKOFF_S)
                 job.run_at = (at[0] + BACKOFF_S, at[1])
-                job.lease = None
+                job.lease_token = None
 
         @precondition(lambda self: self.has(current=True))
         @rule(data=st.data())
@@ -348,7 +348,7 @@ def make_machine(schema: str):
                 "ack": lambda: queue.ack(conn, handle),
                 "ack_many": lambda: queue.ack_many(conn, [handle]),
                 "extend_lease": lambda: queue.extend_lease(conn, handle, 100),
-                "fail": lambda: queue.fail(conn, handle, "late", delay=lambda attempt: BACKOFF_S),
+                "fail": lambda: queue.fail(conn, handle, "late", backoff=lambda attempt: BACKOFF_S),
                 "fail_permanent": lambda: queue.fail(conn, handle, "late", permanent=True),
                 "bury": lambda: queue.bury(conn, handle, "buried", "late"),
                 "retry": lambda: queue.retry(conn, handle, 0, "late"),

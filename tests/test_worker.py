@@ -29,7 +29,7 @@ def jobs_left(conn):
 
 def test_eight_workers_drain_5000_jobs_none_lost_none_run_twice_at_once(runs, start_workers):
     ids = queue.enqueue_many(runs, "record", [{"n": n} for n in range(5000)])
-    workers = start_workers(8, concurrency=4, lease=5)
+    workers = start_workers(8, concurrency=4, lease_s=5)
     wait_until(lambda: jobs_left(runs) == 0, timeout=180, what="the queue to drain")
     for w in workers:
         assert w.terminate() == 0, w.log_tail()
@@ -45,12 +45,12 @@ def test_eight_workers_drain_5000_jobs_none_lost_none_run_twice_at_once(runs, st
 
 def test_a_job_whose_worker_is_sigkilled_runs_again_after_its_lease(runs, start_workers):
     job_id = queue.enqueue(runs, "record", {"sleep_s": 3})
-    [doomed] = start_workers(1, concurrency=1, lease=1)
+    [doomed] = start_workers(1, concurrency=1, lease_s=1)
     wait_until(lambda: runs.execute("SELECT attempts FROM jobs").fetchone()[0] == 1, 30, what="first claim")
     time.sleep(0.3)
     doomed.kill()
     assert runs.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
-    [rescuer] = start_workers(1, concurrency=1, lease=1)
+    [rescuer] = start_workers(1, concurrency=1, lease_s=1)
     wait_until(lambda: jobs_left(runs) == 0, timeout=60, what="the job to finish on the second worker")
     (pid, attempts), = runs.execute("SELECT pid, (SELECT count(*) FROM runs) FROM runs WHERE job_id = %s",
                                     [job_id]).fetchall()
@@ -59,7 +59,7 @@ def test_a_job_whose_worker_is_sigkilled_runs_again_after_its_lease(runs, start_
 
 def test_a_heartbeat_keeps_a_job_longer_than_its_lease_from_running_twice(runs, start_workers):
     queue.enqueue(runs, "record", {"sleep_s": 4})
-    start_workers(2, concurrency=1, lease=1)
+    start_workers(2, concurrency=1, lease_s=1)
     wait_until(lambda: jobs_left(runs) == 0, timeout=60, what="the slow job to finish")
     assert runs.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
     assert runs.execute("SELECT count(*) FROM dead_jobs").fetchone()[0] == 0
@@ -67,7 +67,7 @@ def test_a_heartbeat_keeps_a_job_longer_than_its_lease_from_running_twice(runs, 
 
 def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, start_workers):
     queue.enqueue(runs, "record", {"sleep_s": 2})
-    [w] = start_workers(1, concurrency=1, lease=5)
+    [w] = start_workers(1, concurrency=1, lease_s=5)
     wait_until(lambda: runs.execute("SELECT count(*) FROM jobs WHERE lease IS NOT NULL").fetchone()[0], 30,
                what="the claim")
     w.signal(signal.SIGTERM)
@@ -81,7 +81,7 @@ def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, s
 def test_failing_jobs_retry_with_backoff_then_dead_letter_at_max_attempts(conn, start_workers):
     queue.enqueue(conn, "always_fails", {}, max_attempts=3)
     queue.enqueue(conn, "invalid_address", {})
-    start_workers(1, concurrency=2, lease=5, poll_interval=0.2)
+    start_workers(1, concurrency=2, lease_s=5, poll_interval=0.2)
     wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=60, what="both jobs in the dead-letter table")
     dead = {d.type: d for d in queue.dead_jobs(conn)}
     assert (dead["always_fails"].reason, dead["always_fails"].attempts) == ("max_attempts", 3)
@@ -92,7 +92,7 @@ def test_failing_jobs_retry_with_backoff_then_dead_letter_at_max_attempts(conn, 
 def test_unknown_types_and_bad_payloads_are_dead_lettered_at_once(conn, start_workers):
     queue.enqueue(conn, "no_such_type", {}, max_attempts=8)
     queue.enqueue(conn, "needs_order", {"order_id": "9812"})
-    start_workers(1, concurrency=1, lease=5)
+    start_workers(1, concurrency=1, lease_s=5)
     wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=30, what="two dead jobs")
     dead = {d.type: d for d in queue.dead_jobs(conn)}
     assert dead["no_such_type"].reason == "unknown_type" and dead["no_such_type"].attempts == 1
@@ -101,14 +101,14 @@ def test_unknown_types_and_bad_payloads_are_dead_lettered_at_once(conn, start_wo
 
 
 def test_notify_wakes_an_idle_worker_long_before_its_poll(runs, start_workers):
-    start_workers(1, concurrency=1, lease=5, poll_interval=30)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval=30)
     time.sleep(2)  # let it go idle, listening
     queue.enqueue(runs, "record", {})
     wait_until(lambda: jobs_left(runs) == 0, timeout=15, what="the notified worker to run the job")
 
 
 def test_a_polling_worker_finds_jobs_without_notify(runs, start_workers):
-    start_workers(1, concurrency=1, lease=5, poll_interval=0.2, listen=False)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the polling worker to run the job")
 
@@ -122,7 +122,7 @@ def test_a_bad_app_argument_gets_one_clear_line(schema):
 
 
 def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, start_workers):
-    [w] = start_workers(1, concurrency=1, lease=5, poll_interval=0.2, listen=False)
+    [w] = start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
     wait_until(lambda: "queue 'default'" in w.log(), 30, what="the worker to start")
     runs.execute("ALTER TABLE jobs RENAME TO jobs_away")  # the claim now fails: no such table
     time.sleep(1.5)
