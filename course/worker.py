@@ -205,6 +205,27 @@ class Settings:
         return backoff.backoff_delay(attempt, base=self.retry_base_s, cap=self.retry_cap_s)
 
 
+@dataclass(frozen=True)
+class Unconfirmed:
+    """The outcome of a fail() whose answer was lost with the connection: what the database shows after.
+
+    "dead" (in the dead-letter table) or "retry scheduled" (waiting, lease cleared, attempts unchanged):
+    our report most likely committed. "unknown": the job has moved on (acked, or claimed by another worker
+    after our lease ran out), and whether our report counted cannot be told.
+    """
+
+    state: str
+
+
+@dataclass
+class _Reported:
+    """What the database confirmed of a batch whose reporting a lost connection cut short."""
+
+    acked: set[int] = field(default_factory=set)  # ids whose ack_many answered
+    failed: dict[int, object] = field(default_factory=dict)  # job id -> what fail() answered
+    in_doubt: set[int] = field(default_factory=set)  # fail() sent, connection lost before its answer
+
+
 @dataclass
 class _Done:
     job: Job
@@ -251,6 +272,7 @@ class Worker:
         # An ack_many whose answer was lost with the connection: id -> lease token. It may have committed; the
         # retry must tell "we deleted it" from "another worker has it now" (see _report_finished).
         self._ack_in_doubt: dict[int, object] = {}
+        self._reported = _Reported()  # the same for fail(): outcomes kept until the batch is reported
 
     # -- control ---------------------------------------------------------------------------------
 
@@ -422,43 +444,48 @@ class Worker:
             self._wake.set()
 
     def _report_finished(self, claim: bool = False) -> list[Job] | None:
-        """Ack what succeeded (one statement), fail() what raised. Kept until the database hears it.
+        """fail() what raised, then ack what succeeded (one statement). Kept until the database hears it.
 
         With `claim`, also claim jobs for the free slots (this batch's included) in the ack's
         transaction, and return them; None when there was nothing to ack (the caller claims alone).
+        A batch whose reporting a lost connection cut short is reported again after the reconnect;
+        what the first try had confirmed (`_reported`) is not sent twice.
         """
         if not self._finished:
             return None
         batch = list(self._finished)
+        done_before = self._reported
+        failures = {done.job.id: self._report_failure(done) for done in batch if done.error is not None}
         succeeded = [done.job for done in batch if done.error is None]
+        to_ack = [job for job in succeeded if job.id not in done_before.acked]
         claimed = None
         try:
-            if succeeded and claim:
+            if to_ack and claim:
                 with self._conn.transaction():
-                    acked = set(self.ops.ack_many(self._conn, succeeded))
+                    acked = set(self.ops.ack_many(self._conn, to_ack))
                     claimed = self._claim(self.settings.concurrency - len(self._running) + len(batch))
             else:
-                acked = set(self.ops.ack_many(self._conn, succeeded)) if succeeded else set()
+                acked = set(self.ops.ack_many(self._conn, to_ack)) if to_ack else set()
         except DISCONNECTED:
             # The DELETE may have committed with only its answer lost: remember what we asked for.
-            self._ack_in_doubt.update({job.id: job.lease_token for job in succeeded})
+            self._ack_in_doubt.update({job.id: job.lease_token for job in to_ack})
             raise
+        done_before.acked |= acked  # confirmed: not asked again if the next statement loses the connection
         if self._ack_in_doubt:
-            acked |= self._acked_before(succeeded, acked)
+            acked |= self._acked_before(to_ack, acked)
             self._ack_in_doubt.clear()
+        acked |= done_before.acked
+        self._reported = _Reported()  # the whole batch is reported: the next one starts afresh
         for done in batch:
             if done.error is not None:
-                outcome = self._fail(done)
-                self._log_failure(done, outcome)
-                if outcome is None:
-                    acked.discard(done.job.id)  # lease lost: counted below
+                self._log_failure(done, failures[done.job.id])
         for _ in batch:
             self._finished.popleft()
         for done in batch:
             self._running.pop(done.job.id, None)
         self.counters.succeeded += len(acked)
-        self.counters.failed += sum(1 for done in batch if done.error is not None)
-        lost = [done.job.id for done in batch if done.error is None and done.job.id not in acked]
+        self.counters.failed += len(failures)
+        lost = [job.id for job in succeeded if job.id not in acked]
         if lost:
             self.counters.lost_leases += len(lost)
             log.warning("worker %s: lease lost before ack for job(s) %s: they may have run twice",
@@ -466,6 +493,30 @@ class Worker:
         if acked:
             self.hooks.acked(acked)
         return claimed
+
+    def _report_failure(self, done: _Done):
+        """fail() one job, once: its outcome, kept in `_reported` until the whole batch is reported."""
+        job, reported = done.job, self._reported
+        if job.id in reported.failed:  # reported before the connection dropped: not again
+            return reported.failed[job.id]
+        try:
+            outcome = self._fail(done)
+        except DISCONNECTED:
+            reported.in_doubt.add(job.id)  # it may have committed with only its answer lost
+            raise
+        if outcome is None and job.id in reported.in_doubt:
+            # "Lease gone" now most likely means our first try committed. Say what the database shows.
+            outcome = self._fate_of(job)
+        reported.failed[job.id] = outcome
+        return outcome
+
+    def _fate_of(self, job: Job) -> Unconfirmed:
+        """Where a job is whose fail() lost its answer with the connection (and a retry found the lease gone)."""
+        row = self._conn.execute(
+            "SELECT 'dead' FROM dead_jobs WHERE id = %(id)s UNION ALL "
+            "SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease IS NULL AND attempts = %(attempts)s",
+            {"id": job.id, "attempts": job.attempts}).fetchone()
+        return Unconfirmed(row[0] if row else "unknown")
 
     def _acked_before(self, succeeded: list[Job], acked: set[int]) -> set[int]:
         """Of the jobs an ack_many retried after a lost connection, those the first try had deleted.
@@ -491,6 +542,12 @@ class Worker:
             then = f"retry in {outcome.delay_s:.1f} s"
         elif isinstance(outcome, q.Dead):
             then = f"dead-lettered ({outcome.reason})"
+        elif isinstance(outcome, Unconfirmed) and outcome.state != "unknown":
+            then = (f"the connection dropped before fail() answered; the job is {outcome.state} "
+                    f"(most likely by that report)")
+        elif isinstance(outcome, Unconfirmed):
+            then = ("outcome unknown: the connection dropped before fail() answered, and the job has moved on "
+                    "since (another worker may have it)")
         else:
             then = "lease lost: another worker has the job now"
         log.warning("worker %s: job %d (%s) attempt %d of %d failed: %s; %s", self.name, job.id, job.type,

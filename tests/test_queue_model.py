@@ -22,11 +22,15 @@ Bounded and seeded for `make test` (derandomized, well under a minute). A longer
 
     COURSE_MODEL_EXAMPLES=2000 COURSE_MODEL_STEPS=80 .venv/bin/python -m pytest tests/test_queue_model.py
     COURSE_MODEL_SEED=123 ...        a different random sequence instead of the fixed one
+    COURSE_MODEL_SECONDS=600 ...     batches of EXAMPLES runs (seed, seed + 1, ...) until 10 minutes are up
+
+`make soak` is the last one, from a random seed it prints first (SOAK_S=60 for a minute).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -50,6 +54,7 @@ KEYS = ("k1", "k2")
 EXAMPLES = int(os.environ.get("COURSE_MODEL_EXAMPLES", "40"))
 STEPS = int(os.environ.get("COURSE_MODEL_STEPS", "40"))
 SEED = os.environ.get("COURSE_MODEL_SEED")
+BUDGET_S = float(os.environ.get("COURSE_MODEL_SECONDS", "0"))  # 0: one batch of EXAMPLES runs
 
 RAN = Counter()  # rule -> times run, over the whole test (printed at the end)
 
@@ -407,14 +412,23 @@ def make_machine(schema: str):
 
 @pytest.mark.timeout(0 if "COURSE_MODEL_EXAMPLES" in os.environ else 300)  # a long run takes what it takes
 def test_the_queue_behaves_like_its_model_under_random_interleavings(schema):
+    if BUDGET_S and SEED is None:
+        pytest.fail("COURSE_MODEL_SECONDS needs COURSE_MODEL_SEED: without a seed every batch would repeat the first")
     machine = make_machine(schema)
-    if SEED is not None:
-        machine = hypothesis.seed(int(SEED))(machine)
     RAN.clear()
-    run_state_machine_as_test(machine, settings=settings(
-        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
-        derandomize=SEED is None, suppress_health_check=list(HealthCheck), print_blob=True))
+    print(f"\nmodel test: seed {SEED or 'none (derandomized)'}, {EXAMPLES} runs of up to {STEPS} steps a batch"
+          + (f", batches for {BUDGET_S:g} s" if BUDGET_S else ""), flush=True)
+    deadline = time.monotonic() + BUDGET_S
+    batches = 0
+    while True:
+        seeded = machine if SEED is None else hypothesis.seed(int(SEED) + batches)(machine)
+        run_state_machine_as_test(seeded, settings=settings(
+            max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
+            derandomize=SEED is None, suppress_health_check=list(HealthCheck), print_blob=True))
+        batches += 1
+        if time.monotonic() >= deadline:
+            break
     total = sum(RAN.values())
-    print(f"\nmodel test: {EXAMPLES} runs of up to {STEPS} steps, {total} operations: "
+    print(f"model test: seed {SEED or 'none'}, {batches} batch(es) of {EXAMPLES} runs, {total} operations: "
           + ", ".join(f"{name} {n}" for name, n in sorted(RAN.items())))
     assert RAN["claim"] and RAN["fail"] and RAN["time_passes"] and RAN["redrive"], RAN

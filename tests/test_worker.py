@@ -188,9 +188,12 @@ import contextlib  # noqa: E402
 import logging  # noqa: E402
 import threading  # noqa: E402
 
+from types import SimpleNamespace  # noqa: E402
+
 import psycopg  # noqa: E402
 
 from course import db  # noqa: E402
+from course.errors import PermanentError  # noqa: E402
 from course.worker import Hooks, Registry, Settings, Worker  # noqa: E402
 
 
@@ -374,3 +377,128 @@ def test_a_handlers_module_that_cannot_be_imported_gets_one_clear_line(schema, a
     child = worker.spawn(app, schema=schema)
     assert child.wait(30) == 2, child.log_tail()
     assert says in child.log() and "Traceback" not in child.log(), child.log_tail()
+
+
+@pytest.mark.parametrize("permanent, fate", [(False, "retry scheduled"), (True, "dead")])
+def test_a_fail_that_committed_before_the_connection_dropped_is_reported_as_what_it_is(conn, schema, caplog,
+                                                                                        permanent, fate):
+    """fail()'s COMMIT reached the database, its answer did not. The retry finds the lease gone: that is
+    our own report, not another worker, and the log must say so (it used to say "lease lost")."""
+    calls = []
+
+    class DropAfterFirstFail:
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def fail(self, connection, job, error, **options):
+            calls.append(job.id)
+            outcome = queue.fail(connection, job, error, **options)
+            if len(calls) == 1:
+                connection.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return outcome
+
+    registry = Registry()
+
+    @registry.handler("flaky")
+    def flaky(job):
+        raise (PermanentError if permanent else ConnectionError)("503 from the provider")
+
+    job_id = queue.enqueue(conn, "flaky", {}, max_attempts=5)
+    caplog.set_level(logging.INFO, logger="course.worker")
+    # A retry 60 s away: the job cannot come back and muddle the count while the test watches.
+    with worker_thread(schema, registry, ops=DropAfterFirstFail(), retry_base_s=60, retry_cap_s=60) as worker:
+        wait_until(lambda: worker.counters.failed, timeout=30, what="the failure to be reported")
+    assert calls == [job_id, job_id], "the report was retried once after the reconnect"
+    failures = [r.getMessage() for r in caplog.records if "failed: " in r.getMessage()]
+    assert len(failures) == 1, failures
+    assert f"the connection dropped before fail() answered; the job is {fate}" in failures[0]
+    assert "lease lost" not in failures[0]
+    if permanent:
+        assert [d.id for d in queue.dead_jobs(conn)] == [job_id]
+    else:
+        lease, attempts = conn.execute("SELECT lease, attempts FROM jobs WHERE id = %s", [job_id]).fetchone()
+        assert (lease, attempts) == (None, 1), "retried once, by the first report"
+
+
+def test_a_fail_whose_job_moved_on_after_the_drop_is_reported_as_unknown_not_as_a_retry(conn, schema, caplog):
+    """The connection dropped before fail() reached the database, and meanwhile another worker took the
+    job: the retry finds the lease gone, and the worker must not claim the report went through."""
+    calls = []
+
+    class DropBeforeFirstFail:
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def fail(self, connection, job, error, **options):
+            calls.append(job.id)
+            if len(calls) == 1:
+                with psycopg.connect(db.conninfo(schema), autocommit=True) as other:
+                    other.execute("UPDATE jobs SET run_at = now() WHERE id = %s", [job.id])  # our lease ran out
+                    assert queue.claim_one(other, lease_s=60).id == job.id  # and another worker took the job
+                connection.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return queue.fail(connection, job, error, **options)
+
+    registry = Registry()
+    registry.handler("flaky")(lambda job: (_ for _ in ()).throw(ConnectionError("503")))
+    job_id = queue.enqueue(conn, "flaky", {}, max_attempts=5)
+    caplog.set_level(logging.INFO, logger="course.worker")
+    with worker_thread(schema, registry, ops=DropBeforeFirstFail()) as worker:
+        wait_until(lambda: worker.counters.failed, timeout=30, what="the failure to be reported")
+    [failure] = [r.getMessage() for r in caplog.records if "failed: " in r.getMessage()]
+    assert "outcome unknown: the connection dropped before fail() answered" in failure, failure
+    assert conn.execute("SELECT attempts FROM jobs WHERE id = %s", [job_id]).fetchone()[0] == 2
+
+
+def test_handler_threads_adding_connections_at_once_lose_none(monkeypatch):
+    """Each handler thread adds its connection to the worker's list (so run() can close them all). The
+    interleaving is forced, not hoped for: thread A reads the list and then waits until thread B has
+    either read it too (no lock: both write back what they read, and one connection is lost) or is
+    waiting for the lock (then B reads after A's write). Without the lock this fails every time."""
+    from course import worker as worker_module
+
+    opened = []
+
+    def connect(*args, **kwargs):
+        conn = SimpleNamespace(closed=False, broken=False)
+        opened.append(conn)
+        return conn
+
+    monkeypatch.setattr(worker_module.psycopg, "connect", connect)
+    worker = Worker("", Registry())
+    a_has_read, b_has_read_or_waits = threading.Event(), threading.Event()
+
+    class SlowToRead(list):
+        def __iter__(self):
+            seen = list(super().__iter__())  # the read happens now; the writer uses what it saw
+            if threading.current_thread().name == "A":
+                a_has_read.set()
+                assert b_has_read_or_waits.wait(30), "thread B never reached the list or the lock"
+            else:
+                b_has_read_or_waits.set()
+            return iter(seen)
+
+    class TellingLock:
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def __enter__(self):
+            if threading.current_thread().name == "B":
+                b_has_read_or_waits.set()  # about to wait for A, which holds the lock
+            return self.lock.__enter__()
+
+        def __exit__(self, *exc):
+            return self.lock.__exit__(*exc)
+
+    worker._handler_conns = SlowToRead()
+    worker._handler_conns_lock = TellingLock()
+    a = threading.Thread(target=worker._handler_connection, name="A")
+    a.start()
+    assert a_has_read.wait(30), "thread A never read the list"
+    b = threading.Thread(target=worker._handler_connection, name="B")
+    b.start()
+    a.join(30)
+    b.join(30)
+    assert len(opened) == 2
+    assert sorted(map(id, worker._handler_conns)) == sorted(map(id, opened)), "a connection was lost"
