@@ -51,7 +51,7 @@ test-under-load: $(STAMP)
 # a random seed, printed first with the number of operations at the end. Replay one: COURSE_MODEL_SEED=...
 SOAK_S ?= 600
 soak: $(STAMP)
-	COURSE_MODEL_SECONDS=$(SOAK_S) COURSE_MODEL_EXAMPLES=$${COURSE_MODEL_EXAMPLES:-50} \
+	COURSE_MODEL_SECONDS=$(SOAK_S) COURSE_MODEL_EXAMPLES=$${COURSE_MODEL_EXAMPLES:-25} \
 	COURSE_MODEL_STEPS=$${COURSE_MODEL_STEPS:-60} \
 	COURSE_MODEL_SEED=$${COURSE_MODEL_SEED:-$$($(BIN)/python -c 'import random; print(random.randrange(10**6))')} \
 	$(PYTEST) -s -q tests/test_queue_model.py
