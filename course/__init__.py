@@ -4,6 +4,7 @@ Read it bottom up; nothing low imports anything higher.
 
     db, pgserver      which PostgreSQL (yours, Docker, or the course's own); start, attach, stop
     sql/              every statement the queue runs, as SQL
+    arguments         the checks every public function runs on its arguments (one line saying what to pass)
     queue, backoff    enqueue, claim, ack, extend_lease, fail, redrive, stats
     worker            claim, run, heartbeat, ack; drain on SIGTERM
     scheduler, outbox recurring jobs; the outbox relay to a broker (broker: NATS JetStream)
