@@ -12,7 +12,7 @@ PYTEST := $(BIN)/python -m pytest
 JOBS   ?= 4
 XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test test-unit test-notebooks test-fast test-under-load bench chaos build lock lock-check time-first-run db-stop clean
+.PHONY: lab test test-unit test-notebooks test-fast test-under-load soak bench chaos build lock lock-check time-first-run db-stop clean
 
 # Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
 # can (the pinned one put into the venv if none is on the PATH), else with pip (tools/install.py).
@@ -46,6 +46,15 @@ test-fast: $(STAMP)
 # The whole suite on a busy machine: one CPU burner per core while `make test` runs.
 test-under-load: $(STAMP)
 	$(BIN)/python tests/under_load.py -- $(MAKE) --no-print-directory test
+
+# The model-based test of the queue for SOAK_S seconds (10 minutes): batches of random interleavings from
+# a random seed, printed first with the number of operations at the end. Replay one: COURSE_MODEL_SEED=...
+SOAK_S ?= 600
+soak: $(STAMP)
+	COURSE_MODEL_SECONDS=$(SOAK_S) COURSE_MODEL_EXAMPLES=$${COURSE_MODEL_EXAMPLES:-25} \
+	COURSE_MODEL_STEPS=$${COURSE_MODEL_STEPS:-60} \
+	COURSE_MODEL_SEED=$${COURSE_MODEL_SEED:-$$($(BIN)/python -c 'import random; print(random.randrange(10**6))')} \
+	$(PYTEST) -s -q tests/test_queue_model.py
 
 build: $(STAMP)
 	$(BIN)/python -m course build

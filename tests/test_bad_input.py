@@ -74,7 +74,7 @@ def test_json_that_is_not_an_object_is_dead_lettered_at_once_and_the_rest_still_
     conn.execute("""INSERT INTO jobs (type, payload) VALUES ('noop', '"order 98"'), ('noop', '[98]'),
                                                             ('noop', 'null')""")
     good = queue.enqueue(conn, "noop", {"order_id": 98})
-    start_workers(1, concurrency=2, lease=5)
+    start_workers(1, concurrency=2, lease_s=5)
     wait_until(lambda: count(conn) == 0, timeout=60, what="the queue to empty")
     dead = queue.dead_jobs(conn)
     assert len(dead) == 3 and {d.reason for d in dead} == {"bad_payload"}
@@ -125,12 +125,12 @@ def test_a_worker_told_a_queue_name_with_sql_in_it_says_so_in_one_line(schema):
 @pytest.mark.parametrize("lease", [0, -1, -0.5, float("nan"), float("inf"), "30", True])
 def test_a_lease_that_is_not_a_positive_number_of_seconds_is_refused(conn, lease):
     queue.enqueue(conn, "send", {})
-    with pytest.raises(InvalidArgument, match="lease is in seconds and must be more than 0"):
-        queue.claim(conn, lease=lease)
-    job = queue.claim_one(conn, lease=5)
-    with pytest.raises(InvalidArgument, match="lease is in seconds"):
+    with pytest.raises(InvalidArgument, match="lease_s is in seconds and must be more than 0"):
+        queue.claim(conn, lease_s=lease)
+    job = queue.claim_one(conn, lease_s=5)
+    with pytest.raises(InvalidArgument, match="lease_s is in seconds"):
         queue.extend_lease(conn, job, lease)
-    with pytest.raises(InvalidArgument, match="lease is in seconds"):
+    with pytest.raises(InvalidArgument, match="lease_s is in seconds"):
         Worker("", Registry(), Settings(lease_s=lease))
     assert conn.execute("SELECT attempts FROM jobs").fetchone()[0] == 1, "only the valid claim counted"
 
@@ -138,7 +138,7 @@ def test_a_lease_that_is_not_a_positive_number_of_seconds_is_refused(conn, lease
 @pytest.mark.slow
 def test_a_worker_started_with_a_zero_lease_says_so_in_one_line(schema):
     one_clear_error(run_course("worker", "--app", RECORDING_APP, "--lease", "0", "--dsn", db.conninfo(schema)),
-                    "lease is in seconds and must be more than 0")
+                    "lease_s is in seconds and must be more than 0")
     one_clear_error(run_course("worker", "--app", RECORDING_APP, "--concurrency", "0", "--dsn",
                                db.conninfo(schema)), "concurrency must be a whole number from 1")
 
@@ -193,14 +193,14 @@ def test_an_unknown_type_is_dead_lettered_with_its_payload_and_runs_once_a_worke
                                                                                            start_workers):
     conn.execute(RUNS_TABLE)
     job_id = queue.enqueue(conn, "record", {"order_id": 98})
-    [noop_only] = start_workers(1, app="course.evidence.benchmarks.apps:handlers", lease=5)
+    [noop_only] = start_workers(1, app="course.evidence.benchmarks.apps:handlers", lease_s=5)
     wait_until(lambda: queue.dead_jobs(conn), timeout=60, what="the dead letter")
     [dead] = queue.dead_jobs(conn)
     assert (dead.id, dead.reason, dead.payload) == (job_id, "unknown_type", {"order_id": 98})
     assert "no handler for job type 'record' (this worker handles: noop, stamp)" in dead.error
     assert noop_only.terminate() == 0
     assert queue.redrive(conn, type="record") == [job_id]
-    start_workers(1, lease=5)  # the recording app knows 'record'
+    start_workers(1, lease_s=5)  # the recording app knows 'record'
     wait_until(lambda: count(conn) == 0, timeout=60, what="the redriven job to run")
     assert conn.execute("SELECT job_id FROM runs").fetchall() == [(job_id,)]
 
@@ -215,7 +215,7 @@ def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
         queue.install(conn)
         conn.execute(RUNS_TABLE)
         before = queue.enqueue_many(conn, "record", [{"n": n, "sleep_s": 0.1} for n in range(40)])
-        child = worker.spawn(RECORDING_APP, dsn=server.conninfo(), concurrency=4, lease=2, poll_interval=0.2,
+        child = worker.spawn(RECORDING_APP, dsn=server.conninfo(), concurrency=4, lease_s=2, poll_interval=0.2,
                              name="restart-worker")
         try:
             wait_until(lambda: conn.execute("SELECT count(*) FROM runs").fetchone()[0] >= 5, 60,

@@ -71,7 +71,7 @@ def test_each_check_fails_when_its_invariant_is_broken(soak_tables, break_it, ch
 def test_a_job_whose_worker_dies_on_its_last_attempt_is_dead_lettered_not_run_again(conn):
     job_id = queue.enqueue(conn, "render_invoice", {"booking_id": 7}, max_attempts=2)
     for attempt in (1, 2):
-        job = queue.claim_one(conn, lease=0.2)
+        job = queue.claim_one(conn, lease_s=0.2)
         assert (job.id, job.attempts) == (job_id, attempt)
         time.sleep(0.5)  # the worker "dies": nobody acks, the lease runs out
     assert queue.claim_one(conn) is None, "two runs were allowed; a third must not start"
@@ -83,7 +83,7 @@ def test_a_job_whose_worker_dies_on_its_last_attempt_is_dead_lettered_not_run_ag
 
 def test_a_spent_job_does_not_hide_the_runnable_ones_behind_it(conn):
     spent = queue.enqueue(conn, "render_invoice", {"n": 1}, max_attempts=1, priority=5)
-    assert queue.claim_one(conn, lease=0.2).id == spent
+    assert queue.claim_one(conn, lease_s=0.2).id == spent
     time.sleep(0.5)
     waiting = queue.enqueue(conn, "render_invoice", {"n": 2})
     assert queue.claim_one(conn).id == waiting

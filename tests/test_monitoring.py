@@ -32,15 +32,15 @@ def test_oldest_waiting_counts_due_running_retrying_and_abandoned_jobs_but_not_f
     age(conn, waiting, 100)
     retrying = queue.enqueue(conn, "a", {}, queue="retrying")
     [job] = queue.claim(conn, "retrying")
-    queue.fail(conn, job, "503", delay=lambda attempt: 60.0)
+    queue.fail(conn, job, "503", backoff=lambda attempt: 60.0)
     age(conn, retrying, 200)
     running = queue.enqueue(conn, "a", {}, queue="running")
-    queue.claim(conn, "running", lease=30)
+    queue.claim(conn, "running", lease_s=30)
     age(conn, running, 300)
     abandoned = queue.enqueue(conn, "a", {}, queue="abandoned")
-    queue.claim(conn, "abandoned", lease=0.01)
+    queue.claim(conn, "abandoned", lease_s=0.01)
     age(conn, abandoned, 400)
-    later = queue.enqueue(conn, "a", {}, queue="later", delay=3600)
+    later = queue.enqueue(conn, "a", {}, queue="later", delay_s=3600)
     age(conn, later, 500)
     time.sleep(0.05)
     got = monitoring.oldest_waiting(conn)
@@ -51,7 +51,7 @@ def test_oldest_waiting_counts_due_running_retrying_and_abandoned_jobs_but_not_f
 
 def test_oldest_waiting_counts_from_when_a_job_became_due_not_from_when_it_was_enqueued(conn):
     """Enqueued an hour ahead and due since ten seconds: ten seconds late, not an hour and ten seconds."""
-    queue.enqueue(conn, "send_reminder", {"booking_id": 7}, queue="reminders", delay=3600)
+    queue.enqueue(conn, "send_reminder", {"booking_id": 7}, queue="reminders", delay_s=3600)
     conn.execute("UPDATE jobs SET created_at = created_at - interval '3610 s', run_at = run_at - interval '3610 s', "
                  "due_at = due_at - interval '3610 s'")  # an hour and ten seconds pass
     assert monitoring.oldest_waiting(conn)["reminders"] == pytest.approx(10, abs=30)

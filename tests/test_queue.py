@@ -17,7 +17,7 @@ def count(conn, table="jobs"):
 
 def test_a_job_goes_in_is_claimed_once_and_acked_away(conn):
     job_id = queue.enqueue(conn, "send_receipt", {"order_id": 9812})
-    job = queue.claim_one(conn, lease=5)
+    job = queue.claim_one(conn, lease_s=5)
     assert (job.id, job.type, job.payload, job.attempts) == (job_id, "send_receipt", {"order_id": 9812}, 1)
     assert queue.claim_one(conn) is None, "a leased job must be hidden from other claims"
     assert queue.ack(conn, job) is True
@@ -28,7 +28,7 @@ def test_claim_takes_the_highest_priority_then_the_oldest(conn):
     low = queue.enqueue(conn, "newsletter", {"n": 1}, priority=0)
     high = queue.enqueue(conn, "confirmation", {"n": 2}, priority=10)
     low_later = queue.enqueue(conn, "newsletter", {"n": 3}, priority=0)
-    later = queue.enqueue(conn, "scheduled", {"n": 4}, priority=99, delay=3600)
+    later = queue.enqueue(conn, "scheduled", {"n": 4}, priority=99, delay_s=3600)
     assert [j.id for j in queue.claim(conn, limit=10)] == [high, low, low_later]
     assert later not in [j.id for j in queue.claim(conn, limit=10)]
 
@@ -62,10 +62,10 @@ def test_a_unique_key_admits_one_job_under_concurrent_enqueues(schema):
 
 def test_a_zombie_cannot_ack_or_extend_a_job_claimed_again(conn, schema):
     job_id = queue.enqueue(conn, "render_invoice", {"booking_id": 7})
-    zombie = queue.claim_one(conn, lease=0.2)
+    zombie = queue.claim_one(conn, lease_s=0.2)
     time.sleep(0.5)  # the zombie's lease runs out while it is "still working"
     with db.connect(schema) as other:
-        rescuer = queue.claim_one(other, lease=30)
+        rescuer = queue.claim_one(other, lease_s=30)
     assert rescuer.id == job_id and rescuer.attempts == 2
     assert queue.extend_lease(conn, zombie, 30) is None
     assert queue.ack(conn, zombie) is False
@@ -76,7 +76,7 @@ def test_a_zombie_cannot_ack_or_extend_a_job_claimed_again(conn, schema):
 
 def test_heartbeat_keeps_a_long_job_hidden(conn, schema):
     queue.enqueue(conn, "sync_channel_manager", {"booking_id": 7})
-    job = queue.claim_one(conn, lease=0.5)
+    job = queue.claim_one(conn, lease_s=0.5)
     for _ in range(4):
         time.sleep(0.25)
         assert queue.extend_lease(conn, job, 0.5) is not None
@@ -87,8 +87,8 @@ def test_heartbeat_keeps_a_long_job_hidden(conn, schema):
 
 def test_batch_claim_extend_and_ack(conn):
     queue.enqueue_many(conn, "noop", [{"i": i} for i in range(10)])
-    jobs = queue.claim(conn, limit=4, lease=5)
-    assert len(jobs) == 4 and len({j.lease for j in jobs}) == 4
+    jobs = queue.claim(conn, limit=4, lease_s=5)
+    assert len(jobs) == 4 and len({j.lease_token for j in jobs}) == 4
     assert queue.extend_leases(conn, jobs, 10) == {j.id for j in jobs}
     assert queue.ack_many(conn, jobs) == {j.id for j in jobs}
     assert count(conn) == 6
@@ -102,7 +102,7 @@ def test_concurrent_claims_never_hand_out_a_job_twice(schema):
     def worker():
         with db.connect(schema) as conn:
             barrier.wait()
-            while jobs := queue.claim(conn, limit=3, lease=60):
+            while jobs := queue.claim(conn, limit=3, lease_s=60):
                 claimed.extend(j.id for j in jobs)
 
     threads = [threading.Thread(target=worker) for _ in range(20)]
@@ -116,8 +116,8 @@ def test_concurrent_claims_never_hand_out_a_job_twice(schema):
 def test_retries_reach_the_dead_letter_table_exactly_at_max_attempts(conn):
     queue.enqueue(conn, "send_email", {"booking_id": 1}, max_attempts=4)
     outcomes = []
-    while job := queue.claim_one(conn, lease=5):
-        outcomes.append(queue.fail(conn, job, RuntimeError("503 Service Unavailable"), delay=lambda n: 0))
+    while job := queue.claim_one(conn, lease_s=5):
+        outcomes.append(queue.fail(conn, job, RuntimeError("503 Service Unavailable"), backoff=lambda n: 0))
     assert [type(o).__name__ for o in outcomes] == ["Retry", "Retry", "Retry", "Dead"]
     [dead] = queue.dead_jobs(conn)
     assert (dead.reason, dead.attempts, dead.max_attempts) == ("max_attempts", 4, 4)
@@ -167,7 +167,7 @@ def test_redrive_keeps_a_dead_job_whose_key_is_taken_again(conn):
 
 def test_stats_show_depth_age_in_flight_and_dead_letters(conn):
     queue.enqueue_many(conn, "noop", [{"i": i} for i in range(5)])
-    queue.enqueue(conn, "noop", {}, queue="emails", delay=60)
+    queue.enqueue(conn, "noop", {}, queue="emails", delay_s=60)
     queue.claim(conn, limit=2)
     time.sleep(0.05)
     stats = queue.stats(conn)
@@ -188,10 +188,10 @@ def test_stats_show_depth_age_in_flight_and_dead_letters(conn):
     (lambda c: queue.enqueue(c, "send", {"when": object()}), "cannot be stored as JSON"),
     (lambda c: queue.enqueue(c, "send", {"ratio": float("nan")}), "cannot be stored as JSON"),
     (lambda c: queue.enqueue(c, "send", {}, max_attempts=0), "max_attempts must be"),
-    (lambda c: queue.enqueue(c, "send", {}, delay=-1), "delay is in seconds"),
+    (lambda c: queue.enqueue(c, "send", {}, delay_s=-1), "delay_s is in seconds"),
     (lambda c: queue.enqueue(c, "send", {}, unique_key=""), "unique_key must be"),
-    (lambda c: queue.claim(c, lease=0), "lease is in seconds"),
-    (lambda c: queue.claim(c, lease=-5), "lease is in seconds"),
+    (lambda c: queue.claim(c, lease_s=0), "lease_s is in seconds"),
+    (lambda c: queue.claim(c, lease_s=-5), "lease_s is in seconds"),
     (lambda c: queue.enqueue_many(c, "send", [{"a": 1}, "oops"]), "payload number 1"),
 ])
 def test_bad_input_is_refused_clearly_and_writes_nothing(conn, call, message):
@@ -253,8 +253,8 @@ def test_a_long_non_ascii_error_can_still_be_dead_lettered(conn, schema):
 def test_enqueue_given_both_a_delay_and_a_run_at_refuses_and_writes_nothing(conn):
     from datetime import datetime, timedelta, timezone
 
-    with pytest.raises(InvalidArgument, match="delay or run_at.*Nothing was written"):
-        queue.enqueue(conn, "send_receipt", {"order_id": 1}, delay=60,
+    with pytest.raises(InvalidArgument, match="delay_s or run_at.*Nothing was written"):
+        queue.enqueue(conn, "send_receipt", {"order_id": 1}, delay_s=60,
                       run_at=datetime.now(timezone.utc) + timedelta(hours=1))
     assert count(conn) == 0
 
@@ -269,7 +269,7 @@ def test_dead_jobs_refuses_a_limit_that_is_not_a_positive_whole_number(conn, lim
 def test_claim_dead_letters_a_job_whose_last_attempt_never_reported_back(conn):
     job_id = queue.enqueue(conn, "render_invoice", {"booking_id": 7}, max_attempts=3)
     for attempt in (1, 2, 3):
-        job = queue.claim_one(conn, lease=60)
+        job = queue.claim_one(conn, lease_s=60)
         assert (job.id, job.attempts) == (job_id, attempt)
         expire_lease(conn, job_id)  # the worker died mid-job: nobody acks or fails, the lease runs out
     waiting = queue.enqueue(conn, "render_invoice", {"booking_id": 8})
@@ -293,7 +293,7 @@ def shift_back(conn, seconds, job_id=None):
 
 
 def test_a_delayed_job_is_not_late_the_moment_it_becomes_due(conn):
-    queue.enqueue(conn, "send_reminder", {"booking_id": 7}, delay=3600)
+    queue.enqueue(conn, "send_reminder", {"booking_id": 7}, delay_s=3600)
     shift_back(conn, 3601)  # an hour passes: the job is due since a second ago
     assert queue.stats(conn).queue().oldest_ready_age_s == pytest.approx(1, abs=30)
 
@@ -301,7 +301,7 @@ def test_a_delayed_job_is_not_late_the_moment_it_becomes_due(conn):
 def test_a_job_in_backoff_counts_as_late_from_when_it_was_first_due(conn):
     queue.enqueue(conn, "send_receipt", {"order_id": 1})
     job = queue.claim_one(conn)
-    queue.fail(conn, job, "503", delay=lambda attempt: 60.0)
+    queue.fail(conn, job, "503", backoff=lambda attempt: 60.0)
     shift_back(conn, 600)  # ten minutes pass; the retry is due since nine
     assert queue.stats(conn).queue().oldest_ready_age_s == pytest.approx(600, abs=30)
 
@@ -328,3 +328,41 @@ def test_a_claimed_batch_comes_back_most_urgent_first(conn):
     # The plan decides RETURNING's order: force the hash or merge join a bigger jobs table gets.
     conn.execute("SET enable_nestloop = off")
     assert [job.id for job in queue.claim(conn, limit=3)] == [high, low, other]
+
+
+# -- names that mean one thing: a renamed keyword is refused with the name to pass ------------------------
+
+
+@pytest.mark.parametrize("call, new_name", [
+    (lambda c, job: queue.enqueue(c, "send", {}, delay=60), "delay_s="),
+    (lambda c, job: queue.enqueue_many(c, "send", [{}], delay=60), "delay_s="),
+    (lambda c, job: queue.claim(c, lease=30), "lease_s="),
+    (lambda c, job: queue.claim_one(c, lease=30), "lease_s="),
+    (lambda c, job: queue.extend_lease(c, job, lease=30), "lease_s="),
+    (lambda c, job: queue.extend_leases(c, [job], lease=30), "lease_s="),
+    (lambda c, job: queue.fail(c, job, "503", delay=lambda attempt: 1.0), "backoff="),
+    (lambda c, job: queue.decide(job, permanent=False, delay=lambda attempt: 1.0), "backoff="),
+])
+def test_an_old_keyword_is_refused_naming_the_new_one_and_changes_nothing(conn, call, new_name):
+    queue.enqueue(conn, "send", {})
+    job = queue.claim_one(conn, lease_s=30)
+    before = conn.execute("SELECT id, run_at, attempts, lease FROM jobs ORDER BY id").fetchall()
+    with pytest.raises(InvalidArgument, match=f"takes {new_name} now.*pass .*{new_name}"):
+        call(conn, job)
+    assert conn.execute("SELECT id, run_at, attempts, lease FROM jobs ORDER BY id").fetchall() == before
+
+
+def test_the_claims_token_is_lease_token_and_the_old_attribute_says_so(conn):
+    queue.enqueue(conn, "send", {})
+    job = queue.claim_one(conn, lease_s=30)
+    token = conn.execute("SELECT lease FROM jobs WHERE id = %s", [job.id]).fetchone()[0]
+    assert job.lease_token == token
+    with pytest.raises(AttributeError, match="Job.lease is now Job.lease_token"):
+        job.lease  # noqa: B018
+
+
+def test_spawn_refuses_the_old_lease_keyword():
+    from course.core import worker
+
+    with pytest.raises(InvalidArgument, match="spawn\\(\\) takes lease_s= now"):
+        worker.spawn("course.evidence.benchmarks.apps:handlers", lease=5)

@@ -22,11 +22,15 @@ Bounded and seeded for `make test` (derandomized, well under a minute). A longer
 
     COURSE_MODEL_EXAMPLES=2000 COURSE_MODEL_STEPS=80 .venv/bin/python -m pytest tests/test_queue_model.py
     COURSE_MODEL_SEED=123 ...        a different random sequence instead of the fixed one
+    COURSE_MODEL_SECONDS=600 ...     batches of EXAMPLES runs (seed, seed + 1, ...) until 10 minutes are up
+
+`make soak` is the last one, from a random seed it prints first (SOAK_S=60 for a minute).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -51,6 +55,7 @@ KEYS = ("k1", "k2")
 EXAMPLES = int(os.environ.get("COURSE_MODEL_EXAMPLES", "40"))
 STEPS = int(os.environ.get("COURSE_MODEL_STEPS", "40"))
 SEED = os.environ.get("COURSE_MODEL_SEED")
+BUDGET_S = float(os.environ.get("COURSE_MODEL_SECONDS", "0"))  # 0: one batch of EXAMPLES runs
 
 RAN = Counter()  # rule -> times run, over the whole test (printed at the end)
 
@@ -65,7 +70,7 @@ class MJob:
     run_at: tuple  # (virtual seconds, step number): ties in time go to the statement that ran first
     due: float  # when it was first due (virtual seconds): lateness counts from here
     attempts: int = 0
-    lease: object = None  # the current lease token, or None
+    lease_token: object = None  # the current lease token, or None
 
 
 @dataclass
@@ -90,11 +95,11 @@ class Model:
     def state(self, job: MJob) -> str:
         if job.run_at[0] <= self.now:
             return "ready"  # waiting, or left behind by a lease that ran out
-        return "leased" if job.lease is not None else "scheduled"
+        return "leased" if job.lease_token is not None else "scheduled"
 
     def current(self, handle: queue.Job) -> bool:
         job = self.jobs.get(handle.id)
-        return job is not None and job.lease == handle.lease
+        return job is not None and job.lease_token == handle.lease_token
 
     def ready_in(self, queue_name: str) -> list[MJob]:
         ready = [j for j in self.jobs.values() if j.queue == queue_name and self.state(j) == "ready"]
@@ -121,7 +126,7 @@ def check_against(conn, model: Model, seen_attempts: dict[int, int]) -> None:
     for job_id, (_, q, priority, attempts, max_attempts, lease, key, visible) in db_jobs.items():
         m = model.jobs[job_id]
         assert (q, priority, attempts, max_attempts, lease, key) == (
-            m.queue, m.priority, m.attempts, m.max_attempts, m.lease, m.unique_key), job_id
+            m.queue, m.priority, m.attempts, m.max_attempts, m.lease_token, m.unique_key), job_id
         assert visible == (model.state(m) == "ready"), (job_id, model.state(m))
         assert 0 <= attempts <= max_attempts, (job_id, attempts, max_attempts)
         assert attempts >= seen_attempts.get(job_id, 0), f"job {job_id}'s attempts went down"
@@ -172,29 +177,29 @@ def make_machine(schema: str):
 
         # -- producing --
 
-        @rule(q=st.sampled_from(QUEUES), priority=st.sampled_from((0, 1, 5)), delay=st.sampled_from(DELAYS),
+        @rule(q=st.sampled_from(QUEUES), priority=st.sampled_from((0, 1, 5)), delay_s=st.sampled_from(DELAYS),
               max_attempts=st.integers(1, 3), key=st.none() | st.sampled_from(KEYS), c=st.integers(0, 2))
-        def enqueue(self, q, priority, delay, max_attempts, key, c):
+        def enqueue(self, q, priority, delay_s, max_attempts, key, c):
             at = self.tick("enqueue")
-            job_id = queue.enqueue(self.conns[c], "t", {"n": 0}, queue=q, priority=priority, delay=delay,
+            job_id = queue.enqueue(self.conns[c], "t", {"n": 0}, queue=q, priority=priority, delay_s=delay_s,
                                    max_attempts=max_attempts, unique_key=key)
             held = key is not None and any(j.unique_key == key for j in self.model.jobs.values())
             if held:
                 assert job_id is None, "a unique key held by an unfinished job admitted a second job"
                 return
             assert job_id is not None
-            self.model.jobs[job_id] = MJob(job_id, q, priority, max_attempts, key, (at[0] + delay, at[1]),
-                                           at[0] + delay)
+            self.model.jobs[job_id] = MJob(job_id, q, priority, max_attempts, key, (at[0] + delay_s, at[1]),
+                                           at[0] + delay_s)
 
-        @rule(q=st.sampled_from(QUEUES), n=st.integers(1, 4), delay=st.sampled_from(DELAYS),
+        @rule(q=st.sampled_from(QUEUES), n=st.integers(1, 4), delay_s=st.sampled_from(DELAYS),
               keys=st.lists(st.none() | st.sampled_from(KEYS), min_size=4, max_size=4))
-        def enqueue_many(self, q, n, delay, keys):
+        def enqueue_many(self, q, n, delay_s, keys):
             at = self.tick("enqueue_many")
             payloads = []
             for _ in range(n):
                 self.payload_n += 1
                 payloads.append({"n": self.payload_n})
-            ids = queue.enqueue_many(self.conn, "t", payloads, queue=q, delay=delay, unique_keys=keys[:n])
+            ids = queue.enqueue_many(self.conn, "t", payloads, queue=q, delay_s=delay_s, unique_keys=keys[:n])
             held = {j.unique_key for j in self.model.jobs.values() if j.unique_key is not None}
             expected = []
             for payload, key in zip(payloads, keys[:n]):
@@ -209,18 +214,18 @@ def make_machine(schema: str):
                 if payload["n"] in stored:
                     job_id = stored[payload["n"]]
                     self.model.jobs[job_id] = MJob(job_id, q, 0, queue.MAX_ATTEMPTS, key,
-                                                   (at[0] + delay, at[1]), at[0] + delay)
+                                                   (at[0] + delay_s, at[1]), at[0] + delay_s)
 
         # -- consuming --
 
-        def model_claim(self, q: str, limit: int, lease: float, at: tuple) -> list[int]:
+        def model_claim(self, q: str, limit: int, lease_s: float, at: tuple) -> list[int]:
             while True:
                 taken = self.model.ready_in(q)[:limit]
                 runnable = []
                 for job in taken:
                     job.attempts += 1
-                    job.run_at = (at[0] + lease, at[1])
-                    job.lease = "?"  # the token the database chose; filled in from what claim returned
+                    job.run_at = (at[0] + lease_s, at[1])
+                    job.lease_token = "?"  # the token the database chose; filled in from what claim returned
                     if job.attempts > job.max_attempts:
                         self.model.to_dead(job, "max_attempts")
                     else:
@@ -236,30 +241,30 @@ def make_machine(schema: str):
             for job in jobs:
                 m = self.model.jobs[job.id]
                 assert job.attempts == m.attempts and job.attempts <= job.max_attempts
-                m.lease = job.lease
+                m.lease_token = job.lease_token
                 self.handles.append(job)
 
-        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 3), lease=st.sampled_from(LEASES),
+        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 3), lease_s=st.sampled_from(LEASES),
               c=st.integers(0, 2))
-        def claim(self, q, limit, lease, c):
+        def claim(self, q, limit, lease_s, c):
             at = self.tick("claim")
-            jobs = queue.claim(self.conns[c], q, limit=limit, lease=lease)
-            self.took(jobs, self.model_claim(q, limit, lease, at))
+            jobs = queue.claim(self.conns[c], q, limit=limit, lease_s=lease_s)
+            self.took(jobs, self.model_claim(q, limit, lease_s, at))
 
-        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 2), lease=st.sampled_from(LEASES))
-        def claim_while_another_claim_holds_its_rows(self, q, limit, lease):
+        @rule(q=st.sampled_from(QUEUES), limit=st.integers(1, 2), lease_s=st.sampled_from(LEASES))
+        def claim_while_another_claim_holds_its_rows(self, q, limit, lease_s):
             """Connection 1 claims inside a transaction; before it commits, connection 2 claims too:
             SKIP LOCKED must hand connection 2 the next jobs, never the same ones."""
             at = self.tick("claim_interleaved")
             first, second = self.conns[1], self.conns[2]
             with first.transaction():
-                mine = queue.claim(first, q, limit=limit, lease=lease)
-                theirs = queue.claim(second, q, limit=limit, lease=lease)
-            expected_mine = self.model_claim(q, limit, lease, at)
+                mine = queue.claim(first, q, limit=limit, lease_s=lease_s)
+                theirs = queue.claim(second, q, limit=limit, lease_s=lease_s)
+            expected_mine = self.model_claim(q, limit, lease_s, at)
             self.took(mine, expected_mine)
             # The second claim's now() is later than the first's (the first's transaction began earlier):
             # a tie in model time goes to the first, as it does in the database.
-            self.took(theirs, self.model_claim(q, limit, lease, (at[0], at[1] + 0.5)))
+            self.took(theirs, self.model_claim(q, limit, lease_s, (at[0], at[1] + 0.5)))
             assert not {j.id for j in mine} & {j.id for j in theirs}
 
         def has(self, *, current: bool) -> bool:
@@ -294,14 +299,14 @@ def make_machine(schema: str):
                 self.model.done.add(job_id)
 
         @precondition(lambda self: self.has(current=True))
-        @rule(data=st.data(), lease=st.sampled_from(LEASES))
-        def extend_lease(self, data, lease):
+        @rule(data=st.data(), lease_s=st.sampled_from(LEASES))
+        def extend_lease(self, data, lease_s):
             handle = self.pick(data, current=True)
             if handle is None:
                 return
             at = self.tick("extend_lease")
-            assert queue.extend_lease(self.conn, handle, lease) is not None
-            self.model.jobs[handle.id].run_at = (at[0] + lease, at[1])
+            assert queue.extend_lease(self.conn, handle, lease_s) is not None
+            self.model.jobs[handle.id].run_at = (at[0] + lease_s, at[1])
 
         @precondition(lambda self: self.has(current=True))
         @rule(data=st.data(), permanent=st.booleans(), message=st.sampled_from(
@@ -312,7 +317,7 @@ def make_machine(schema: str):
                 return
             at = self.tick("fail")
             outcome = queue.fail(self.conns[2], handle, RuntimeError(message), permanent=permanent,
-                                 delay=lambda attempt: BACKOFF_S)
+                                 backoff=lambda attempt: BACKOFF_S)
             job = self.model.jobs[handle.id]
             if permanent:
                 assert outcome == queue.Dead("permanent")
@@ -323,7 +328,7 @@ def make_machine(schema: str):
             else:
                 assert outcome == queue.Retry(BACKOFF_S)
                 job.run_at = (at[0] + BACKOFF_S, at[1])
-                job.lease = None
+                job.lease_token = None
 
         @precondition(lambda self: self.has(current=True))
         @rule(data=st.data())
@@ -349,7 +354,7 @@ def make_machine(schema: str):
                 "ack": lambda: queue.ack(conn, handle),
                 "ack_many": lambda: queue.ack_many(conn, [handle]),
                 "extend_lease": lambda: queue.extend_lease(conn, handle, 100),
-                "fail": lambda: queue.fail(conn, handle, "late", delay=lambda attempt: BACKOFF_S),
+                "fail": lambda: queue.fail(conn, handle, "late", backoff=lambda attempt: BACKOFF_S),
                 "fail_permanent": lambda: queue.fail(conn, handle, "late", permanent=True),
                 "bury": lambda: queue.bury(conn, handle, "buried", "late"),
                 "retry": lambda: queue.retry(conn, handle, 0, "late"),
@@ -408,14 +413,23 @@ def make_machine(schema: str):
 
 @pytest.mark.timeout(0 if "COURSE_MODEL_EXAMPLES" in os.environ else 300)  # a long run takes what it takes
 def test_the_queue_behaves_like_its_model_under_random_interleavings(schema):
+    if BUDGET_S and SEED is None:
+        pytest.fail("COURSE_MODEL_SECONDS needs COURSE_MODEL_SEED: without a seed every batch would repeat the first")
     machine = make_machine(schema)
-    if SEED is not None:
-        machine = hypothesis.seed(int(SEED))(machine)
     RAN.clear()
-    run_state_machine_as_test(machine, settings=settings(
-        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
-        derandomize=SEED is None, suppress_health_check=list(HealthCheck), print_blob=True))
+    print(f"\nmodel test: seed {SEED or 'none (derandomized)'}, {EXAMPLES} runs of up to {STEPS} steps a batch"
+          + (f", batches for {BUDGET_S:g} s" if BUDGET_S else ""), flush=True)
+    deadline = time.monotonic() + BUDGET_S
+    batches = 0
+    while True:
+        seeded = machine if SEED is None else hypothesis.seed(int(SEED) + batches)(machine)
+        run_state_machine_as_test(seeded, settings=settings(
+            max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
+            derandomize=SEED is None, suppress_health_check=list(HealthCheck), print_blob=True))
+        batches += 1
+        if time.monotonic() >= deadline:
+            break
     total = sum(RAN.values())
-    print(f"\nmodel test: {EXAMPLES} runs of up to {STEPS} steps, {total} operations: "
+    print(f"model test: seed {SEED or 'none'}, {batches} batch(es) of {EXAMPLES} runs, {total} operations: "
           + ", ".join(f"{name} {n}" for name, n in sorted(RAN.items())))
     assert RAN["claim"] and RAN["fail"] and RAN["time_passes"] and RAN["redrive"], RAN

@@ -277,7 +277,7 @@ def test_the_example_jobs_are_safe_to_run_twice(sched):
     scheduler.install_examples(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)
     scheduler.tick(sched, at(14, 2, 0))
-    jobs = queue.claim(sched, limit=10, lease=30)
+    jobs = queue.claim(sched, limit=10, lease_s=30)
     assert sorted(job.type for job in jobs) == ["nightly_invoices", "release_unpaid_holds"]
     for job in jobs + jobs:  # every job runs twice, as after a crash before its ack
         scheduler.handlers.get(job.type).run(job, sched)
@@ -293,7 +293,7 @@ def test_the_scheduler_handlers_run_in_a_real_worker(schema, sched, start_worker
     scheduler.install_examples(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)
     scheduler.tick(sched, at(14, 2, 5))
-    start_workers(1, app="course.core.scheduler:handlers", lease=5, poll_interval=0.1)
+    start_workers(1, app="course.core.scheduler:handlers", lease_s=5, poll_interval=0.1)
     processes.wait_until(lambda: queue.stats(sched).depth == 0, timeout=30, what="the worker to run the jobs")
     # 02:05 (02:00 was skipped: the skip policy runs the latest due slot only) and the night's invoices
     assert sorted(sched.execute("SELECT task, changed FROM task_runs").fetchall()) == [

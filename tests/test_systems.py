@@ -268,7 +268,7 @@ def test_queue_mode_stores_a_job_with_every_order_and_a_worker_sends_each_receip
     assert jobs == [("send_receipt", {"order_id": order_id}) for order_id in order_ids]
     app.kill()  # the jobs are in the database: the app's death loses nothing now
 
-    start_workers(1, app=TIFFIN_HANDLERS, lease=5, env=receipt_worker_env(provider))
+    start_workers(1, app=TIFFIN_HANDLERS, lease_s=5, env=receipt_worker_env(provider))
 
     every_receipt_once = Counter(order_ids)
     wait_until(lambda: tiffin.receipts_by_order(provider.deliveries()) == every_receipt_once, GENEROUS_S,
@@ -283,7 +283,7 @@ def test_the_worker_reads_the_address_as_it_is_when_the_job_runs(start_checkout,
     [order_id] = place_orders(app, 1)  # customer 1, Ana, at 14 Carver Street
     app.change_address(1, "9 Riverside Walk")  # she moves before any worker has run the job
 
-    start_workers(1, app=TIFFIN_HANDLERS, lease=5, env=receipt_worker_env(provider))
+    start_workers(1, app=TIFFIN_HANDLERS, lease_s=5, env=receipt_worker_env(provider))
 
     [receipt] = wait_until(provider.deliveries, GENEROUS_S, what="the receipt")
     assert f"order #{order_id}" in receipt.subject
@@ -297,7 +297,7 @@ def test_a_receipt_that_can_never_be_sent_goes_to_the_dead_letters_at_once(start
     app = start_checkout("queue")
     order_id = app.place_order(typo, total_cents=700)["id"]
 
-    start_workers(1, app=TIFFIN_HANDLERS, lease=5, env=receipt_worker_env(provider))
+    start_workers(1, app=TIFFIN_HANDLERS, lease_s=5, env=receipt_worker_env(provider))
 
     [dead] = wait_until(lambda: conn.execute("SELECT payload, reason, attempts FROM dead_jobs").fetchall(),
                         GENEROUS_S, what="the dead job")

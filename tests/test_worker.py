@@ -29,7 +29,7 @@ def jobs_left(conn):
 
 def test_eight_workers_drain_5000_jobs_none_lost_none_run_twice_at_once(runs, start_workers):
     ids = queue.enqueue_many(runs, "record", [{"n": n} for n in range(5000)])
-    workers = start_workers(8, concurrency=4, lease=5)
+    workers = start_workers(8, concurrency=4, lease_s=5)
     wait_until(lambda: jobs_left(runs) == 0, timeout=180, what="the queue to drain")
     for w in workers:
         assert w.terminate() == 0, w.log_tail()
@@ -45,12 +45,12 @@ def test_eight_workers_drain_5000_jobs_none_lost_none_run_twice_at_once(runs, st
 
 def test_a_job_whose_worker_is_sigkilled_runs_again_after_its_lease(runs, start_workers):
     job_id = queue.enqueue(runs, "record", {"sleep_s": 3})
-    [doomed] = start_workers(1, concurrency=1, lease=1)
+    [doomed] = start_workers(1, concurrency=1, lease_s=1)
     wait_until(lambda: runs.execute("SELECT attempts FROM jobs").fetchone()[0] == 1, 30, what="first claim")
     time.sleep(0.3)
     doomed.kill()
     assert runs.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
-    [rescuer] = start_workers(1, concurrency=1, lease=1)
+    [rescuer] = start_workers(1, concurrency=1, lease_s=1)
     wait_until(lambda: jobs_left(runs) == 0, timeout=60, what="the job to finish on the second worker")
     (pid, attempts), = runs.execute("SELECT pid, (SELECT count(*) FROM runs) FROM runs WHERE job_id = %s",
                                     [job_id]).fetchall()
@@ -59,7 +59,7 @@ def test_a_job_whose_worker_is_sigkilled_runs_again_after_its_lease(runs, start_
 
 def test_a_heartbeat_keeps_a_job_longer_than_its_lease_from_running_twice(runs, start_workers):
     queue.enqueue(runs, "record", {"sleep_s": 4})
-    start_workers(2, concurrency=1, lease=1)
+    start_workers(2, concurrency=1, lease_s=1)
     wait_until(lambda: jobs_left(runs) == 0, timeout=60, what="the slow job to finish")
     assert runs.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
     assert runs.execute("SELECT count(*) FROM dead_jobs").fetchone()[0] == 0
@@ -67,7 +67,7 @@ def test_a_heartbeat_keeps_a_job_longer_than_its_lease_from_running_twice(runs, 
 
 def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, start_workers):
     queue.enqueue(runs, "record", {"sleep_s": 2})
-    [w] = start_workers(1, concurrency=1, lease=5)
+    [w] = start_workers(1, concurrency=1, lease_s=5)
     wait_until(lambda: runs.execute("SELECT count(*) FROM jobs WHERE lease IS NOT NULL").fetchone()[0], 30,
                what="the claim")
     w.signal(signal.SIGTERM)
@@ -81,7 +81,7 @@ def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, s
 def test_failing_jobs_retry_with_backoff_then_dead_letter_at_max_attempts(conn, start_workers):
     queue.enqueue(conn, "always_fails", {}, max_attempts=3)
     queue.enqueue(conn, "invalid_address", {})
-    start_workers(1, concurrency=2, lease=5, poll_interval=0.2)
+    start_workers(1, concurrency=2, lease_s=5, poll_interval=0.2)
     wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=60, what="both jobs in the dead-letter table")
     dead = {d.type: d for d in queue.dead_jobs(conn)}
     assert (dead["always_fails"].reason, dead["always_fails"].attempts) == ("max_attempts", 3)
@@ -92,7 +92,7 @@ def test_failing_jobs_retry_with_backoff_then_dead_letter_at_max_attempts(conn, 
 def test_unknown_types_and_bad_payloads_are_dead_lettered_at_once(conn, start_workers):
     queue.enqueue(conn, "no_such_type", {}, max_attempts=8)
     queue.enqueue(conn, "needs_order", {"order_id": "9812"})
-    start_workers(1, concurrency=1, lease=5)
+    start_workers(1, concurrency=1, lease_s=5)
     wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=30, what="two dead jobs")
     dead = {d.type: d for d in queue.dead_jobs(conn)}
     assert dead["no_such_type"].reason == "unknown_type" and dead["no_such_type"].attempts == 1
@@ -101,14 +101,14 @@ def test_unknown_types_and_bad_payloads_are_dead_lettered_at_once(conn, start_wo
 
 
 def test_notify_wakes_an_idle_worker_long_before_its_poll(runs, start_workers):
-    start_workers(1, concurrency=1, lease=5, poll_interval=30)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval=30)
     time.sleep(2)  # let it go idle, listening
     queue.enqueue(runs, "record", {})
     wait_until(lambda: jobs_left(runs) == 0, timeout=15, what="the notified worker to run the job")
 
 
 def test_a_polling_worker_finds_jobs_without_notify(runs, start_workers):
-    start_workers(1, concurrency=1, lease=5, poll_interval=0.2, listen=False)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the polling worker to run the job")
 
@@ -122,7 +122,7 @@ def test_a_bad_app_argument_gets_one_clear_line(schema):
 
 
 def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, start_workers):
-    [w] = start_workers(1, concurrency=1, lease=5, poll_interval=0.2, listen=False)
+    [w] = start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
     wait_until(lambda: "queue 'default'" in w.log(), 30, what="the worker to start")
     runs.execute("ALTER TABLE jobs RENAME TO jobs_away")  # the claim now fails: no such table
     time.sleep(1.5)
@@ -188,9 +188,12 @@ import contextlib  # noqa: E402
 import logging  # noqa: E402
 import threading  # noqa: E402
 
+from types import SimpleNamespace  # noqa: E402
+
 import psycopg  # noqa: E402
 
 from course.infra import db  # noqa: E402
+from course.errors import PermanentError  # noqa: E402
 from course.core.worker import Hooks, Registry, Settings, Worker  # noqa: E402
 
 
@@ -374,3 +377,128 @@ def test_a_handlers_module_that_cannot_be_imported_gets_one_clear_line(schema, a
     child = worker.spawn(app, schema=schema)
     assert child.wait(30) == 2, child.log_tail()
     assert says in child.log() and "Traceback" not in child.log(), child.log_tail()
+
+
+@pytest.mark.parametrize("permanent, fate", [(False, "retry scheduled"), (True, "dead")])
+def test_a_fail_that_committed_before_the_connection_dropped_is_reported_as_what_it_is(conn, schema, caplog,
+                                                                                        permanent, fate):
+    """fail()'s COMMIT reached the database, its answer did not. The retry finds the lease gone: that is
+    our own report, not another worker, and the log must say so (it used to say "lease lost")."""
+    calls = []
+
+    class DropAfterFirstFail:
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def fail(self, connection, job, error, **options):
+            calls.append(job.id)
+            outcome = queue.fail(connection, job, error, **options)
+            if len(calls) == 1:
+                connection.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return outcome
+
+    registry = Registry()
+
+    @registry.handler("flaky")
+    def flaky(job):
+        raise (PermanentError if permanent else ConnectionError)("503 from the provider")
+
+    job_id = queue.enqueue(conn, "flaky", {}, max_attempts=5)
+    caplog.set_level(logging.INFO, logger="course.core.worker")
+    # A retry 60 s away: the job cannot come back and muddle the count while the test watches.
+    with worker_thread(schema, registry, ops=DropAfterFirstFail(), retry_base_s=60, retry_cap_s=60) as worker:
+        wait_until(lambda: worker.counters.failed, timeout=30, what="the failure to be reported")
+    assert calls == [job_id, job_id], "the report was retried once after the reconnect"
+    failures = [r.getMessage() for r in caplog.records if "failed: " in r.getMessage()]
+    assert len(failures) == 1, failures
+    assert f"the connection dropped before fail() answered; the job is {fate}" in failures[0]
+    assert "lease lost" not in failures[0]
+    if permanent:
+        assert [d.id for d in queue.dead_jobs(conn)] == [job_id]
+    else:
+        lease, attempts = conn.execute("SELECT lease, attempts FROM jobs WHERE id = %s", [job_id]).fetchone()
+        assert (lease, attempts) == (None, 1), "retried once, by the first report"
+
+
+def test_a_fail_whose_job_moved_on_after_the_drop_is_reported_as_unknown_not_as_a_retry(conn, schema, caplog):
+    """The connection dropped before fail() reached the database, and meanwhile another worker took the
+    job: the retry finds the lease gone, and the worker must not claim the report went through."""
+    calls = []
+
+    class DropBeforeFirstFail:
+        def __getattr__(self, name):
+            return getattr(queue, name)
+
+        def fail(self, connection, job, error, **options):
+            calls.append(job.id)
+            if len(calls) == 1:
+                with psycopg.connect(db.conninfo(schema), autocommit=True) as other:
+                    other.execute("UPDATE jobs SET run_at = now() WHERE id = %s", [job.id])  # our lease ran out
+                    assert queue.claim_one(other, lease_s=60).id == job.id  # and another worker took the job
+                connection.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return queue.fail(connection, job, error, **options)
+
+    registry = Registry()
+    registry.handler("flaky")(lambda job: (_ for _ in ()).throw(ConnectionError("503")))
+    job_id = queue.enqueue(conn, "flaky", {}, max_attempts=5)
+    caplog.set_level(logging.INFO, logger="course.core.worker")
+    with worker_thread(schema, registry, ops=DropBeforeFirstFail()) as worker:
+        wait_until(lambda: worker.counters.failed, timeout=30, what="the failure to be reported")
+    [failure] = [r.getMessage() for r in caplog.records if "failed: " in r.getMessage()]
+    assert "outcome unknown: the connection dropped before fail() answered" in failure, failure
+    assert conn.execute("SELECT attempts FROM jobs WHERE id = %s", [job_id]).fetchone()[0] == 2
+
+
+def test_handler_threads_adding_connections_at_once_lose_none(monkeypatch):
+    """Each handler thread adds its connection to the worker's list (so run() can close them all). The
+    interleaving is forced, not hoped for: thread A reads the list and then waits until thread B has
+    either read it too (no lock: both write back what they read, and one connection is lost) or is
+    waiting for the lock (then B reads after A's write). Without the lock this fails every time."""
+    from course.core import worker as worker_module
+
+    opened = []
+
+    def connect(*args, **kwargs):
+        conn = SimpleNamespace(closed=False, broken=False)
+        opened.append(conn)
+        return conn
+
+    monkeypatch.setattr(worker_module.psycopg, "connect", connect)
+    worker = Worker("", Registry())
+    a_has_read, b_has_read_or_waits = threading.Event(), threading.Event()
+
+    class SlowToRead(list):
+        def __iter__(self):
+            seen = list(super().__iter__())  # the read happens now; the writer uses what it saw
+            if threading.current_thread().name == "A":
+                a_has_read.set()
+                assert b_has_read_or_waits.wait(30), "thread B never reached the list or the lock"
+            else:
+                b_has_read_or_waits.set()
+            return iter(seen)
+
+    class TellingLock:
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def __enter__(self):
+            if threading.current_thread().name == "B":
+                b_has_read_or_waits.set()  # about to wait for A, which holds the lock
+            return self.lock.__enter__()
+
+        def __exit__(self, *exc):
+            return self.lock.__exit__(*exc)
+
+    worker._handler_conns = SlowToRead()
+    worker._handler_conns_lock = TellingLock()
+    a = threading.Thread(target=worker._handler_connection, name="A")
+    a.start()
+    assert a_has_read.wait(30), "thread A never read the list"
+    b = threading.Thread(target=worker._handler_connection, name="B")
+    b.start()
+    a.join(30)
+    b.join(30)
+    assert len(opened) == 2
+    assert sorted(map(id, worker._handler_conns)) == sorted(map(id, opened)), "a connection was lost"

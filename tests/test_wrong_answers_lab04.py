@@ -19,7 +19,7 @@ from .wrong_answers import assert_fails_with, failed
 
 def extend_with(statement: str):
     def extend_lease(conn, job, lease_s):
-        return conn.execute(statement, {"id": job.id, "lease": job.lease, "lease_s": lease_s}).rowcount == 1
+        return conn.execute(statement, {"id": job.id, "lease": job.lease_token, "lease_s": lease_s}).rowcount == 1
 
     return extend_lease
 
@@ -92,8 +92,8 @@ def test_the_worker_stage_catches_a_job_running_twice_at_once():
 
 
 def ack_with(statement: str):
-    def ack(conn, job_id, lease):
-        return conn.execute(statement, {"id": job_id, "lease": lease}).rowcount == 1
+    def ack(conn, job_id, lease_token):
+        return conn.execute(statement, {"id": job_id, "lease": lease_token}).rowcount == 1
 
     return ack
 
@@ -113,8 +113,8 @@ def test_an_ack_fenced_by_the_clock_is_fooled_by_the_new_owners_lease():
 def test_an_ack_that_always_reports_success():
     fenced = ack_with("DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s")
 
-    def ack(conn, job_id, lease):
-        fenced(conn, job_id, lease)
+    def ack(conn, job_id, lease_token):
+        fenced(conn, job_id, lease_token)
         return True
 
     report = run_check("04.fenced_ack", ack=ack)
@@ -122,8 +122,8 @@ def test_an_ack_that_always_reports_success():
 
 
 def test_an_ack_that_returns_nothing():
-    def ack(conn, job_id, lease):
-        conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease])
+    def ack(conn, job_id, lease_token):
+        conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
 
     report = run_check("04.fenced_ack", ack=ack)
     assert_fails_with(report, "returns something true when it deleted the job")

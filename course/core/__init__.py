@@ -4,6 +4,7 @@
     queue       enqueue, claim, ack, ack_many, extend_lease, fail, redrive, stats
     backoff     how long a failed job waits: capped exponential backoff with full jitter
     payloads    what a job's payload may hold (JSON, no NUL), checked before anything is written
+    arguments   the checks every public function runs on its arguments: one line saying what to pass
     worker      claim, run, heartbeat, ack; drain on SIGTERM (`python -m course worker`)
     scheduler   recurring jobs, enqueued once per slot by any number of schedulers
     outbox      the transactional outbox and its relay to a broker

@@ -606,7 +606,7 @@ class Churn:
             conn.execute("ALTER TABLE jobs SET (autovacuum_vacuum_scale_factor = 0, "
                          "autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0)")
         self.workers = [worker.spawn("course.core.monitoring:demo_handlers", schema=self.schema, dsn=self.dsn,
-                                     concurrency=self.concurrency, lease=10, name=f"churn-worker{n}")
+                                     concurrency=self.concurrency, lease_s=10, name=f"churn-worker{n}")
                         for n in range(self.worker_count)]
         self._started_at = time.monotonic()
         for target, name in ((self._produce, "churn-producer"), (self._sample, "churn-sampler")):

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import math
 import os
 import re
 import signal
@@ -54,6 +53,7 @@ from psycopg.rows import namedtuple_row
 
 from course.infra import broker
 from course.core import sql
+from course.core import arguments
 from course.core.payloads import to_json
 from course.errors import CourseError, InvalidArgument
 
@@ -143,22 +143,14 @@ class RelaySettings:
             self.subjects = [f"{self.stream.lower()}.>"]
         if isinstance(self.subjects, str):
             self.subjects = [self.subjects]
-        _whole("batch", self.batch, 1, 10_000)
-        _whole("replicas", self.replicas, 1, 5)
+        arguments.whole("batch", self.batch, low=1, high=10_000)
+        arguments.whole("replicas", self.replicas, low=1, high=5)
         if self.crash_after is not None:
-            _whole("crash_after", self.crash_after, 1, 10**9)
-        for kind in ("poll_interval_s", "pace_s", "duplicate_window_s", "publish_timeout_s"):
-            value = getattr(self, kind)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise InvalidArgument(f"{kind} is in seconds and must be 0 or more; got {value!r}.")
-        if self.poll_interval_s == 0 or self.publish_timeout_s == 0:
-            raise InvalidArgument("poll_interval_s and publish_timeout_s must be more than 0.")
-
-
-def _whole(kind: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidArgument(f"{kind} must be a whole number from {low} to {high}; got {value!r}.")
-    return value
+            arguments.whole("crash_after", self.crash_after, low=1, high=10**9)
+        for kind in ("pace_s", "duplicate_window_s"):
+            arguments.seconds(kind, getattr(self, kind), allow_zero=True)
+        for kind in ("poll_interval_s", "publish_timeout_s"):  # 0 would spin, or give up before trying
+            arguments.seconds(kind, getattr(self, kind))
 
 
 @dataclass

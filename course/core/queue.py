@@ -16,10 +16,8 @@ queue in the database: an order and its receipt job are stored together or not a
 
 from __future__ import annotations
 
-import math
-import re
 import traceback as tb
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
@@ -28,21 +26,24 @@ import psycopg
 from psycopg.rows import class_row
 
 from course.core import sql
+from course.core import arguments
+from course.core.arguments import MAX_SECONDS, NAME  # noqa: F401  (part of this API: the rules enqueue applies)
 from course.core.payloads import MAX_PAYLOAD_BYTES, to_json  # noqa: F401  (MAX_PAYLOAD_BYTES: part of this API)
 from course.core.backoff import MAX_ATTEMPTS, backoff_delay
 from course.errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
 
 DEFAULT_QUEUE = "default"
 DEFAULT_LEASE_S = 30.0  # Amazon SQS's default visibility timeout
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,99}")
-MAX_SECONDS = 100 * 365 * 24 * 3600  # a delay or lease longer than a century is a mistake (and overflows)
 NOTIFY_MAX_BYTES = 7900  # pg_notify refuses a payload of 8,000 bytes or more: bytes, not characters
 LAST_ATTEMPT_LOST = "its last attempt never reported back: the worker stopped or lost its lease"
 
 
 @dataclass(frozen=True)
 class Job:
-    """A claimed job. `lease` proves the claim: ack, extend and fail only work while it is current."""
+    """A claimed job. `lease_token` proves the claim: ack, extend and fail only work while it is current.
+
+    (The token is the jobs table's `lease` column; a lease's length, everywhere, is `lease_s` seconds.)
+    """
 
     id: int
     queue: str
@@ -51,8 +52,12 @@ class Job:
     priority: int
     attempts: int
     max_attempts: int
-    lease: UUID
+    lease_token: UUID
     lease_expires_at: datetime
+
+    @property
+    def lease(self):
+        raise AttributeError("Job.lease is now Job.lease_token (the claim's token; its length is lease_s)")
 
 
 @dataclass(frozen=True)
@@ -122,34 +127,11 @@ def _usable(conn: psycopg.Connection) -> None:
                               "Nothing was written.")
 
 
-def _name(kind: str, value: object) -> str:
-    if not isinstance(value, str) or not NAME.fullmatch(value):
-        raise InvalidJob(
-            f"{kind} {value!r} is not a valid name: use 1 to 100 letters, digits, '_', '.', ':' or '-', "
-            f"starting with a letter or '_' (e.g. 'send_receipt'). Nothing was written."
-        )
-    return value
-
-
-def _payload_json(payload: object) -> str:
+def payload_json(payload: object) -> str:
+    """A job's payload as the JSON text the queue stores, or InvalidJob saying what to pass instead."""
     return to_json(payload, error=InvalidJob, nothing_done="Nothing was enqueued.",
                    advice="Put ids in the job, not data: {'order_id': 9812}, and let the worker read the "
                           "rest fresh from the database.")
-
-
-def _int_in(kind: str, value: object, low: int, high: int, advice: str = "") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidArgument(f"{kind} must be a whole number from {low} to {high}; got {value!r}. {advice}")
-    return value
-
-
-def _seconds(kind: str, value: object, *, allow_zero: bool) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or value < 0 or (value == 0 and not allow_zero) or value > MAX_SECONDS:
-        bound = "0 or more" if allow_zero else "more than 0"
-        raise InvalidArgument(f"{kind} is in seconds and must be {bound} (and at most a century); got {value!r}. "
-                              f"Nothing was written.")
-    return float(value)
 
 
 def clean_text(text: str) -> str:
@@ -179,21 +161,22 @@ def _run_at(value: object):
     return value
 
 
-def _new_job(type: str, payload, queue: str, priority: int, delay: float, max_attempts: int,
+def _new_job(type: str, payload, queue: str, priority: int, delay_s: float, max_attempts: int,
              unique_key: str | None) -> dict:
     if unique_key is not None and (not isinstance(unique_key, str) or not 0 < len(unique_key) <= 200
                                    or "\x00" in unique_key):
         raise InvalidJob(f"unique_key must be a non-empty string of up to 200 characters (no NUL); "
                          f"got {unique_key!r:.80}. Nothing was written.")
     return {
-        "type": _name("job type", type),
-        "queue": _name("queue", queue),
-        "payload": _payload_json(payload),
-        "priority": _int_in("priority", priority, -32768, 32767,
-                            "Higher runs first; 0 is the default. Nothing was written."),
-        "delay_s": _seconds("delay", delay, allow_zero=True),
-        "max_attempts": _int_in("max_attempts", max_attempts, 1, 1000,
-                                "It counts runs, the first one included: 1 means never retry. Nothing was written."),
+        "type": arguments.name("job type", type),
+        "queue": arguments.name("queue", queue),
+        "payload": payload_json(payload),
+        "priority": arguments.whole("priority", priority, low=-32768, high=32767,
+                                   then="Higher runs first; 0 is the default. Nothing was written."),
+        "delay_s": arguments.seconds("delay_s", delay_s, allow_zero=True, then="Nothing was written."),
+        "max_attempts": arguments.whole("max_attempts", max_attempts, low=1, high=1000,
+                                        then="It counts runs, the first one included: 1 means never retry. "
+                                             "Nothing was written."),
         "unique_key": unique_key,
     }
 
@@ -201,8 +184,9 @@ def _new_job(type: str, payload, queue: str, priority: int, delay: float, max_at
 # -- producing -----------------------------------------------------------------------------------
 
 
+@arguments.renamed(delay="delay_s")
 def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None, *,
-            queue: str = DEFAULT_QUEUE, priority: int = 0, delay: float = 0.0, run_at: datetime | None = None,
+            queue: str = DEFAULT_QUEUE, priority: int = 0, delay_s: float = 0.0, run_at: datetime | None = None,
             max_attempts: int = MAX_ATTEMPTS, unique_key: str | None = None, notify: bool = True) -> int | None:
     """Store a job; return its id, or None when `unique_key` is already held by an unfinished job.
 
@@ -210,18 +194,19 @@ def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None,
     when the transaction commits (polling finds the job anyway, a little later).
     """
     _usable(conn)
-    if run_at is not None and delay != 0.0:
-        raise InvalidArgument(f"enqueue() got both delay={delay!r} and run_at={run_at!r}: give delay or run_at, "
-                              f"not both (delay counts from now, run_at is a moment). Nothing was written.")
-    job = _new_job(type, payload, queue, priority, delay, max_attempts, unique_key)
+    if run_at is not None and delay_s != 0.0:
+        raise InvalidArgument(f"enqueue() got both delay_s={delay_s!r} and run_at={run_at!r}: give delay_s or "
+                              f"run_at, not both (delay_s counts from now, run_at is a moment). Nothing was written.")
+    job = _new_job(type, payload, queue, priority, delay_s, max_attempts, unique_key)
     row = conn.execute(sql.query("queue", "enqueue"), {**job, "run_at": _run_at(run_at)}).fetchone()
     if row and notify:
         conn.execute(sql.query("queue", "notify"), {"queue": job["queue"]})
     return row[0] if row else None
 
 
+@arguments.renamed(delay="delay_s")
 def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping], *,
-                 queue: str = DEFAULT_QUEUE, priority: int = 0, delay: float = 0.0,
+                 queue: str = DEFAULT_QUEUE, priority: int = 0, delay_s: float = 0.0,
                  max_attempts: int = MAX_ATTEMPTS, unique_keys: Iterable[str | None] | None = None,
                  notify: bool = True) -> list[int]:
     """Store many jobs of one type in one statement; return the ids stored (duplicates store nothing).
@@ -236,7 +221,7 @@ def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping
     jobs = []
     for position, (payload, key) in enumerate(zip(payloads, keys)):
         try:
-            jobs.append(_new_job(type, payload, queue, priority, delay, max_attempts, key))
+            jobs.append(_new_job(type, payload, queue, priority, delay_s, max_attempts, key))
         except InvalidJob as error:
             raise InvalidJob(f"payload number {position} (counting from 0): {error}") from None
     if not jobs:
@@ -256,17 +241,18 @@ def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping
 # -- consuming -----------------------------------------------------------------------------------
 
 
+@arguments.renamed(lease="lease_s")
 def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 1,
-          lease: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
+          lease_s: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
     """Lease up to `limit` visible jobs, most urgent first (by priority, then by id); [] when there is none.
 
-    Each claimed job is hidden from other workers for `lease` seconds and its attempts go up by one.
+    Each claimed job is hidden from other workers for `lease_s` seconds and its attempts go up by one.
     """
     _usable(conn)
     params = {
-        "queue": _name("queue", queue),
-        "limit": _int_in("limit", limit, 1, 10_000),
-        "lease_s": _seconds("lease", lease, allow_zero=False),
+        "queue": arguments.name("queue", queue),
+        "limit": arguments.whole("limit", limit, low=1, high=10_000, then="Nothing was claimed."),
+        "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was claimed."),
         "worker": worker,
     }
     while True:
@@ -286,16 +272,17 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
             return runnable
 
 
-def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease: float = DEFAULT_LEASE_S,
+@arguments.renamed(lease="lease_s")
+def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease_s: float = DEFAULT_LEASE_S,
               worker: str | None = None) -> Job | None:
-    jobs = claim(conn, queue, limit=1, lease=lease, worker=worker)
+    jobs = claim(conn, queue, limit=1, lease_s=lease_s, worker=worker)
     return jobs[0] if jobs else None
 
 
 def ack(conn: psycopg.Connection, job: Job) -> bool:
     """Delete a finished job. False means the lease was lost: another worker owns the job now."""
     _usable(conn)
-    return conn.execute(sql.query("queue", "ack"), {"id": job.id, "lease": job.lease}).rowcount == 1
+    return conn.execute(sql.query("queue", "ack"), {"id": job.id, "lease_token": job.lease_token}).rowcount == 1
 
 
 def ack_many(conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]:
@@ -304,26 +291,29 @@ def ack_many(conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]:
     jobs = list(jobs)
     if not jobs:
         return set()
-    params = {"ids": [j.id for j in jobs], "leases": [j.lease for j in jobs]}
+    params = {"ids": [j.id for j in jobs], "lease_tokens": [j.lease_token for j in jobs]}
     return {row[0] for row in conn.execute(sql.query("queue", "ack_many"), params)}
 
 
-def extend_lease(conn: psycopg.Connection, job: Job, lease: float = DEFAULT_LEASE_S) -> datetime | None:
-    """Keep a long job hidden for another `lease` seconds; None if the lease is no longer ours."""
+@arguments.renamed(lease="lease_s")
+def extend_lease(conn: psycopg.Connection, job: Job, lease_s: float = DEFAULT_LEASE_S) -> datetime | None:
+    """Keep a long job hidden for another `lease_s` seconds; None if the lease is no longer ours."""
     _usable(conn)
-    params = {"id": job.id, "lease": job.lease, "lease_s": _seconds("lease", lease, allow_zero=False)}
+    params = {"id": job.id, "lease_token": job.lease_token,
+              "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was written.")}
     row = conn.execute(sql.query("queue", "extend_lease"), params).fetchone()
     return row[0] if row else None
 
 
-def extend_leases(conn: psycopg.Connection, jobs: Iterable[Job], lease: float = DEFAULT_LEASE_S) -> set[int]:
+@arguments.renamed(lease="lease_s")
+def extend_leases(conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float = DEFAULT_LEASE_S) -> set[int]:
     """The heartbeat for every job a worker is running, in one statement; returns the ids still ours."""
     _usable(conn)
     jobs = list(jobs)
     if not jobs:
         return set()
-    params = {"ids": [j.id for j in jobs], "leases": [j.lease for j in jobs],
-              "lease_s": _seconds("lease", lease, allow_zero=False)}
+    params = {"ids": [j.id for j in jobs], "lease_tokens": [j.lease_token for j in jobs],
+              "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was written.")}
     return {row[0] for row in conn.execute(sql.query("queue", "extend_leases"), params)}
 
 
@@ -340,8 +330,9 @@ class Dead:
     reason: str  # permanent, max_attempts, unknown_type, bad_payload
 
 
-def decide(job: Job, *, permanent: bool, delay=backoff_delay) -> Retry | Dead:
-    """What to do with a job that just failed: retry after a backoff, or give up.
+@arguments.renamed(delay="backoff")
+def decide(job: Job, *, permanent: bool, backoff: Callable[[int], float] = backoff_delay) -> Retry | Dead:
+    """What to do with a job that just failed: retry after `backoff(attempts)` seconds, or give up.
 
     (A provider's Retry-After is not consulted here: lab 07's exercise adds it, and shows why.)
     """
@@ -349,7 +340,7 @@ def decide(job: Job, *, permanent: bool, delay=backoff_delay) -> Retry | Dead:
         return Dead("permanent")
     if job.attempts >= job.max_attempts:
         return Dead("max_attempts")
-    return Retry(delay(job.attempts))
+    return Retry(backoff(job.attempts))
 
 
 def describe_error(error: BaseException | str) -> tuple[str, str | None]:
@@ -365,8 +356,8 @@ def describe_error(error: BaseException | str) -> tuple[str, str | None]:
 def retry(conn: psycopg.Connection, job: Job, delay_s: float, error: BaseException | str) -> bool:
     _usable(conn)
     line, _ = describe_error(error)
-    params = {"id": job.id, "lease": job.lease, "error": line,
-              "delay_s": _seconds("delay", delay_s, allow_zero=True)}
+    params = {"id": job.id, "lease_token": job.lease_token, "error": line,
+              "delay_s": arguments.seconds("delay_s", delay_s, allow_zero=True, then="Nothing was written.")}
     return conn.execute(sql.query("queue", "retry"), params).rowcount == 1
 
 
@@ -374,7 +365,7 @@ def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException |
     """Move the job to the dead-letter table and alert listeners. False if the lease was lost."""
     _usable(conn)
     line, trace = describe_error(error)
-    params = {"id": job.id, "lease": job.lease, "reason": reason, "error": line, "traceback": trace}
+    params = {"id": job.id, "lease_token": job.lease_token, "reason": reason, "error": line, "traceback": trace}
     with conn.transaction():
         moved = conn.execute(sql.query("queue", "bury"), params).fetchone() is not None
         if moved:
@@ -383,15 +374,17 @@ def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException |
     return moved
 
 
+@arguments.renamed(delay="backoff")
 def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, permanent: bool | None = None,
-         delay=backoff_delay) -> Retry | Dead | None:
+         backoff: Callable[[int], float] = backoff_delay) -> Retry | Dead | None:
     """Record a failed run: retry with backoff, or dead-letter it. None if the lease was lost.
 
-    `permanent` defaults to whether `error` is a PermanentError.
+    `permanent` defaults to whether `error` is a PermanentError. `backoff(attempt)` gives the seconds to
+    wait before the next run (course.core.backoff.backoff_delay: exponential, full jitter, capped).
     """
     if permanent is None:
         permanent = isinstance(error, PermanentError)
-    outcome = decide(job, permanent=permanent, delay=delay)
+    outcome = decide(job, permanent=permanent, backoff=backoff)
     if isinstance(outcome, Retry):
         done = retry(conn, job, outcome.delay_s, error)
     else:
@@ -411,8 +404,8 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
     _usable(conn)
     params = {
         "ids": None if ids is None else list(ids),
-        "type": None if type is None else _name("job type", type),
-        "queue": None if queue is None else _name("queue", queue),
+        "type": None if type is None else arguments.name("job type", type),
+        "queue": None if queue is None else arguments.name("queue", queue),
     }
     with conn.transaction():
         moved = conn.execute(sql.query("queue", "redrive"), params).fetchall()
@@ -424,7 +417,8 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
 def dead_jobs(conn: psycopg.Connection, limit: int = 50) -> list[DeadJob]:
     """The most recent dead jobs, newest first."""
     _usable(conn)
-    limit = _int_in("limit", limit, 1, 10_000_000, "How many of the newest dead jobs to show.")
+    limit = arguments.whole("limit", limit, "how many of the newest dead jobs to show, e.g. 50", low=1,
+                            high=10_000_000)
     with conn.cursor(row_factory=class_row(DeadJob)) as cursor:
         return cursor.execute(sql.query("queue", "dead_jobs"), {"limit": limit}).fetchall()
 

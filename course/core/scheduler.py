@@ -49,6 +49,7 @@ from psycopg.rows import class_row
 
 from course.infra import db, processes
 from course.core import queue, sql
+from course.core import arguments
 from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
 from course.core.worker import Registry
 
@@ -121,8 +122,8 @@ def add(conn: psycopg.Connection, task: str, *, every: timedelta, first: datetim
     `on_missed` says what happens to slots that pass while no scheduler runs: 'catch_up' (enqueue each
     of them) or 'skip' (enqueue the latest, record the others as skipped).
     """
-    queue._name("task", task)
-    job_type = queue._name("job type", job_type or task)
+    arguments.name("task", task, then="Nothing was added.")
+    job_type = arguments.name("job type", job_type or task, then="Nothing was added.")
     if not isinstance(every, timedelta) or every < timedelta(seconds=1):
         raise InvalidArgument(f"every must be a timedelta of a second or more, e.g. timedelta(minutes=5); "
                               f"got {every!r}. Nothing was added.")
@@ -132,8 +133,9 @@ def add(conn: psycopg.Connection, task: str, *, every: timedelta, first: datetim
     _policy(on_missed)
     if payload is not None and "slot" in payload:
         raise InvalidArgument("payload must not have a 'slot' key: the scheduler adds each job's slot itself.")
-    params = {"task": task, "job_type": job_type, "queue": queue._name("queue", queue_name),
-              "payload": queue._payload_json(payload or {}), "every": every, "first": first,
+    params = {"task": task, "job_type": job_type,
+              "queue": arguments.name("queue", queue_name, then="Nothing was added."),
+              "payload": queue.payload_json(payload or {}), "every": every, "first": first,
               "on_missed": on_missed}
     with conn.cursor(row_factory=class_row(Schedule)) as cursor:
         return cursor.execute(sql.query("scheduler", "add_schedule"), params).fetchone()

@@ -24,9 +24,10 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from queue import SimpleQueue
+from typing import Protocol
 
 import psycopg
 from psycopg import sql as pgsql
@@ -34,6 +35,7 @@ from psycopg.conninfo import make_conninfo
 
 from course.core import backoff
 from course.core import queue as q
+from course.core import arguments
 from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
 from course.core.queue import Job
 
@@ -89,7 +91,7 @@ class Registry:
         self._handlers: dict[str, Handler] = {}
 
     def handler(self, type: str, *, payload: Mapping[str, type] | None = None):
-        q._name("job type", type)
+        arguments.name("job type", type, then="Nothing was registered.")
 
         def register(fn: Callable) -> Callable:
             wants_connection = len(inspect.signature(fn).parameters) >= 2
@@ -116,6 +118,63 @@ class Hooks:
     def started(self, job: Job) -> None: ...
     def finished(self, job: Job, error: BaseException | None) -> None: ...  # work done, not yet acked
     def acked(self, ids: set[int]) -> None: ...
+
+
+# -- what the worker calls --------------------------------------------------------------------------
+
+
+class QueueOperations(Protocol):
+    """The queue operations a Worker calls, and how: course.core.queue has them all (a module is an object
+    too); a harness may pass its own, e.g. a SimpleNamespace with a learner's extend_leases.
+
+    Each is called with the worker's own autocommit connection, from the worker's main loop only.
+    """
+
+    def claim(self, conn: psycopg.Connection, queue: str, *, limit: int, lease_s: float,
+              worker: str | None) -> list[Job]: ...
+
+    def ack_many(self, conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]: ...
+
+    def extend_leases(self, conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float) -> set[int]: ...
+
+    def fail(self, conn: psycopg.Connection, job: Job, error: BaseException, *,
+             backoff: Callable[[int], float] = ...) -> q.Retry | q.Dead | None: ...
+
+    def bury(self, conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool: ...
+
+
+# How the worker calls each operation (placeholders for the values): checked against `ops` at start,
+# so a harness with a missing or mis-shaped operation is refused at once, not at its first job.
+_CALLS = {
+    "claim": (("conn", "queue"), {"limit": 1, "lease_s": 1.0, "worker": "name"}),
+    "ack_many": (("conn", []), {}),
+    "extend_leases": (("conn", [], 1.0), {}),
+    "fail": (("conn", "job", "error"), {}),
+    "bury": (("conn", "job", "reason", "error"), {}),
+}
+
+
+def check_operations(ops: object) -> None:
+    """Refuse an `ops` that does not satisfy QueueOperations, saying which operation is wrong."""
+    problems = []
+    for op_name, (args, kwargs) in _CALLS.items():
+        operation = getattr(ops, op_name, None)
+        if not callable(operation):
+            problems.append(f"no {op_name}()")
+            continue
+        try:
+            signature = inspect.signature(operation)
+        except (TypeError, ValueError):  # a builtin without a readable signature: trust it
+            continue
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as error:
+            problems.append(f"{op_name}{signature} cannot take the worker's call ({error})")
+    if problems:
+        raise InvalidArgument(f"Worker(ops=...) does not provide the queue operations the worker calls: "
+                              f"{'; '.join(problems)}. Pass course.core.queue, or an object with claim, ack_many, "
+                              f"extend_leases, fail and bury shaped as course.core.worker.QueueOperations says. "
+                              f"Nothing was started.")
 
 
 # -- the worker ----------------------------------------------------------------------------------
@@ -146,6 +205,27 @@ class Settings:
         return backoff.backoff_delay(attempt, base=self.retry_base_s, cap=self.retry_cap_s)
 
 
+@dataclass(frozen=True)
+class Unconfirmed:
+    """The outcome of a fail() whose answer was lost with the connection: what the database shows after.
+
+    "dead" (in the dead-letter table) or "retry scheduled" (waiting, lease cleared, attempts unchanged):
+    our report most likely committed. "unknown": the job has moved on (acked, or claimed by another worker
+    after our lease ran out), and whether our report counted cannot be told.
+    """
+
+    state: str
+
+
+@dataclass
+class _Reported:
+    """What the database confirmed of a batch whose reporting a lost connection cut short."""
+
+    acked: set[int] = field(default_factory=set)  # ids whose ack_many answered
+    failed: dict[int, object] = field(default_factory=dict)  # job id -> what fail() answered
+    in_doubt: set[int] = field(default_factory=set)  # fail() sent, connection lost before its answer
+
+
 @dataclass
 class _Done:
     job: Job
@@ -169,13 +249,14 @@ class Worker:
     hooks: Hooks = field(default_factory=Hooks)
     name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     # The queue operations the worker calls: course.core.queue itself, unless a harness swaps one in (the
-    # fault injector runs a learner's lease extension inside this very worker).
-    ops: object = q
+    # fault injector runs a learner's lease extension inside this very worker). See QueueOperations.
+    ops: QueueOperations = q
 
     def __post_init__(self) -> None:
-        q._seconds("lease", self.settings.lease_s, allow_zero=False)
-        q._int_in("concurrency", self.settings.concurrency, 1, 1000)
-        q._name("queue", self.settings.queue)
+        arguments.seconds("lease_s", self.settings.lease_s, then="Nothing was started.")
+        arguments.whole("concurrency", self.settings.concurrency, low=1, high=1000, then="Nothing was started.")
+        arguments.name("queue", self.settings.queue, then="Nothing was started.")
+        check_operations(self.ops)
         self.counters = Counters()
         self._stopping = threading.Event()
         self._wake = threading.Event()
@@ -188,9 +269,10 @@ class Worker:
         self._handler_local = threading.local()
         self._handler_conns: list[psycopg.Connection] = []
         self._handler_conns_lock = threading.Lock()  # handler threads add to it, run() closes them
-        # An ack_many whose answer was lost with the connection: id -> lease. It may have committed; the
+        # An ack_many whose answer was lost with the connection: id -> lease token. It may have committed; the
         # retry must tell "we deleted it" from "another worker has it now" (see _report_finished).
         self._ack_in_doubt: dict[int, object] = {}
+        self._reported = _Reported()  # the same for fail(): outcomes kept until the batch is reported
 
     # -- control ---------------------------------------------------------------------------------
 
@@ -301,7 +383,7 @@ class Worker:
         s = self.settings
         if free <= 0:
             return []
-        return self.ops.claim(self._conn, s.queue, limit=free, lease=s.lease_s, worker=self.name)
+        return self.ops.claim(self._conn, s.queue, limit=free, lease_s=s.lease_s, worker=self.name)
 
     def _start(self, jobs: list[Job]) -> int:
         """Hand claimed jobs to the handler threads (or straight to the dead letters)."""
@@ -362,43 +444,48 @@ class Worker:
             self._wake.set()
 
     def _report_finished(self, claim: bool = False) -> list[Job] | None:
-        """Ack what succeeded (one statement), fail() what raised. Kept until the database hears it.
+        """fail() what raised, then ack what succeeded (one statement). Kept until the database hears it.
 
         With `claim`, also claim jobs for the free slots (this batch's included) in the ack's
         transaction, and return them; None when there was nothing to ack (the caller claims alone).
+        A batch whose reporting a lost connection cut short is reported again after the reconnect;
+        what the first try had confirmed (`_reported`) is not sent twice.
         """
         if not self._finished:
             return None
         batch = list(self._finished)
+        done_before = self._reported
+        failures = {done.job.id: self._report_failure(done) for done in batch if done.error is not None}
         succeeded = [done.job for done in batch if done.error is None]
+        to_ack = [job for job in succeeded if job.id not in done_before.acked]
         claimed = None
         try:
-            if succeeded and claim:
+            if to_ack and claim:
                 with self._conn.transaction():
-                    acked = set(self.ops.ack_many(self._conn, succeeded))
+                    acked = set(self.ops.ack_many(self._conn, to_ack))
                     claimed = self._claim(self.settings.concurrency - len(self._running) + len(batch))
             else:
-                acked = set(self.ops.ack_many(self._conn, succeeded)) if succeeded else set()
+                acked = set(self.ops.ack_many(self._conn, to_ack)) if to_ack else set()
         except DISCONNECTED:
             # The DELETE may have committed with only its answer lost: remember what we asked for.
-            self._ack_in_doubt.update({job.id: job.lease for job in succeeded})
+            self._ack_in_doubt.update({job.id: job.lease_token for job in to_ack})
             raise
+        done_before.acked |= acked  # confirmed: not asked again if the next statement loses the connection
         if self._ack_in_doubt:
-            acked |= self._acked_before(succeeded, acked)
+            acked |= self._acked_before(to_ack, acked)
             self._ack_in_doubt.clear()
+        acked |= done_before.acked
+        self._reported = _Reported()  # the whole batch is reported: the next one starts afresh
         for done in batch:
             if done.error is not None:
-                outcome = self._fail(done)
-                self._log_failure(done, outcome)
-                if outcome is None:
-                    acked.discard(done.job.id)  # lease lost: counted below
+                self._log_failure(done, failures[done.job.id])
         for _ in batch:
             self._finished.popleft()
         for done in batch:
             self._running.pop(done.job.id, None)
         self.counters.succeeded += len(acked)
-        self.counters.failed += sum(1 for done in batch if done.error is not None)
-        lost = [done.job.id for done in batch if done.error is None and done.job.id not in acked]
+        self.counters.failed += len(failures)
+        lost = [job.id for job in succeeded if job.id not in acked]
         if lost:
             self.counters.lost_leases += len(lost)
             log.warning("worker %s: lease lost before ack for job(s) %s: they may have run twice",
@@ -406,6 +493,30 @@ class Worker:
         if acked:
             self.hooks.acked(acked)
         return claimed
+
+    def _report_failure(self, done: _Done):
+        """fail() one job, once: its outcome, kept in `_reported` until the whole batch is reported."""
+        job, reported = done.job, self._reported
+        if job.id in reported.failed:  # reported before the connection dropped: not again
+            return reported.failed[job.id]
+        try:
+            outcome = self._fail(done)
+        except DISCONNECTED:
+            reported.in_doubt.add(job.id)  # it may have committed with only its answer lost
+            raise
+        if outcome is None and job.id in reported.in_doubt:
+            # "Lease gone" now most likely means our first try committed. Say what the database shows.
+            outcome = self._fate_of(job)
+        reported.failed[job.id] = outcome
+        return outcome
+
+    def _fate_of(self, job: Job) -> Unconfirmed:
+        """Where a job is whose fail() lost its answer with the connection (and a retry found the lease gone)."""
+        row = self._conn.execute(
+            "SELECT 'dead' FROM dead_jobs WHERE id = %(id)s UNION ALL "
+            "SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease IS NULL AND attempts = %(attempts)s",
+            {"id": job.id, "attempts": job.attempts}).fetchone()
+        return Unconfirmed(row[0] if row else "unknown")
 
     def _acked_before(self, succeeded: list[Job], acked: set[int]) -> set[int]:
         """Of the jobs an ack_many retried after a lost connection, those the first try had deleted.
@@ -415,7 +526,7 @@ class Worker:
         worker acked it, the job ran twice anyway; a job still in the jobs table is really lost.)
         """
         candidates = [job.id for job in succeeded
-                      if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease]
+                      if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease_token]
         if not candidates:
             return set()
         present = {row[0] for row in self._conn.execute(
@@ -431,6 +542,12 @@ class Worker:
             then = f"retry in {outcome.delay_s:.1f} s"
         elif isinstance(outcome, q.Dead):
             then = f"dead-lettered ({outcome.reason})"
+        elif isinstance(outcome, Unconfirmed) and outcome.state != "unknown":
+            then = (f"the connection dropped before fail() answered; the job is {outcome.state} "
+                    f"(most likely by that report)")
+        elif isinstance(outcome, Unconfirmed):
+            then = ("outcome unknown: the connection dropped before fail() answered, and the job has moved on "
+                    "since (another worker may have it)")
         else:
             then = "lease lost: another worker has the job now"
         log.warning("worker %s: job %d (%s) attempt %d of %d failed: %s; %s", self.name, job.id, job.type,
@@ -440,7 +557,7 @@ class Worker:
         s = self.settings
         if (s.retry_base_s, s.retry_cap_s) == (backoff.BASE_S, backoff.CAP_S):
             return self.ops.fail(self._conn, done.job, done.error)  # the plain call: ops may be a learner's
-        return self.ops.fail(self._conn, done.job, done.error, delay=s.retry_delay)
+        return self.ops.fail(self._conn, done.job, done.error, backoff=s.retry_delay)
 
     def _heartbeat(self) -> None:
         running = list(self._running.values())
@@ -521,8 +638,9 @@ class Worker:
                 time.sleep(0.5)
 
 
+@arguments.renamed(lease="lease_s")
 def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, concurrency: int = 4,
-          lease: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
+          lease_s: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
           name: str = "worker", env: dict[str, str] | None = None, dsn: str | None = None):
     """Start `python -m course worker ...` as a child process (see course.infra.processes.Child).
 
@@ -535,7 +653,7 @@ def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, 
         dsn = db.conninfo(schema)
     elif schema is not None:
         dsn = make_conninfo(dsn, options=f"-c search_path={schema},public")
-    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease),
+    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease_s),
             "--poll-interval", str(poll_interval), "--dsn", dsn]
     if not listen:
         args.append("--no-listen")

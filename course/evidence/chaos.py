@@ -214,7 +214,7 @@ class Soak:
         from course.core import worker
 
         child = worker.spawn("course.evidence.chaos:handlers", schema=SCHEMA, concurrency=self.config.concurrency,
-                             lease=self.config.lease_s, poll_interval=0.5, name=f"chaos-worker{slot}",
+                             lease_s=self.config.lease_s, poll_interval=0.5, name=f"chaos-worker{slot}",
                              dsn=self.server.conninfo(application_name=WORKER_NAME))
         if slot < len(self.workers):
             self.workers[slot] = child

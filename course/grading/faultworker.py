@@ -93,10 +93,10 @@ def queue_operations(scenario):
     """The reference queue, with the learner's lease extension and quick retries where the scenario says."""
     ops = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
                           extend_leases=queue.extend_leases,
-                          fail=partial(queue.fail, delay=lambda attempt: scenario.retry_delay_s))
+                          fail=partial(queue.fail, backoff=lambda attempt: scenario.retry_delay_s))
     if scenario.extend_lease is not None:
-        def extend_leases(conn, jobs, lease):
-            return {job.id for job in jobs if scenario.extend_lease(conn, job, lease)}
+        def extend_leases(conn, jobs, lease_s):
+            return {job.id for job in jobs if scenario.extend_lease(conn, job, lease_s)}
         ops.extend_leases = extend_leases
     return ops
 

@@ -54,7 +54,7 @@ def drain_postgres(schema: str, jobs: int, *, workers: int = 2, concurrency: int
     with db.connect(schema) as conn:
         queue.install(conn)
         conn.execute("TRUNCATE jobs")
-        team = [worker.spawn(NOOP_APP, schema=schema, concurrency=concurrency, lease=60, name=f"pg-worker{i}")
+        team = [worker.spawn(NOOP_APP, schema=schema, concurrency=concurrency, lease_s=60, name=f"pg-worker{i}")
                 for i in range(workers)]
         try:
             _wait_listening(conn, team, schema)

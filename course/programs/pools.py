@@ -72,7 +72,7 @@ def start(app: str, *, schema: str, queues: Sequence[str] = ("default",), concur
         for index, queue_name in enumerate(queues):
             name = f"{prefix}-{queue_name}-{index}"
             dsn = db.conninfo(schema, application_name=name)
-            children.append(worker.spawn(app, dsn=dsn, queue=queue_name, concurrency=concurrency, lease=lease,
+            children.append(worker.spawn(app, dsn=dsn, queue=queue_name, concurrency=concurrency, lease_s=lease,
                                          poll_interval=0.5, name=name, env=dict(env or {})))
             names.append(name)
         pool = Pool(schema, names, list(queues), children)

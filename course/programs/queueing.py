@@ -43,6 +43,7 @@ import statistics
 from dataclasses import dataclass
 
 from course.errors import InvalidArgument
+from course.core import arguments
 
 DEFAULT_HEADROOM = 0.10  # 10 % more workers than Little's law says are busy on average
 DEFAULT_PERCENTILES = (0.50, 0.95, 0.99)
@@ -50,23 +51,6 @@ BATCHES = 20  # for the simulation's standard error (batch means)
 
 
 # -- checking what callers give us -------------------------------------------------------------------
-
-
-def _positive(name: str, value: object, meaning: str, *, allow_zero: bool = False) -> float:
-    """`value` as a float, or an InvalidArgument that says what `name` should be."""
-    is_number = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not is_number or not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        bound = "0 or more" if allow_zero else "more than 0"
-        raise InvalidArgument(f"{name} must be a finite number, {bound}; got {value!r}. "
-                              f"Pass {meaning}.")
-    return float(value)
-
-
-def _whole(name: str, value: object, meaning: str, *, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise InvalidArgument(f"{name} must be a whole number, {low} or more; got {value!r}. "
-                              f"Pass {meaning}.")
-    return int(value)
 
 
 def _fraction(name: str, value: object) -> float:
@@ -78,15 +62,15 @@ def _fraction(name: str, value: object) -> float:
 
 
 def _rate(value: object) -> float:
-    return _positive("arrival_rate", value, "how many jobs arrive per second, e.g. 11")
+    return arguments.positive("arrival_rate", value, "how many jobs arrive per second, e.g. 11")
 
 
 def _service(value: object) -> float:
-    return _positive("service_time", value, "how many seconds one job keeps a worker busy, e.g. 1.5")
+    return arguments.positive("service_time", value, "how many seconds one job keeps a worker busy, e.g. 1.5")
 
 
 def _servers(value: object) -> int:
-    return _whole("servers", value, "how many workers take jobs from the queue, e.g. 2")
+    return arguments.whole("servers", value, "how many workers take jobs from the queue, e.g. 2")
 
 
 # -- Little's law ----------------------------------------------------------------------------------
@@ -103,7 +87,7 @@ def in_progress(arrival_rate: float, time_in_system: float) -> float:
     >>> in_progress(11, 1.5)
     16.5
     """
-    time_in_system = _positive("time_in_system", time_in_system,
+    time_in_system = arguments.positive("time_in_system", time_in_system,
                                "how many seconds a job stays, e.g. 1.5", allow_zero=True)
     return _rate(arrival_rate) * time_in_system
 
@@ -120,7 +104,7 @@ def workers_needed(arrival_rate: float, service_time: float, headroom: float = D
     >>> workers_needed(11, 4, headroom=0.15)
     51
     """
-    headroom = _positive("headroom", headroom, "a fraction of spare workers, e.g. 0.1 for 10 %",
+    headroom = arguments.positive("headroom", headroom, "a fraction of spare workers, e.g. 0.1 for 10 %",
                          allow_zero=True)
     busy = _rate(arrival_rate) * _service(service_time)
     # round() first, so that 44 × 1.1 = 48.400000000000006 cannot turn into an extra worker
@@ -162,7 +146,7 @@ def erlang_b(offered_load: float, servers: int) -> float:
     >>> round(erlang_b(2, 3), 4)
     0.2105
     """
-    load = _positive("offered_load", offered_load, "λ × S, the workers busy on average, e.g. 44")
+    load = arguments.positive("offered_load", offered_load, "λ × S, the workers busy on average, e.g. 44")
     blocked = 1.0
     for k in range(1, _servers(servers) + 1):
         blocked = load * blocked / (k + load * blocked)
@@ -252,7 +236,7 @@ def size_pool(arrival_rate: float, service_time: float, target_wait: float, *,
     51
     """
     rate, service = _rate(arrival_rate), _service(service_time)
-    target = _positive("target_wait", target_wait, "the longest acceptable wait in seconds, e.g. 1.0")
+    target = arguments.positive("target_wait", target_wait, "the longest acceptable wait in seconds, e.g. 1.0")
     if percentile is not None:
         _fraction("percentile", percentile)
     servers = math.floor(rate * service) + 1  # the fewest with ρ < 1
@@ -306,7 +290,7 @@ def simulate_mmc(arrival_rate: float, service_time: float, servers: int, custome
     ρ >= 1 is allowed here (Erlang C refuses it): watch the queue grow and never come back down.
     """
     rate, service, count = _rate(arrival_rate), _service(service_time), _servers(servers)
-    n = _whole("customers", customers, "how many jobs to simulate, e.g. 200_000", low=BATCHES)
+    n = arguments.whole("customers", customers, "how many jobs to simulate, e.g. 200_000", low=BATCHES)
     for p in percentiles:
         _fraction("percentiles", p)
     rng = random.Random(seed)
@@ -404,8 +388,8 @@ def wait_behind_backlog(jobs_ahead: int, throughput: float) -> float:
     >>> wait_behind_backlog(48_000, 40)          # 1,200 s: twenty minutes
     1200.0
     """
-    ahead = _whole("jobs_ahead", jobs_ahead, "how many jobs are queued ahead, e.g. 48_000", low=0)
-    return ahead / _positive("throughput", throughput, "how many jobs the workers finish per second, e.g. 40")
+    ahead = arguments.whole("jobs_ahead", jobs_ahead, "how many jobs are queued ahead, e.g. 48_000", low=0)
+    return ahead / arguments.positive("throughput", throughput, "how many jobs the workers finish per second, e.g. 40")
 
 
 @dataclass(frozen=True)
@@ -436,8 +420,8 @@ def compare_layouts(bulk_jobs: int, throughput: float, workers: int, *,
     one queue, priorities     0.05 s    20 min
     two queues                0.00 s    40 min
     """
-    count = _whole("workers", workers, "how many workers share the queue, e.g. 2")
-    dedicated = _whole("dedicated_workers", dedicated_workers,
+    count = arguments.whole("workers", workers, "how many workers share the queue, e.g. 2")
+    dedicated = arguments.whole("dedicated_workers", dedicated_workers,
                        "how many workers serve only the urgent queue, e.g. 1")
     if dedicated >= count:
         raise InvalidArgument(f"dedicated_workers ({dedicated}) must be fewer than workers ({count}), or "

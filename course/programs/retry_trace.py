@@ -46,6 +46,7 @@ from datetime import datetime, timedelta
 
 from course.core.backoff import BASE_S, CAP_S, MAX_ATTEMPTS, backoff_ceiling, backoff_delay
 from course.errors import InvalidArgument
+from course.core import arguments
 
 BOOKED_AT = "12:00:00"  # time 0.0
 PROVIDER_DOWN_FROM_S = -300.0  # 11:55:00
@@ -56,31 +57,10 @@ DEFAULT_RUNS = 10_000
 # -- checking what callers give us -------------------------------------------------------------------
 
 
-def _seconds(name: str, value: object, meaning: str, *, allow_zero: bool = True,
-             allow_negative: bool = False) -> float:
-    """`value` as a float, or an InvalidArgument that says what `name` should be."""
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if allow_negative:
-        ok, bound = is_number, "a finite number"
-    elif allow_zero:
-        ok, bound = is_number and value >= 0, "0 or more"
-    else:
-        ok, bound = is_number and value > 0, "more than 0"
-    if not ok:
-        raise InvalidArgument(f"{name} is in seconds and must be {bound}; got {value!r}. Pass {meaning}.")
-    return float(value)
-
-
-def _whole(name: str, value: object, meaning: str, *, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidArgument(f"{name} must be a whole number, {low} or more; got {value!r}. Pass {meaning}.")
-    return value
-
-
 def _policy(max_attempts: object, base: object, cap: object) -> tuple[int, float, float]:
-    return (_whole("max_attempts", max_attempts, "how many runs a job gets, the first one included, e.g. 8"),
-            _seconds("base", base, "the first wait's ceiling, e.g. 1.0", allow_zero=False),
-            _seconds("cap", cap, "the longest any wait may be, e.g. 300.0", allow_zero=False))
+    return (arguments.whole("max_attempts", max_attempts, "how many runs a job gets, the first one included, e.g. 8"),
+            arguments.seconds("base", base, "the first wait's ceiling, e.g. 1.0", allow_zero=False),
+            arguments.seconds("cap", cap, "the longest any wait may be, e.g. 300.0", allow_zero=False))
 
 
 def clock(seconds: float, start: str = BOOKED_AT) -> str:
@@ -119,11 +99,13 @@ def attempt_times(waits: Sequence[float], *, start: float = 0.0, attempt_s: floa
     `attempt_s` is how long a failing attempt takes: 0 for a 503 that comes back at once, the client's
     timeout for a provider that does not answer. len(waits) + 1 attempts.
     """
-    start = _seconds("start", start, "seconds after the booking, e.g. 0.0", allow_negative=True)
-    took = _seconds("attempt_s", attempt_s, "how long a failing attempt takes, e.g. 0.0 or a 10 s timeout")
+    start = arguments.seconds("start", start, "seconds after the booking, e.g. 0.0", allow_negative=True)
+    took = arguments.seconds("attempt_s", attempt_s, "how long a failing attempt takes, e.g. 0.0 or a 10 s timeout",
+                             allow_zero=True)
     times = [start]
     for wait in waits:
-        wait = _seconds("each wait", wait, "the waits from worst_case_waits() or random_waits()")
+        wait = arguments.seconds("each wait", wait, "the waits from worst_case_waits() or random_waits()",
+                                 allow_zero=True)
         times.append(times[-1] + took + wait)
     return times
 
@@ -148,8 +130,8 @@ def trace_job(waits: Sequence[float], *, start: float = 0.0, down_from: float = 
               up_at: float = PROVIDER_UP_AT_S, attempt_s: float = 0.0) -> Trace:
     """Play one job against an outage [down_from, up_at): it stops at the first attempt made while the
     provider is up, or is dead-lettered after its last failing attempt (len(waits) + 1 attempts)."""
-    down_from = _seconds("down_from", down_from, "when the outage starts, e.g. -300.0", allow_negative=True)
-    up_at = _seconds("up_at", up_at, "when the provider is back, e.g. 180.0", allow_negative=True)
+    down_from = arguments.seconds("down_from", down_from, "when the outage starts, e.g. -300.0", allow_negative=True)
+    up_at = arguments.seconds("up_at", up_at, "when the provider is back, e.g. 180.0", allow_negative=True)
     if up_at < down_from:
         raise InvalidArgument(f"the outage ends (up_at={up_at:g}) before it starts "
                               f"(down_from={down_from:g}); swap them.")
@@ -208,7 +190,7 @@ def simulate_outage(runs: int = DEFAULT_RUNS, *, seed: int = 0, start: float = 0
 
     Reports when each attempt happened and the fraction of runs that ended in the dead-letter table.
     """
-    count = _whole("runs", runs, "how many times to replay the job, e.g. 10_000")
+    count = arguments.whole("runs", runs, "how many times to replay the job, e.g. 10_000")
     rng = random.Random(seed)
     traces = [trace_job(random_waits(rng, max_attempts, base=base, cap=cap), start=start,
                         down_from=down_from, up_at=up_at, attempt_s=attempt_s) for _ in range(count)]
@@ -237,12 +219,14 @@ def attempts_needed(outage_s: float, *, base: float = BASE_S, cap: float = CAP_S
     waits, with no limit, until an attempt comes at or after the end: that attempt's number is what a
     max_attempts setting must allow. (Seeded: the same seed gives the same list.)
     """
-    outage = _seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0 for 8 minutes")
-    took = _seconds("attempt_s", attempt_s, "how long a failing attempt takes, e.g. 0.0 or a 10 s timeout")
+    outage = arguments.seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0 for 8 minutes",
+                               allow_zero=True)
+    took = arguments.seconds("attempt_s", attempt_s, "how long a failing attempt takes, e.g. 0.0 or a 10 s timeout",
+                             allow_zero=True)
     _, base, cap = _policy(1, base, cap)
     rng = random.Random(seed)
     needed = []
-    for _ in range(_whole("runs", runs, "how many times to replay the job, e.g. 10_000")):
+    for _ in range(arguments.whole("runs", runs, "how many times to replay the job, e.g. 10_000")):
         attempt, at = 1, 0.0
         while at < outage:
             at += took + backoff_delay(attempt, base=base, cap=cap, rng=rng)
@@ -257,7 +241,7 @@ def ride_out_probability(outage_s: float, *, max_attempts: int = MAX_ATTEMPTS, b
     """The chance that a job whose first attempt comes as an `outage_s`-long outage starts is still being
     retried when it ends, so one of its attempts gets through: the share of replays that need at most
     `max_attempts`."""
-    limit = _whole("max_attempts", max_attempts, "how many runs a job gets, the first one included, e.g. 8")
+    limit = arguments.whole("max_attempts", max_attempts, "how many runs a job gets, the first one included, e.g. 8")
     needed = attempts_needed(outage_s, base=base, cap=cap, attempt_s=attempt_s, runs=runs, seed=seed)
     return sum(n <= limit for n in needed) / len(needed)
 
@@ -332,7 +316,7 @@ def guest_story(waits: Sequence[float] | None = None, *, redrive_at: float | Non
         events.append(Event(max(up_at, first.dead_lettered_at),
                             "nobody redrives the job: the guest never gets the email"))
         return events
-    redrive_at = _seconds("redrive_at", redrive_at, "when an operator redrives the job, e.g. 600.0",
+    redrive_at = arguments.seconds("redrive_at", redrive_at, "when an operator redrives the job, e.g. 600.0",
                           allow_negative=True)
     if redrive_at < first.dead_lettered_at:
         raise InvalidArgument(f"redrive_at ({clock(redrive_at)}) is before the job was dead-lettered "
@@ -396,17 +380,18 @@ def requests_with_fixed_pause(outage_s: float, *, jobs: int = 1, pause_s: float 
     >>> requests_with_fixed_pause(480, jobs=100, pause_s=0.1).requests   # 8 minutes, 100 jobs
     480000
     """
-    outage = _seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0")
-    count = _whole("jobs", jobs, "how many jobs are failing, e.g. 100", low=0)
-    period = (_seconds("pause_s", pause_s, "the pause between tries, e.g. 0.1")
-              + _seconds("request_s", request_s, "how long one failing request takes, e.g. 0.05"))
+    outage = arguments.seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0", allow_zero=True)
+    count = arguments.whole("jobs", jobs, "how many jobs are failing, e.g. 100", low=0)
+    period = (arguments.seconds("pause_s", pause_s, "the pause between tries, e.g. 0.1", allow_zero=True)
+              + arguments.seconds("request_s", request_s, "how long one failing request takes, e.g. 0.05",
+                                  allow_zero=True))
     if period == 0:
         raise InvalidArgument("pause_s and request_s are both 0: the loop would send requests without end. "
                               "Give the loop a pause (e.g. pause_s=0.1) or a request time.")
     # round() first, so that 0.3 / 0.1 = 2.9999999999999996 counts as 3 tries, not 2 and a bit
     per_job = math.ceil(round(outage / period, 9))
     if max_attempts is not None:
-        limit = _whole("max_attempts", max_attempts, "how many runs a job gets, e.g. 8")
+        limit = arguments.whole("max_attempts", max_attempts, "how many runs a job gets, e.g. 8")
         if per_job >= limit:
             return OutageLoad(requests=count * limit, dead_lettered=count)
     return OutageLoad(requests=count * per_job, dead_lettered=0)
@@ -417,8 +402,8 @@ def requests_with_backoff(outage_s: float, *, jobs: int = 1, max_attempts: int =
                           seed: int = 0) -> OutageLoad:
     """The same jobs with course.core.backoff's policy, simulated (seeded). Never more than
     jobs × max_attempts requests, however long the outage."""
-    outage = _seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0")
-    count = _whole("jobs", jobs, "how many jobs are failing, e.g. 100", low=0)
+    outage = arguments.seconds("outage_s", outage_s, "how long the provider is down, e.g. 480.0", allow_zero=True)
+    count = arguments.whole("jobs", jobs, "how many jobs are failing, e.g. 100", low=0)
     rng = random.Random(seed)
     requests = dead = 0
     for _ in range(count):

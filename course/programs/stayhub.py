@@ -43,6 +43,7 @@ from course.infra import db, processes
 from course.core import queue, sql
 from course.core.backoff import backoff_delay
 from course.errors import CourseError, InvalidArgument
+from course.core import arguments
 from course.core.queue import PermanentError
 from course.core.worker import Registry
 from course.programs.email_provider import send_email
@@ -110,9 +111,9 @@ def charge(conn: psycopg.Connection, guest_id: int, room_id: int, nights: int) -
 
     Call it before the booking's transaction: a transaction left open while another company's server
     thinks holds its locks and its connection for nothing."""
-    _whole("guest_id", guest_id)
-    _whole("nights", nights)
-    row = conn.execute(sql.query("stayhub", "room_price"), {"room_id": _whole("room_id", room_id)}).fetchone()
+    arguments.whole("guest_id", guest_id)
+    arguments.whole("nights", nights)
+    row = conn.execute(sql.query("stayhub", "room_price"), {"room_id": arguments.whole("room_id", room_id)}).fetchone()
     if row is None:
         raise InvalidArgument(f"there is no room {room_id}; the rooms are 1, 2 and 3. Nothing was charged.")
     time.sleep(PAYMENT_S)
@@ -129,17 +130,11 @@ def insert_booking(conn: psycopg.Connection, guest_id: int, room_id: int, nights
         raise InvalidArgument(f"payment must be what stayhub.charge(...) returned; got {payment!r:.60}.")
     try:
         return conn.execute(sql.query("stayhub", "insert_booking"), {
-            "guest_id": _whole("guest_id", guest_id), "room_id": _whole("room_id", room_id),
-            "nights": _whole("nights", nights), "check_in": check_in, "total_cents": payment.total_cents,
+            "guest_id": arguments.whole("guest_id", guest_id), "room_id": arguments.whole("room_id", room_id),
+            "nights": arguments.whole("nights", nights), "check_in": check_in, "total_cents": payment.total_cents,
             "payment_ref": payment.ref, "insert_s": INSERT_S}).fetchone()[0]
     except psycopg.errors.ForeignKeyViolation:
         raise InvalidArgument(f"there is no guest {guest_id} or no room {room_id}; nothing was stored.") from None
-
-
-def _whole(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{name} must be a whole number, 1 or more; got {value!r}.")
-    return value
 
 
 # -- a booking, as a job reads it ------------------------------------------------------------------------
@@ -666,11 +661,12 @@ def queue_operations(backoff_scale: float = 1.0) -> SimpleNamespace:
     capped at 5 minutes) and its waits multiplied by `backoff_scale` (0.01: a hundred times faster)."""
     return SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
                            extend_leases=queue.extend_leases,
-                           fail=partial(queue.fail, delay=lambda attempt: backoff_delay(attempt) * backoff_scale))
+                           fail=partial(queue.fail, backoff=lambda attempt: backoff_delay(attempt) * backoff_scale))
 
 
+@arguments.renamed(lease="lease_s")
 def spawn_worker(schema: str, *, provider_url: str, channel_manager_url: str | None = None,
-                 name: str = "stayhub-worker", concurrency: int = 4, lease: float = LEASE_S,
+                 name: str = "stayhub-worker", concurrency: int = 4, lease_s: float = LEASE_S,
                  backoff_scale: float = 1.0, poll_interval: float = 0.5,
                  invoice_s: float | None = None) -> processes.Child:
     """A worker process running StayHub's handlers on `schema` (course.core.worker.Worker underneath).
@@ -686,7 +682,7 @@ def spawn_worker(schema: str, *, provider_url: str, channel_manager_url: str | N
         env[INVOICE_S_ENV] = str(invoice_s)
     dsn = db.conninfo(schema, application_name=_application_name(name))
     return processes.python(name, "course.programs.stayhub", "worker", "--dsn", dsn,
-                            "--concurrency", str(concurrency), "--lease", str(lease),
+                            "--concurrency", str(concurrency), "--lease", str(lease_s),
                             "--backoff-scale", str(backoff_scale), "--poll-interval", str(poll_interval),
                             env=env)
 

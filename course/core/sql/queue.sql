@@ -51,7 +51,7 @@ WITH next AS (
         claimed_at = now()
     WHERE jobs.id = ANY(ARRAY(SELECT id FROM next))
     RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
-              jobs.max_attempts, jobs.lease, jobs.run_at AS lease_expires_at
+              jobs.max_attempts, jobs.lease AS lease_token, jobs.run_at AS lease_expires_at
 )
 SELECT claimed.*
 FROM claimed JOIN next USING (id)
@@ -60,23 +60,23 @@ ORDER BY next.priority DESC, next.run_at, next.id;
 -- name: ack
 -- Done: delete the job, but only while our lease is the current one. A worker whose lease ran out and
 -- whose job was claimed again deletes nothing.
-DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s;
+DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease_token)s;
 
 -- name: ack_many
 DELETE FROM jobs
-USING unnest(%(ids)s::bigint[], %(leases)s::uuid[]) AS done (id, lease)
+USING unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS done (id, lease)
 WHERE jobs.id = done.id AND jobs.lease = done.lease
 RETURNING jobs.id;
 
 -- name: extend_lease
 -- The heartbeat: push the end of our lease forward, only if it is still ours.
 UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
-WHERE id = %(id)s AND lease = %(lease)s
+WHERE id = %(id)s AND lease = %(lease_token)s
 RETURNING run_at AS lease_expires_at;
 
 -- name: extend_leases
 UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
-FROM unnest(%(ids)s::bigint[], %(leases)s::uuid[]) AS running (id, lease)
+FROM unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS running (id, lease)
 WHERE jobs.id = running.id AND jobs.lease = running.lease
 RETURNING jobs.id;
 
@@ -85,13 +85,13 @@ RETURNING jobs.id;
 UPDATE jobs
 SET run_at = now() + make_interval(secs => %(delay_s)s), lease = NULL, claimed_by = NULL,
     last_error = %(error)s
-WHERE id = %(id)s AND lease = %(lease)s;
+WHERE id = %(id)s AND lease = %(lease_token)s;
 
 -- name: bury
 -- Move the job to the dead-letter table, in one statement: it is in exactly one of the two tables.
 -- attempts counts runs: a claim that found the job out of attempts buries it without running it.
 WITH dead AS (
-    DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s RETURNING *
+    DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease_token)s RETURNING *
 )
 INSERT INTO dead_jobs (id, queue, type, payload, priority, attempts, max_attempts, unique_key,
                        created_at, reason, error, traceback)

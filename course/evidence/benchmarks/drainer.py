@@ -81,7 +81,7 @@ def statement_loop(claim: str):
 def reference_loop(conn: psycopg.Connection, batch: int) -> int:
     done = 0
     while True:
-        jobs = queue.claim(conn, limit=batch, lease=LEASE_S)
+        jobs = queue.claim(conn, limit=batch, lease_s=LEASE_S)
         if len(jobs) == 1:
             queue.ack(conn, jobs[0])
         elif jobs:

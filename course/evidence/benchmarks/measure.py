@@ -182,7 +182,7 @@ class Bench:
 
     def start_workers(self, processes: int, concurrency: int, *, listen: bool = True) -> list:
         dsn = self.server.conninfo(application_name=WORKER_NAME)
-        started = [worker.spawn(WORKER_APP, schema=SCHEMA, dsn=dsn, concurrency=concurrency, lease=LEASE_S,
+        started = [worker.spawn(WORKER_APP, schema=SCHEMA, dsn=dsn, concurrency=concurrency, lease_s=LEASE_S,
                                 listen=listen, name=f"bench-worker{i}") for i in range(processes)]
         self.children.extend(started)
         # Ready: each has its connection open (and, listening, its LISTEN connection waiting).

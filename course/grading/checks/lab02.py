@@ -176,7 +176,7 @@ def send_receipt_check(t: Trial, send_receipt, seed=None):
 def _run_receipt_job(t: Trial, conn, send_receipt, order_id: int, before_it_runs=lambda: None) -> None:
     """Enqueue and claim a send_receipt job, let `before_it_runs` change the world, run the handler, ack."""
     queue.enqueue(conn, "send_receipt", {"order_id": order_id})
-    job = queue.claim_one(conn, lease=60)
+    job = queue.claim_one(conn, lease_s=60)
     before_it_runs()
     t.call(send_receipt, job, conn, during=f"send_receipt(job, conn) for order {order_id}")
     queue.ack(conn, job)

@@ -43,7 +43,7 @@ def _shown(seconds: float | None) -> str:
 
 
 def _claimed(conn, lease_s: float) -> queue.Job:
-    job = queue.claim_one(conn, lease=lease_s)
+    job = queue.claim_one(conn, lease_s=lease_s)
     assert job is not None, "the check enqueued a job and could not claim it"
     return job
 
@@ -183,7 +183,8 @@ def fenced_ack_check(t: Trial, ack):
     conn = box.conn
     job_id, other_id = queue.enqueue_many(conn, "send_receipt", [{"order_id": 9812}, {"order_id": 9813}])
     job = _claimed(conn, 30)
-    done = t.call(ack, conn, job.id, job.lease, during="ack(conn, job.id, job.lease) while the lease is ours")
+    done = t.call(ack, conn, job.id, job.lease_token,
+                  during="ack(conn, job.id, job.lease_token) while the lease is ours")
     left = conn.execute("SELECT array_agg(id ORDER BY id) FROM jobs").fetchone()[0] or []
     t.require("deletes the job while the lease is ours", ok=job_id not in left, got=f"jobs left: {left}",
               expected=f"jobs left: [{other_id}]", example="one job claimed, then acked with its own lease")
@@ -196,7 +197,7 @@ def fenced_ack_check(t: Trial, ack):
     rescuer = _taken_over(conn, zombie, lease_s=30)
     story = (f"worker A claimed job {zombie.id} for 0.3 s; the lease ran out; worker B claimed it (a new token, "
              "30 s); then A's late ack(conn, job.id, A's lease)")
-    done = t.call(ack, conn, zombie.id, zombie.lease, during="the zombie's ack(conn, job.id, its old lease)")
+    done = t.call(ack, conn, zombie.id, zombie.lease_token, during="the zombie's ack(conn, job.id, its old lease)")
     still_there = conn.execute("SELECT count(*) FROM jobs WHERE id = %s", [zombie.id]).fetchone()[0] == 1
     t.expect("a worker that lost its lease deletes nothing (the zombie's ack)", ok=still_there,
              got="the job was deleted" if not still_there else "the job is still there",
@@ -206,7 +207,7 @@ def fenced_ack_check(t: Trial, ack):
              else None)
     t.expect("returns something false when it deleted nothing", ok=not done, got=done, expected=False, example=story)
     if still_there:
-        done = t.call(ack, conn, rescuer.id, rescuer.lease, during="worker B's ack(conn, job.id, B's lease)")
+        done = t.call(ack, conn, rescuer.id, rescuer.lease_token, during="worker B's ack(conn, job.id, B's lease)")
         gone = conn.execute("SELECT count(*) FROM jobs WHERE id = %s", [rescuer.id]).fetchone()[0] == 0
         t.expect("the worker that holds the lease now can ack it", ok=gone and bool(done),
                  got=f"deleted: {gone}, returned {done!r}", expected="deleted: True, returned something true",
@@ -220,7 +221,8 @@ def fenced_ack_check(t: Trial, ack):
     queue.retry(conn, retried, 60, "HTTP 503 from the email provider")
     story = (f"worker A's lease on job {late.id} ran out; worker B claimed it, failed and handed it back for a "
              "retry in 60 s; then A's late ack")
-    done = t.call(ack, conn, late.id, late.lease, during="a late ack(conn, job.id, old lease) of a job waiting to retry")
+    done = t.call(ack, conn, late.id, late.lease_token,
+                  during="a late ack(conn, job.id, old lease) of a job waiting to retry")
     still_there = conn.execute("SELECT count(*) FROM jobs WHERE id = %s", [late.id]).fetchone()[0] == 1
     t.expect("a job handed back for a retry is not deleted by an old lease's ack", ok=still_there and not done,
              got=f"still there: {still_there}, returned {done!r}", expected="still there: True, returned something false",

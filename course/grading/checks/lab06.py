@@ -93,12 +93,12 @@ def install_stayhub(conn: psycopg.Connection, bookings: int = len(GUESTS)) -> li
 def job_for(conn: psycopg.Connection, booking_id: int) -> queue.Job:
     """A real claimed job for this booking, as a worker would hand it to the handler."""
     queue.enqueue(conn, faults.TASK, {"booking_id": booking_id})
-    return queue.claim_one(conn, lease=600)
+    return queue.claim_one(conn, lease_s=600)
 
 
 def redelivered(job: queue.Job) -> queue.Job:
     """The same job as the next worker gets it after a crash: a new lease, one more attempt."""
-    return dataclasses.replace(job, attempts=job.attempts + 1, lease=uuid.uuid4())
+    return dataclasses.replace(job, attempts=job.attempts + 1, lease_token=uuid.uuid4())
 
 
 def rooms_left(conn: psycopg.Connection) -> int:

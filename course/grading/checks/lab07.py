@@ -55,7 +55,7 @@ def backoff_check(t: Trial, backoff, seed=None):
 
 def _job(attempts: int, max_attempts: int = 8) -> queue.Job:
     return queue.Job(id=981, queue="default", type="send_confirmation", payload={"booking_id": 981}, priority=0,
-                     attempts=attempts, max_attempts=max_attempts, lease=UUID(int=981),
+                     attempts=attempts, max_attempts=max_attempts, lease_token=UUID(int=981),
                      lease_expires_at=datetime(2026, 3, 14, 12, 1, tzinfo=UTC))
 
 

@@ -104,7 +104,7 @@ def route(t: Trial, enqueue_job):
                "'send_newsletter', {'guest_id': ...}) fifty times")
     t.call(enqueue_job, box.conn, "send_confirmation_email", dict(BOOKING),
            during="enqueue_job(conn, 'send_confirmation_email', ...) after the newsletter")
-    first = queue.claim_one(box.conn, URGENT, lease=30)
+    first = queue.claim_one(box.conn, URGENT, lease_s=30)
     t.expect(f"behind 50 newsletter jobs, a worker on {URGENT!r} claims the confirmation first",
              got=first.type if first else "nothing to claim", expected="send_confirmation_email",
              example="50 × enqueue_job(conn, 'send_newsletter', ...), then one 'send_confirmation_email'")
@@ -142,7 +142,7 @@ def newsletter(t: Trial, enqueue_newsletter):
 
     confirmation = queue.enqueue(box.conn, "send_confirmation_email", dict(BOOKING))
     order = []
-    while (job := queue.claim_one(box.conn, "default", lease=30)) is not None:
+    while (job := queue.claim_one(box.conn, "default", lease_s=30)) is not None:
         order.append(job)
     position = next((n for n, job in enumerate(order, 1) if job.id == confirmation), None)
     t.expect("a confirmation enqueued after the newsletter (at the default priority, 0) is claimed first",

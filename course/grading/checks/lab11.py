@@ -41,22 +41,22 @@ def _waiting_cases(conn) -> list[tuple[str, str, float | None]]:
     _age(conn, young, 5)
 
     retrying = queue.enqueue(conn, "send_email", {"booking_id": 981}, queue="emails")
-    [job] = queue.claim(conn, "emails", lease=30)
-    queue.fail(conn, job, "HTTP 503 from the provider", delay=lambda attempt: 60.0)  # back in 60 s
+    [job] = queue.claim(conn, "emails", lease_s=30)
+    queue.fail(conn, job, "HTTP 503 from the provider", backoff=lambda attempt: 60.0)  # back in 60 s
     _age(conn, retrying, 300)
 
-    later = queue.enqueue(conn, "send_reminder", {"booking_id": 982}, queue="reminders", delay=3600)
+    later = queue.enqueue(conn, "send_reminder", {"booking_id": 982}, queue="reminders", delay_s=3600)
     _age(conn, later, 600)
 
     running = queue.enqueue(conn, "render_invoice", {"booking_id": 983}, queue="invoices")
-    queue.claim(conn, "invoices", lease=30)
+    queue.claim(conn, "invoices", lease_s=30)
     _age(conn, running, 200)
 
-    planned = queue.enqueue(conn, "send_wakeup_call", {"booking_id": 985}, queue="wakeups", delay=3600)
+    planned = queue.enqueue(conn, "send_wakeup_call", {"booking_id": 985}, queue="wakeups", delay_s=3600)
     _let_pass(conn, planned, 3630)  # enqueued an hour and a half minute ago, for an hour later: due 30 s ago
 
     abandoned = queue.enqueue(conn, "sync_channel_manager", {"booking_id": 984}, queue="syncs")
-    queue.claim(conn, "syncs", lease=0.01)  # its worker "dies": the lease runs out at once
+    queue.claim(conn, "syncs", lease_s=0.01)  # its worker "dies": the lease runs out at once
     time.sleep(0.05)
     _age(conn, abandoned, 400)
     return [
@@ -64,7 +64,7 @@ def _waiting_cases(conn) -> list[tuple[str, str, float | None]]:
         ("emails", "a job waiting for its retry (failed once, back in 60 s), enqueued 300 s ago", 300.0),
         ("invoices", "a job running right now (lease held), enqueued 200 s ago", 200.0),
         ("syncs", "a job whose worker died (lease ran out), enqueued 400 s ago", 400.0),
-        ("wakeups", "a wake-up call enqueued 3,630 s ago with delay=3600: due 30 s ago, so 30 s late", 30.0),
+        ("wakeups", "a wake-up call enqueued 3,630 s ago with delay_s=3600: due 30 s ago, so 30 s late", 30.0),
         ("reminders", "a reminder scheduled for an hour from now, never run yet: nobody waits for it", None),
     ]
 

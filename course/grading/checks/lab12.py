@@ -59,7 +59,7 @@ def _bookings(conn, guests: list[int], *, cancelled: set[int] = frozenset()) -> 
 
 def _job(booking_id: int, attempts: int = 1) -> queue.Job:
     return queue.Job(id=0, queue="default", type=faults.TASK, payload={"booking_id": booking_id}, priority=0,
-                     attempts=attempts, max_attempts=stayhub.MAX_ATTEMPTS, lease=uuid.uuid4(),
+                     attempts=attempts, max_attempts=stayhub.MAX_ATTEMPTS, lease_token=uuid.uuid4(),
                      lease_expires_at=datetime.now(timezone.utc))
 
 
