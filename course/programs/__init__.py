@@ -15,7 +15,8 @@ The demos:
     newsletter       lab 09: one queue or two, the urgent confirmation behind a newsletter
     queueing         labs 09-12: Little's law and Erlang C, the arithmetic of waiting
     rush, pools, saturation_view    lab 10: the dinner rush, worker pools, utilisation and wait
-    jetstream_queue, jetstream_bench    lab 13: a work queue on a replicated broker, and its numbers
+    jetstream_queue, jetstream_run, jetstream_view, jetstream_bench
+                     lab 13: a work queue on a replicated broker, its processes, its pictures, its numbers
 
 Nothing is imported here on purpose: `python -m course.programs.checkout` runs the module as a program,
 and a package that had already imported it would run it twice.
