@@ -10,7 +10,8 @@ Read it bottom up. A module imports only from its own layer or the layers below 
     core/       the reference queue, what a production engineer would lift out: sql/, queue, backoff,
                 payloads, worker, scheduler, outbox, monitoring
     programs/   the labs' programs: the Tiffin and StayHub systems, the email provider, and each lab's
-                demos (retry_trace, newsletter, queueing, rush, pools, saturation_view, jetstream_*);
+                demos (retry_trace, newsletter, queueing, rush, pools, saturation_view, watching,
+                dead_rows, jetstream_*);
                 course/grading/labs.toml says which lab uses which, `python -m course map` prints it
     grading/    the manifest, checks, hints, progress, the fault injector, the grader
     evidence/   bench and chaos: how fast the queue is, and what it loses when things die

@@ -15,6 +15,8 @@ The demos:
     newsletter       lab 09: one queue or two, the urgent confirmation behind a newsletter
     queueing         labs 09-12: Little's law and Erlang C, the arithmetic of waiting
     rush, pools, saturation_view    lab 10: the dinner rush, worker pools, utilisation and wait
+    watching         labs 11, 12: the live dashboard of snapshots and alerts, and its history drawn
+    dead_rows        lab 11: dead row versions, the tools that show them, and the churn that makes them
     jetstream_queue, jetstream_run, jetstream_view, jetstream_bench
                      lab 13: a work queue on a replicated broker, its processes, its pictures, its numbers
 
