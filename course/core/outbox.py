@@ -31,6 +31,9 @@ Order: rows go out in id order, one batch at a time. Two caveats, both worth kno
 when a row is inserted, not when it commits, so a long transaction can commit an older id after a
 newer one was sent. And a second relay (SKIP LOCKED lets it run safely) sends other batches at the
 same time: use one relay per outbox when consumers rely on order.
+
+Why one module: the table, the writer's add() and the relay that empties it are one pattern; the relay's
+guarantees (at least once, in order per subject) are the table's columns read back.
 """
 
 from __future__ import annotations

@@ -27,6 +27,9 @@ rules (the last day of a month, 02:00 in a time zone with daylight saving) are n
 For comparison, mode "cron" does what a crontab on each server does: the process remembers by itself
 when it last looked and enqueues every slot that has passed since, knowing nothing of the others (three
 servers, three jobs a slot) nor of the time it was not running (those slots are lost).
+
+Why one module: the schedules, the once-per-slot rule, the simulated clock and the scheduler process are
+one mechanism; the process only loops over tick(), and tick() reads the clock and the schedules.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ A SIGKILL loses nothing: the killed worker's leases run out and its jobs become 
 price is that they run again: a job must be safe to run twice.
 
 Run one with `python -m course worker --app your_module:registry --queue default --concurrency 4`.
+
+Why one module: it is one process's loop (wake, claim, run, heartbeat, ack, drain), and every step
+shares the same slots, leases and stop signal; split, each piece would reach into the others' state.
 """
 
 from __future__ import annotations

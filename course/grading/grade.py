@@ -19,6 +19,9 @@ Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, l
 (all labs), and `logs/` (what each notebook's cells printed).
 
 Student code runs as you, on this machine: grade a class you do not trust inside a container.
+
+Why one module: it is one command: find the notebooks, grade each in a sandboxed child process, write
+the gradebook; each step feeds the next, and nothing else uses them.
 """
 
 from __future__ import annotations

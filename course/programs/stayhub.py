@@ -16,6 +16,9 @@ The material's step times (Episode 21): payment and insert 400 ms (the payment a
     python -m course.programs.stayhub api --schema lab12 --mode inline --provider URL --channel-manager URL
     python -m course.programs.stayhub channel-manager --latency 3.6 --timeout-rate 0.3
     python -m course.programs.stayhub worker --schema lab12      (EMAIL_PROVIDER_URL, CHANNEL_MANAGER_URL set)
+
+Why one module: it is one system, lab 12's StayHub: its tables, its handlers, its booking API and its
+partner are started together and read each other's state, and a learner reads them as one site.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ by 50 ms in the database, so a tick that checks before it inserts is caught in t
 
 A trigger copies every job that commits into `jobs_ever`, with the application_name of the scheduler
 that wrote it, so the check sees duplicates even after the jobs are gone.
+
+Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
+labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
+(tests/test_wrong_answers_lab08.py).
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@
     12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
                            forever, or immediately)
     12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
+
+Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
+labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
+(tests/test_wrong_answers_lab12.py).
 """
 
 from __future__ import annotations
