@@ -6,6 +6,16 @@ defines it, and a learner who passed a bad argument needs the sentence, not our 
 """
 
 
+def first_line(what: BaseException | str | None, limit: int | None = None) -> str:
+    """The first line of an error's message (its type's name when the message is empty), or of a text;
+    cut to `limit` characters, with an ellipsis, when given. For logs and one-line reports."""
+    if isinstance(what, BaseException):
+        line = (str(what).strip().splitlines() or [type(what).__name__])[0]
+    else:
+        line = ((what or "").strip().splitlines() or [""])[0]
+    return line if limit is None or len(line) <= limit else line[: limit - 1] + "…"
+
+
 class CourseError(Exception):
     """Base class: an error whose message is the whole story."""
 

@@ -58,7 +58,7 @@ from psycopg.rows import namedtuple_row
 from course.infra import broker
 from course.core import sql
 from course.core.payloads import to_json
-from course.errors import CourseError, InvalidArgument
+from course.errors import CourseError, InvalidArgument, first_line
 
 log = logging.getLogger("course.core.outbox")
 
@@ -229,7 +229,7 @@ class Relay:
                     if claimed < s.batch:
                         await self._pause(s.poll_interval_s)
                 except DB_DISCONNECTED as error:
-                    log.warning("%s: PostgreSQL connection lost (%s); reconnecting", self.name, _first_line(error))
+                    log.warning("%s: PostgreSQL connection lost (%s); reconnecting", self.name, first_line(error))
                     await self._db.close()
                     self._db = None
                     self.counters.db_reconnects += 1
@@ -326,7 +326,7 @@ class Relay:
                 return await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True, connect_timeout=5,
                                                              application_name=self.name)
             except DB_DISCONNECTED as error:
-                log.warning("%s: PostgreSQL not reachable (%s); retrying in %.1f s", self.name, _first_line(error), delay)
+                log.warning("%s: PostgreSQL not reachable (%s); retrying in %.1f s", self.name, first_line(error), delay)
                 await self._pause(delay)
                 delay = min(delay * 2, 2.0)
         return None
@@ -372,10 +372,6 @@ class Relay:
         log.info("%s: stream %s takes %s; duplicate window %.0f s", self.name, s.stream, info.config.subjects,
                  info.config.duplicate_window)
         self._stream_ready = True
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _schema_of(conninfo: str) -> str:

@@ -52,7 +52,7 @@ from psycopg.rows import class_row
 
 from course.infra import db, processes
 from course.core import queue, sql
-from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
 from course.core.worker import Registry
 
 log = logging.getLogger("course.core.scheduler")
@@ -368,14 +368,14 @@ def run(conninfo: str, *, name: str, mode: str = SHARED, clock: str = SIMULATED,
                 if enqueued:
                     log.info("scheduler %s: tick at %s enqueued %s", name, _hhmm(now), enqueued)
         except DISCONNECTED as error:
-            log.warning("scheduler %s: database connection lost (%s); reconnecting", name, _first_line(error))
+            log.warning("scheduler %s: database connection lost (%s); reconnecting", name, first_line(error))
             _close(conn, listener)
             conn = listener = None
             time.sleep(0.2)
             continue
         except Exception as error:  # a bad tick (ours or a learner's) must not end the scheduler
             log.exception("scheduler %s: tick failed; trying again shortly", name)
-            beat.update(errors=beat["errors"] + 1, last_error=f"{type(error).__name__}: {_first_line(error)}"[:500])
+            beat.update(errors=beat["errors"] + 1, last_error=f"{type(error).__name__}: {first_line(error)}"[:500])
             try:
                 if conn is None:
                     raise psycopg.InterfaceError("no connection")
@@ -411,10 +411,6 @@ def _close(*conns) -> None:
     for conn in conns:
         if conn is not None and not conn.closed:
             conn.close()
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def spawn(schema: str | None = None, *, name: str = "scheduler", mode: str = SHARED, clock: str = SIMULATED,

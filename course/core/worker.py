@@ -37,17 +37,12 @@ from psycopg.conninfo import make_conninfo
 
 from course.core import backoff
 from course.core import queue as q
-from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
 from course.core.queue import Job
 
 log = logging.getLogger("course.core.worker")
 
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
-
-
-def first_line(error: BaseException) -> str:
-    """The first line of an error's message, or its type's name when the message is empty."""
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 # -- handlers ------------------------------------------------------------------------------------
