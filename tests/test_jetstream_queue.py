@@ -29,16 +29,6 @@ def servers(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture
-def started():
-    """Children a test starts; every one is killed at the end, also when the test fails."""
-    children = []
-    yield children
-    for child in children:
-        if child.alive():
-            child.kill()
-
-
 def a_queue(servers, name, **settings) -> jq.WorkQueue:
     queue = jq.WorkQueue(name, replicas=1, **settings)
     jq.reset(queue, servers)

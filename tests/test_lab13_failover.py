@@ -21,15 +21,6 @@ pytestmark = pytest.mark.slow  # every test here starts worker processes or serv
 COUNT = 150
 
 
-@pytest.fixture
-def started():
-    children = []
-    yield children
-    for child in children:
-        if child.alive():
-            child.kill()
-
-
 def confirm_booking(task):
     time.sleep(0.005)
 

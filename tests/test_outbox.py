@@ -42,19 +42,14 @@ def db(conn):
 
 
 @pytest.fixture
-def start_relay(schema):
+def start_relay(schema, started):
     """start_relay(**settings) -> Child; every relay is killed at the end of the test, also on failure."""
-    started = []
-
     def start(**settings):
         child = outbox.spawn(schema, name=f"relay{len(started)}", **settings)
         started.append(child)
         return child
 
-    yield start
-    for child in started:
-        if child.alive():
-            child.kill()
+    return start
 
 
 def place_orders(conn, stream: str, count: int) -> list[int]:

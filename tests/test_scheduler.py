@@ -40,19 +40,14 @@ def jobs_per_slot(conn) -> Counter:
 
 
 @pytest.fixture
-def schedulers(schema):
-    """start(n, mode) -> [Child]; all stopped at the end of the test."""
-    started = []
-
+def schedulers(schema, started):
+    """start(n, mode) -> [Child]; all killed at the end of the test."""
     def start(n=3, mode=scheduler.SHARED, prefix="server"):
         children = scheduler.start(schema, n, mode=mode, prefix=prefix)
         started.extend(children)
         return children
 
-    yield start
-    for child in started:
-        if child.alive():
-            child.kill()
+    return start
 
 
 # -- slots and the policy --------------------------------------------------------------------------

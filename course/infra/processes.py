@@ -62,6 +62,15 @@ class Child:
     def log_tail(self, lines: int = 20) -> str:
         return "\n".join(self.log().splitlines()[-lines:])
 
+    def __enter__(self) -> "Child":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Leaving `with processes.python(...) as child:` kills the child if it still runs: nothing of it
+        outlives the block. To let it finish its work first, terminate() it inside the block."""
+        if self.alive():
+            self.kill()
+
 
 LOG_KEEP_S = 24 * 3600  # children's logs older than a day are removed (they are for debugging today)
 _pruned = False
