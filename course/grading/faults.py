@@ -28,7 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cloudpickle
 
 from course.infra import processes
 from course.core import queue
@@ -128,14 +127,13 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     seed = random.randrange(1, 10**6) if seed is None else seed
     workdir = Path(tempfile.mkdtemp(prefix="course-faults-"))
     history = workdir / "history.jsonl"
-    spec = workdir / "scenario.pkl"
     calm = workdir / "calm"  # once the kill budget is spent, its existence tells every worker to stop injecting
     job_ids = queue.enqueue_many(box.conn, TASK, scenario.payloads, max_attempts=scenario.max_attempts)
     started_at = time.time()
-    spec.write_bytes(cloudpickle.dumps({
+    spec = processes.pickle_for_child({
         "conninfo": box.conninfo, "scenario": scenario, "history": str(history), "seed": seed,
         "started_at": started_at, "calm": str(calm),
-    }))
+    }, "faults-scenario")
     slots: list[processes.Child | None] = [None] * scenario.workers
     incarnations = [0] * scenario.workers
     kills = 0

@@ -15,12 +15,11 @@ import signal
 import sys
 import threading
 from functools import partial
-from pathlib import Path
 from types import SimpleNamespace
 
-import cloudpickle
 from psycopg.conninfo import make_conninfo
 
+from course.infra import processes
 from course.core import queue
 from course.core.worker import Hooks, Registry, Settings, Worker
 from course.grading.faults import TASK, write_event
@@ -103,7 +102,7 @@ def queue_operations(scenario):
 
 def main(argv: list[str]) -> int:
     spec_path, slot, incarnation = argv[0], int(argv[1]), int(argv[2])
-    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    spec = processes.unpickle(spec_path)
     scenario = spec["scenario"]
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     registry = Registry()

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cloudpickle
+
 _alive: dict[int, "Child"] = {}
 
 
@@ -102,7 +104,7 @@ def log_dir() -> Path:
     if not _pruned:
         _pruned = True
         cutoff = time.time() - LOG_KEEP_S
-        for old in path.glob("*.log"):
+        for old in [*path.glob("*.log"), *path.glob("*.pkl")]:
             try:
                 if old.stat().st_mtime < cutoff:
                     old.unlink()
@@ -127,6 +129,29 @@ def spawn(name: str, argv: Sequence[str], *, env: dict[str, str] | None = None, 
 def python(name: str, module: str, *args: str, env: dict[str, str] | None = None) -> Child:
     """Start `python -m module args...` with this interpreter."""
     return spawn(name, [sys.executable, "-m", module, *args], env=env)
+
+
+# -- a value for a child: functions travel by value -----------------------------------------------------
+
+
+def pickle_for_child(value: object, name: str = "spec") -> Path:
+    """Write `value` to a file of its own (the owner's alone, in the log folder) for a child to read with
+    unpickle(). cloudpickle sends functions by value, so one defined in a notebook runs in the child."""
+    path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.pkl"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(cloudpickle.dumps(value))
+    return path
+
+
+def unpickle(path: str | Path) -> object:
+    """The value pickle_for_child wrote (the file stays: several children may read one)."""
+    return cloudpickle.loads(Path(path).read_bytes())
+
+
+def python_with(name: str, module: str, value: object, *args: str, env: dict[str, str] | None = None) -> Child:
+    """Start `python -m module SPEC args...`, SPEC the file holding `value` (for the child's unpickle)."""
+    return python(name, module, str(pickle_for_child(value, name)), *args, env=env)
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):

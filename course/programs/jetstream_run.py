@@ -16,26 +16,16 @@ import logging
 import os
 import signal
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
-import cloudpickle
 
 from course.infra import broker, processes
 from course.infra.broker import TRANSIENT
 from course.errors import InvalidArgument
 from course.programs.jetstream_queue import (
     Consumer, ConsumerSettings, Publisher, WorkQueue, publish_with_retry, record)
-
-
-def _spec_file(spec: dict) -> str:
-    fd, path = tempfile.mkstemp(prefix="course-js-spec-", suffix=".pkl", dir=processes.log_dir())
-    with os.fdopen(fd, "wb") as f:
-        f.write(cloudpickle.dumps(spec))
-    return path
 
 
 def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers, n: int = 2, *,
@@ -47,9 +37,9 @@ def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers
     """
     if not callable(handler):
         raise InvalidArgument(f"handler must be a function handler(task); got {handler!r}.")
-    spec = _spec_file({"queue": queue, "handler": handler, "servers": broker.server_list(servers),
+    spec = processes.pickle_for_child({"queue": queue, "handler": handler, "servers": broker.server_list(servers),
                        "history": history, "settings": settings or ConsumerSettings()})
-    return [processes.python(f"{name}{i}", __name__, "consume", spec, f"{name}{i}", env=env) for i in range(n)]
+    return [processes.python(f"{name}{i}", __name__, "consume", str(spec), f"{name}{i}", env=env) for i in range(n)]
 
 
 def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_per_s: float = 50.0,
@@ -57,10 +47,10 @@ def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_pe
                    name: str = "producer") -> processes.Child:
     """Start a producer process: `count` messages {"n": i} at a steady rate, each with Nats-Msg-Id
     f"{id_prefix}{i}", each retried (same id) until JetStream acknowledges it."""
-    spec = _spec_file({"servers": broker.server_list(servers), "subject": subject, "count": count,
-                       "rate_per_s": rate_per_s, "id_prefix": id_prefix, "history": history,
-                       "publish_timeout_s": publish_timeout_s})
-    return processes.python(name, __name__, "produce", spec, name)
+    spec = {"servers": broker.server_list(servers), "subject": subject, "count": count,
+            "rate_per_s": rate_per_s, "id_prefix": id_prefix, "history": history,
+            "publish_timeout_s": publish_timeout_s}
+    return processes.python(name, __name__, "produce", str(processes.pickle_for_child(spec)), name)
 
 
 def wait_ready(children: Sequence[processes.Child], timeout: float = 60.0) -> None:
@@ -120,7 +110,7 @@ def _produce_main(spec: dict, who: str) -> int:
 def main(argv: list[str]) -> int:
     command, spec_path, who = argv[0], argv[1], argv[2]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    spec = processes.unpickle(spec_path)
     code = {"consume": _consume_main, "produce": _produce_main}[command](spec, who)
     sys.stdout.flush()
     sys.stderr.flush()

@@ -36,7 +36,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import partial
-from pathlib import Path
 from types import SimpleNamespace
 
 import psycopg
@@ -522,10 +521,7 @@ class BookingApi(ServerProcess):
             args += ["--channel-manager", channel_manager_url]
         pickle_path = None
         if checkout is not None:
-            import cloudpickle
-
-            pickle_path = processes.log_dir() / f"{name}-checkout-{os.getpid()}-{time.monotonic_ns()}.pkl"
-            pickle_path.write_bytes(cloudpickle.dumps(checkout))
+            pickle_path = processes.pickle_for_child(checkout, f"{name}-checkout")
             args += ["--checkout-pickle", str(pickle_path)]
         try:
             child, url = start_server(name, "course.programs.stayhub", args, timeout=timeout)
@@ -741,9 +737,7 @@ def _api(args) -> int:
         if not args.checkout_pickle:
             print("booking api: --mode custom needs --checkout-pickle", file=sys.stderr)
             return 2
-        import cloudpickle
-
-        checkout = cloudpickle.loads(Path(args.checkout_pickle).read_bytes())
+        checkout = processes.unpickle(args.checkout_pickle)
     else:
         checkout = checkout_with_jobs
     pool = ConnectionPool(args.dsn, min_size=1, max_size=10, kwargs={"autocommit": True},

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import secrets
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-import cloudpickle
 import psycopg
 
 from course.infra import broker, processes
@@ -43,16 +41,12 @@ CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Py
 
 def start_in_child(name: str, fn, *args) -> processes.Child:
     """Run fn(*args) in a new Python process (the function travels by cloudpickle)."""
-    spec = Path(tempfile.mkdtemp(prefix="course-lab05-")) / "call.pkl"
-    spec.write_bytes(cloudpickle.dumps((fn, args)))
-    return processes.python(name, "course.grading.checks.lab05", str(spec))
+    return processes.python_with(name, "course.grading.checks.lab05", (fn, args))
 
 
 def _child_main(spec_path: str) -> int:
-    spec = Path(spec_path)
-    fn, args = cloudpickle.loads(spec.read_bytes())
-    spec.unlink(missing_ok=True)
-    spec.parent.rmdir()
+    fn, args = processes.unpickle(spec_path)
+    Path(spec_path).unlink(missing_ok=True)
     fn(*args)
     return 0
 

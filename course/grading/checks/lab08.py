@@ -30,7 +30,6 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import cloudpickle
 
 from course.infra import processes
 from course.core import scheduler
@@ -176,8 +175,7 @@ class _Run:
         self.started_at = time.time()
         spec = {"conninfo": self.box.conninfo, "tick": tick, "history": str(self.history),
                 "started_at": self.started_at}
-        self.spec = self.workdir / "spec.pkl"
-        self.spec.write_bytes(cloudpickle.dumps(spec))
+        self.spec = processes.pickle_for_child(spec, "lab08-schedulers")
         self.children: list[processes.Child] = []
 
     def start(self) -> None:
@@ -462,7 +460,7 @@ def _runner(spec_path: str, name: str) -> int:
     """One of the check's scheduler processes: course.core.scheduler.run with the learner's tick, traced."""
     import logging
 
-    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    spec = processes.unpickle(spec_path)
     learner_tick = spec["tick"]
 
     def traced_tick(conn, now):
