@@ -8,6 +8,7 @@ is still running when the parent exits. We only ever signal pids we started.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
@@ -152,6 +153,22 @@ def unpickle(path: str | Path) -> object:
 def python_with(name: str, module: str, value: object, *args: str, env: dict[str, str] | None = None) -> Child:
     """Start `python -m module SPEC args...`, SPEC the file holding `value` (for the child's unpickle)."""
     return python(name, module, str(pickle_for_child(value, name)), *args, env=env)
+
+
+@contextlib.contextmanager
+def environment(variables: dict[str, str]):
+    """These environment variables in this process for the duration, as a child started with them would
+    see them (a handler called here reads the provider's URL from one); restored afterwards."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):
