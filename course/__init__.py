@@ -5,8 +5,8 @@ Read it bottom up. A module imports only from its own layer or the layers below 
 
     errors      every layer's exceptions: one line saying what to pass, and that nothing was written
     infra/      what starts real things: PostgreSQL (db, pgserver, private_server), NATS (broker,
-                nats_server, nats_cluster), child processes (processes), and what this machine has
-                (doctor)
+                nats_server, nats_cluster), child processes (processes) and what they did (eventlog),
+                and what this machine has (doctor)
     core/       the reference queue, what a production engineer would lift out: sql/, queue, backoff,
                 payloads, worker, scheduler, outbox, monitoring
     programs/   the labs' programs: the Tiffin and StayHub systems, the email provider, and each lab's

@@ -46,7 +46,6 @@ import inspect
 import json
 import logging
 import os
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -59,7 +58,7 @@ import nats.errors
 import nats.js.errors
 from nats.js import api
 
-from course.infra import broker, processes
+from course.infra import broker, eventlog, processes
 from course.infra.broker import MSG_ID, TRANSIENT
 from course.errors import BrokerUnavailable, InvalidArgument, PermanentError
 
@@ -244,49 +243,31 @@ def publish_with_retry(publish: Callable, subject: str, payload, msg_id: str, gi
 # -- what the processes did ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Event:
-    t: float  # unix time
+@dataclass(frozen=True, kw_only=True)
+class Event(eventlog.Event):
+    """One line of a consumer's or producer's history (course/infra/history.py); t is unix time.
+
+    kind, for consumers: started, received, in_progress, finished, failed, acked, left (for a retry),
+    dead_lettered, routed, stopped; for producers: published, publish_failed.
+    """
+
     who: str  # the process's name: consumer0, producer, ...
-    pid: int
-    kind: str  # consumers: started, received, in_progress, finished, failed, acked, left (for a retry),
-    #            dead_lettered, routed, stopped; producers: published, publish_failed
     seq: int | None = None  # the message's sequence in the stream
     msg_id: str | None = None
     deliveries: int | None = None
     detail: str = ""
 
 
-def record(history: str | None, **fields) -> None:
-    """Append one event in one O_APPEND write: a SIGKILL right after it loses nothing."""
-    if history is None:
-        return
-    line = json.dumps({"t": time.time(), "pid": os.getpid(), **fields}) + "\n"
-    fd = os.open(history, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode())
-    finally:
-        os.close(fd)
+record = eventlog.record  # record(path, who=..., kind=..., msg_id=..., ...): one event, now, this pid
 
 
 def read_history(path: str | Path) -> list[Event]:
-    path = Path(path)
-    if not path.exists():
-        return []
-    events = []
-    for line in path.read_text().splitlines():
-        try:
-            events.append(Event(**json.loads(line)))
-        except (ValueError, TypeError):
-            continue  # cut short by a kill
-    return sorted(events, key=lambda e: e.t)
+    return eventlog.read(path, Event)
 
 
 def new_history(prefix: str = "course-js-") -> str:
     """A fresh, empty history file in the course's log folder."""
-    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.log_dir())
-    os.close(fd)
-    return path
+    return eventlog.new_file(prefix)
 
 
 @dataclass(frozen=True)
@@ -371,15 +352,12 @@ def wait_settled(history: str | Path, msg_ids: Sequence[str], timeout: float = 1
 def timeline(events: Sequence[Event], msg_id: str | None = None, since: float | None = None) -> str:
     """One line per event (of one message, if given), in seconds from `since` (the first event)."""
     chosen = [e for e in events if msg_id is None or e.msg_id == msg_id or e.kind in ("started", "stopped", "killed")]
-    if not chosen:
-        return "(nothing happened)"
-    t0 = since if since is not None else chosen[0].t
-    lines = []
-    for e in chosen:
+
+    def describe(e: Event) -> str:
         what = e.kind + (f" (delivery {e.deliveries})" if e.deliveries else "") + (f": {e.detail}" if e.detail else "")
-        about = f"{e.msg_id}" if e.msg_id else ""
-        lines.append(f"{e.t - t0:6.2f} s  {e.who:<10} {about:<12} {what}")
-    return "\n".join(lines)
+        return f"{e.who:<10} {e.msg_id or '':<12} {what}"
+
+    return eventlog.timeline(chosen, describe, since=since)
 
 
 # -- consuming -----------------------------------------------------------------------------------------

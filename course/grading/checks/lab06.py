@@ -345,7 +345,7 @@ def _the_acceptance_test(t: Trial, box, send_confirmation, inbox: Inbox, provide
         """What the provider answered for this job's booking, and the booking's other job, if it has one."""
         booking = booking_of_job[job_id]
         address = next(a for a, b in inbox.booking_of.items() if b == booking)
-        requests = [faults.Event(round(r.at - result.started_at, 3), -1, 0, "provider",
+        requests = [faults.Event(t=round(r.at - result.started_at, 3), pid=0, kind="provider", worker=-1,
                                  detail=f"{r.outcome} (HTTP {r.status}, Idempotency-Key {r.idempotency_key!r})")
                     for r in provider.requests() if r.to == address]
         siblings = [dataclasses.replace(e, kind=f"{e.kind} (job {e.job}, the same booking)")

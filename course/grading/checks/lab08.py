@@ -31,10 +31,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 
-from course.infra import processes
+from course.infra import eventlog, processes
 from course.core import scheduler
 
-from course.grading.faults import write_event
 from course.grading.trial import Stop, Trial, describe
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
@@ -234,9 +233,7 @@ class _Run:
         return {(r.task, r.slot): r.outcome for r in scheduler.runs(self.box.conn)}
 
     def ticks(self) -> list[dict]:
-        if not self.history.exists():
-            return []
-        events = [json.loads(line) for line in self.history.read_text().splitlines() if line.strip()]
+        events = eventlog.read(self.history)
         return [{**event, "clock": datetime.fromisoformat(event["clock"])} for event in events]
 
     def returned_ids(self) -> list:
@@ -468,14 +465,15 @@ def _runner(spec_path: str, name: str) -> int:
         try:
             returned = learner_tick(conn, now)
         except Exception as error:
-            write_event(spec["history"], spec["started_at"], name=name, kind="raised", clock=clock,
-                        detail=describe(error).splitlines()[0])
+            eventlog.record(spec["history"], since=spec["started_at"], name=name, kind="raised", clock=clock,
+                            detail=describe(error).splitlines()[0])
             raise
         try:
             json.dumps(returned)
         except TypeError:
             returned = repr(returned)
-        write_event(spec["history"], spec["started_at"], name=name, kind="ticked", clock=clock, returned=returned)
+        eventlog.record(spec["history"], since=spec["started_at"], name=name, kind="ticked", clock=clock,
+                        returned=returned)
         return returned
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
