@@ -174,9 +174,13 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
                     start(slot)
                     _note(history, started_at, slot, slots[slot].pid, "restarted")
             if time.monotonic() > next_drop and kills < scenario.faults.max_kills:
+                # Not a connection younger than a second: a worker whose very first connection is cut
+                # stops at once (at start a dead database is more likely a wrong address), and a drop
+                # is meant to test reconnecting, not starting.
                 dropped = box.conn.execute(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    "WHERE application_name LIKE %s", [f"faultworker-{seed}-%"]).fetchone()[0]
+                    "WHERE application_name LIKE %s AND backend_start < now() - interval '1 second'",
+                    [f"faultworker-{seed}-%"]).fetchone()[0]
                 _note(history, started_at, -1, 0, "dropped", detail=f"{dropped} worker connections terminated")
                 next_drop = time.monotonic() + scenario.faults.drop_connections_every_s
             time.sleep(0.05)
