@@ -7,6 +7,8 @@
     set_clock / advance_clock           the simulated clock a lab moves by hand
     spawn(schema, name=...)             a scheduler process: `python -m course.core.scheduler --name ...`
 
+Lab 08's examples, StayHub's two recurring jobs and their tables, are course/programs/stayhub_recurring.py.
+
 One rule makes it safe to run a scheduler on every app server. A slot's job is enqueued in the same
 transaction as a row in `schedule_runs`, whose primary key is (task, slot). However many schedulers
 tick at the same moment, one insert wins; the others insert nothing, so they enqueue nothing. The row
@@ -42,7 +44,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from psycopg import sql as pgsql
@@ -53,7 +55,6 @@ from psycopg.rows import class_row
 from course.infra import db, processes
 from course.core import queue, sql
 from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
-from course.core.worker import Registry
 
 log = logging.getLogger("course.core.scheduler")
 
@@ -447,45 +448,6 @@ def start(schema: str, count: int, *, mode: str = SHARED, prefix: str = "server"
 def stop(children: Sequence[processes.Child]) -> list[int]:
     """SIGTERM each scheduler process and wait for it; the exit codes."""
     return [child.terminate(timeout=10) for child in children]
-
-
-# -- StayHub's two recurring jobs (lab 08's examples) ----------------------------------------------
-
-handlers = Registry()  # python -m course worker --app course.core.scheduler:handlers
-
-
-def install_examples(conn: psycopg.Connection, night: date) -> None:
-    """The tables StayHub's two recurring jobs work on (stays, stay_invoices, task_runs), with stays
-    around `night`: paid stays ending that day (three) and on each of the next three days (one each),
-    and unpaid holds that lapse at 01:57 and 02:03 the next morning, 02:04 the morning after, and 09:00
-    the day after that."""
-    with conn.transaction():
-        conn.execute(sql.query("scheduler", "examples_install"))
-        conn.execute(sql.query("scheduler", "examples_seed"), {"night": night})
-
-
-@handlers.handler("nightly_invoices", payload={"slot": str})
-def nightly_invoices(job, conn) -> None:
-    """Invoice the stays that ended the day before the slot: the 02:00 run on the 14th does the 13th."""
-    slot = datetime.fromisoformat(job.payload["slot"])
-    night = (slot.astimezone(UTC) - timedelta(days=1)).date()
-    with conn.transaction():
-        made = conn.execute(sql.query("scheduler", "make_invoices"), {"night": night}).rowcount
-        _log_run(conn, job, slot, made)
-
-
-@handlers.handler("release_unpaid_holds", payload={"slot": str})
-def release_unpaid_holds(job, conn) -> None:
-    """Release the holds that lapsed by the slot's time."""
-    slot = datetime.fromisoformat(job.payload["slot"])
-    with conn.transaction():
-        released = conn.execute(sql.query("scheduler", "release_holds"), {"slot": slot}).rowcount
-        _log_run(conn, job, slot, released)
-
-
-def _log_run(conn: psycopg.Connection, job, slot: datetime, changed: int) -> None:
-    conn.execute(sql.query("scheduler", "log_task_run"),
-                 {"task": job.type, "slot": slot, "job_id": job.id, "changed": changed})
 
 
 # -- the program -----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ The systems, each in a process of its own:
 The demos:
 
     retry_trace      lab 07, 12: a job's retries and their waits, drawn
+    stayhub_recurring    lab 08: StayHub's two recurring jobs, the nightly invoices and the unpaid holds
     newsletter       lab 09: one queue or two, the urgent confirmation behind a newsletter
     queueing         labs 09-12: Little's law and Erlang C, the arithmetic of waiting
     rush, pools, saturation_view    lab 10: the dinner rush, worker pools, utilisation and wait
