@@ -100,10 +100,6 @@ def status_of(conn: psycopg.Connection, booking_id: int) -> str:
     return conn.execute("SELECT status FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
 
 
-class _RollBack(Exception):
-    pass
-
-
 def _quietly(fn, *args) -> BaseException | None:
     """Run learner code that is expected to fail here; return what it raised (NotImplementedError passes)."""
     try:
@@ -313,12 +309,9 @@ def _one_email_on_cue(t: Trial, conn, send_confirmation, inbox: Inbox, bookings:
              if inbox.of(down) == 0 else None)
 
     job = job_for(conn, lost)
-    try:
-        with conn.transaction():
-            t.call(send_confirmation, job, conn, during=f"send_confirmation for booking {lost}")
-            raise _RollBack  # the worker died before its transaction committed
-    except _RollBack:
-        pass
+    with conn.transaction():
+        t.call(send_confirmation, job, conn, during=f"send_confirmation for booking {lost}")
+        raise psycopg.Rollback  # the worker died before its transaction committed (psycopg rolls back)
     t.call(send_confirmation, redelivered(job), conn, during=f"send_confirmation for booking {lost}, run again")
     t.expect("the first run's database writes were lost after the provider accepted the email: "
              "the re-run sends no second email", got=inbox.of(lost), expected=1,
