@@ -3,6 +3,14 @@
 Labs SIGKILL these on purpose, so every child is a real process with its own pid, its output in a log
 file (a notebook cell should not fill with worker logs), and an entry in a registry that kills whatever
 is still running when the parent exits. We only ever signal pids we started.
+
+    spawn(name, argv), python(name, module, *args)    a child, its output in a log file of its own
+    with processes.python(...) as child:             ... and killed on leaving the block if it still runs
+    python_with(name, module, value, *args)          a child that runs a function of ours: `value` is
+                                                     pickled by value (pickle_for_child), the child
+                                                     reads it back with unpickle(SPEC)
+    environment(variables)                           os.environ as a child started with them sees it
+    wait_until(predicate, timeout)                   poll until true, or TimeoutError saying what for
 """
 
 from __future__ import annotations
