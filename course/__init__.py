@@ -4,12 +4,14 @@ Read it bottom up. A module imports only from its own layer or the layers below 
 (tests/test_layout.py holds every module to that):
 
     errors      every layer's exceptions: one line saying what to pass, and that nothing was written
-    infra/      what starts real things: PostgreSQL (db, pgserver, private_server), NATS (broker),
-                child processes (processes), and what this machine has (doctor)
+    infra/      what starts real things: PostgreSQL (db, pgserver, private_server), NATS (broker,
+                nats_server, nats_cluster), child processes (processes) and what they did (eventlog),
+                and what this machine has (doctor)
     core/       the reference queue, what a production engineer would lift out: sql/, queue, backoff,
                 payloads, worker, scheduler, outbox, monitoring
     programs/   the labs' programs: the Tiffin and StayHub systems, the email provider, and each lab's
-                demos (retry_trace, newsletter, queueing, rush, pools, saturation_view, jetstream_*);
+                demos (retry_trace, newsletter, queueing, rush, pools, saturation_view, watching,
+                dead_rows, jetstream_*);
                 course/grading/labs.toml says which lab uses which, `python -m course map` prints it
     grading/    the manifest, checks, hints, progress, the fault injector, the grader
     evidence/   bench and chaos: how fast the queue is, and what it loses when things die

@@ -3,6 +3,7 @@ processes that are always stopped, also when a test fails."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -53,11 +54,20 @@ def conn(schema):
 
 
 @pytest.fixture
-def start_workers(schema):
+def started():
+    """What a test starts: `started.append(child)`, `started += children`. At the end each leaves as its
+    `with` block would (a processes.Child is killed, a server handle stopped), also when the test fails."""
+    things: list = []
+    yield things
+    with contextlib.ExitStack() as stack:
+        for thing in things:
+            stack.push(thing)  # its __exit__, called when the stack closes; one that raises stops no other
+
+
+@pytest.fixture
+def start_workers(schema, started):
     """start_workers(n, app=..., **settings) -> [Child]; every one is killed at the end of the test."""
     from course.core import worker
-
-    started = []
 
     def start(n: int = 1, app: str = RECORDING_APP, **settings):
         children = [worker.spawn(app, schema=schema, name=f"worker{len(started) + i}", **settings)
@@ -65,7 +75,4 @@ def start_workers(schema):
         started.extend(children)
         return children
 
-    yield start
-    for child in started:
-        if child.alive():
-            child.kill()
+    return start

@@ -215,9 +215,8 @@ def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
         queue.install(conn)
         conn.execute(RUNS_TABLE)
         before = queue.enqueue_many(conn, "record", [{"n": n, "sleep_s": 0.1} for n in range(40)])
-        child = worker.spawn(RECORDING_APP, dsn=server.conninfo(), concurrency=4, lease_s=2, poll_interval=0.2,
-                             name="restart-worker")
-        try:
+        with worker.spawn(RECORDING_APP, dsn=server.conninfo(), concurrency=4, lease_s=2, poll_interval=0.2,
+                          name="restart-worker") as child:  # killed on the way out if it still runs
             wait_until(lambda: conn.execute("SELECT count(*) FROM runs").fetchone()[0] >= 5, 60,
                        what="the first runs")
             server.stop(mode)  # mid-drain: jobs running, connections open
@@ -232,9 +231,6 @@ def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
                 assert fresh.execute("SELECT count(*) FROM dead_jobs").fetchone()[0] == 0
             assert child.alive() and "reconnected" in child.log(), child.log_tail()
             assert child.terminate() == 0, child.log_tail()
-        finally:
-            if child.alive():
-                child.kill()
 
 
 # -- every input to enqueue: stored and read back equal, or refused with nothing written -----------------

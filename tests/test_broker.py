@@ -18,8 +18,9 @@ import nats
 import nats.errors
 import pytest
 
-from course.infra import broker
-from course.infra.broker import BrokerUnavailable, NatsServer
+from course.infra import broker, nats_cluster, nats_server, processes
+from course.errors import BrokerUnavailable, StreamNotFound
+from course.infra.nats_server import NatsServer
 from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
@@ -34,17 +35,17 @@ def private_server(tmp_path):
 
 def attach_from_another_process(home) -> str:
     """What a relay or a notebook kernel sees when it asks for the server."""
-    script = f"from pathlib import Path; from course.infra import broker; print(broker.NatsServer(Path({str(home)!r})).start())"
+    script = f"from pathlib import Path; from course.infra import nats_server; print(nats_server.NatsServer(Path({str(home)!r})).start())"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
 def test_the_binary_comes_from_the_wheel_in_this_environment():
-    binary = broker.server_binary()
+    binary = nats_server.server_binary()
     assert binary.name == "nats-server"
     assert binary.is_relative_to(os.path.realpath(sys.prefix)), "a nats-server from PATH may be another version"
-    assert broker.server_version()[0].isdigit()
+    assert nats_server.server_version()[0].isdigit()
 
 
 def test_a_server_starts_once_others_attach_and_stop_ends_it(private_server):
@@ -60,7 +61,7 @@ def test_a_server_starts_once_others_attach_and_stop_ends_it(private_server):
     assert broker.count_messages("T", url=url) == 1
 
     assert private_server.stop() is True
-    assert not broker._is_running(pid)
+    assert not processes.pid_alive(pid)
     assert private_server.url() is None
     assert "stopped" in private_server.status()
     assert private_server.stop() is False
@@ -87,7 +88,7 @@ def test_a_server_that_cannot_start_says_so_with_its_log(tmp_path, monkeypatch):
     broken = tmp_path / "nats-server"
     broken.write_text("#!/bin/sh\necho 'fatal: pretend the store is corrupt' >&2\nexit 1\n")
     broken.chmod(0o755)
-    monkeypatch.setattr(broker, "server_binary", lambda: broken)
+    monkeypatch.setattr(nats_server, "server_binary", lambda: broken)
     server = NatsServer(tmp_path / "nats", survives_exit=False)
     with pytest.raises(BrokerUnavailable) as raised:
         server.start(timeout=20)
@@ -100,15 +101,15 @@ def test_a_server_that_cannot_start_says_so_with_its_log(tmp_path, monkeypatch):
 def test_nats_url_is_used_as_given_and_a_dead_one_is_named(private_server, monkeypatch):
     private_server.start()
     # Standing in for a server of the user's: its credentials are theirs to give, here in the URL.
-    given = private_server.url().replace("nats://", f"nats://{broker.token()}@")
+    given = private_server.url().replace("nats://", f"nats://{nats_server.token()}@")
     monkeypatch.setenv("NATS_URL", given)
     assert broker.url() == given
-    assert "from NATS_URL" in broker.describe() and broker.token() not in broker.describe()
+    assert "from NATS_URL" in broker.describe() and nats_server.token() not in broker.describe()
     assert "nothing done" in broker.stop() and private_server.pid()
     broker.ensure_stream("EXT", ["ext.>"])  # no url: NATS_URL's server
     assert broker.count_messages("EXT", url=private_server.url()) == 0
 
-    [closed_port] = broker._free_ports(1)
+    [closed_port] = nats_server.free_ports(1)
     monkeypatch.setenv("NATS_URL", f"nats://127.0.0.1:{closed_port}")
     with pytest.raises(BrokerUnavailable, match="no NATS server answered"):
         broker.url()
@@ -142,9 +143,9 @@ def test_sync_helpers_work_where_an_event_loop_already_runs(private_server):
 
     [message] = asyncio.run(notebook_cell())
     assert (message.subject, message.data) == ("nb.cell", "hello")
-    with pytest.raises(broker.StreamNotFound, match="No stream takes the subject 'elsewhere.cell'"):
+    with pytest.raises(StreamNotFound, match="No stream takes the subject 'elsewhere.cell'"):
         broker.publish("elsewhere.cell", "hello", url=url)
-    with pytest.raises(broker.StreamNotFound, match="ensure_stream"):
+    with pytest.raises(StreamNotFound, match="ensure_stream"):
         broker.count_messages("NOPE", url=url)
 
 
@@ -152,11 +153,11 @@ def test_sync_helpers_work_where_an_event_loop_already_runs(private_server):
 
 
 def running(pids) -> list[int]:
-    return [pid for pid in pids if broker._is_running(pid)]
+    return [pid for pid in pids if processes.pid_alive(pid)]
 
 
 def test_a_replicated_stream_survives_its_leader_being_killed_and_retries_duplicate_nothing():
-    with broker.Cluster.start(3) as cluster:
+    with nats_cluster.Cluster.start(3) as cluster:
         print(f"\ncluster formed in {cluster.formed_in_s:.2f} s, meta leader {cluster.meta_leader()}")
         info = broker.ensure_stream("ORDERS", ["orders.>"], replicas=3, url=cluster.urls)
         assert {info.cluster.leader, *(peer.name for peer in info.cluster.replicas)} == {"n1", "n2", "n3"}
@@ -195,7 +196,7 @@ def test_a_replicated_stream_survives_its_leader_being_killed_and_retries_duplic
 
 
 def test_a_stream_that_lost_its_majority_is_waited_for_then_named_not_called_missing():
-    with broker.Cluster.start(3) as cluster:
+    with nats_cluster.Cluster.start(3) as cluster:
         broker.ensure_stream("QUORUM", ["quorum.>"], replicas=3, url=cluster.urls)
         broker.publish("quorum.x", {"n": 1}, msg_id="q-1", url=cluster.urls)
         survivor, *others = cluster.nodes
@@ -204,10 +205,10 @@ def test_a_stream_that_lost_its_majority_is_waited_for_then_named_not_called_mis
         began = time.monotonic()
         # The survivor answers "no responders" (we wait, then name the majority) or lets the publish time
         # out (its ack may yet come: retry with the same id). Never "there is no such stream".
-        with pytest.raises((broker.BrokerUnavailable, *broker.TRANSIENT)) as raised:
+        with pytest.raises((BrokerUnavailable, *broker.TRANSIENT)) as raised:
             broker.publish("quorum.x", {"n": 2}, msg_id="q-2", url=cluster.live_urls, timeout=2)
-        assert not isinstance(raised.value, broker.StreamNotFound)
-        if isinstance(raised.value, broker.BrokerUnavailable):
+        assert not isinstance(raised.value, StreamNotFound)
+        if isinstance(raised.value, BrokerUnavailable):
             assert "is a majority of its replicas up" in str(raised.value)
         assert time.monotonic() - began >= 1.5, "a silent stream is waited for about `timeout` before giving up"
 
@@ -222,16 +223,16 @@ def test_a_timeout_inside_a_nats_call_is_passed_on_not_called_our_own():
 
 def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits(tmp_path):
     with pytest.raises(RuntimeError, match="a failing lab cell"):
-        with broker.Cluster.start(3) as cluster:
+        with nats_cluster.Cluster.start(3) as cluster:
             pids = [node.pid for node in cluster.nodes.values()]
             raise RuntimeError("a failing lab cell")
     assert running(pids) == [] and not cluster.home.exists()
 
     # A Python that starts a cluster and a private server and simply exits.
     script = (
-        "from pathlib import Path; from course.infra import broker\n"
-        "cluster = broker.Cluster.start(3)\n"
-        f"server = broker.NatsServer(Path({str(tmp_path)!r}), survives_exit=False); server.start()\n"
+        "from pathlib import Path; from course.infra import nats_cluster, nats_server\n"
+        "cluster = nats_cluster.Cluster.start(3)\n"
+        f"server = nats_server.NatsServer(Path({str(tmp_path)!r}), survives_exit=False); server.start()\n"
         "print(*[node.pid for node in cluster.nodes.values()], server.pid(), flush=True)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
@@ -242,7 +243,7 @@ def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits(tmp
         assert running(pids) == [], "servers outlived the Python that started them"
     finally:
         for pid in running(pids):  # only if the test failed: they were started by our own child
-            if "nats-server" in " ".join(broker._command_line(pid) or []):
+            if "nats-server" in " ".join(nats_server.command_line(pid) or []):
                 os.kill(pid, signal.SIGKILL)
 
 
@@ -274,17 +275,17 @@ def test_an_anonymous_client_is_refused_and_ours_gets_in(private_server):
     broker.ensure_stream("T", ["t.>"], url=url)  # our client shows the token
     assert broker.count_messages("T", url=url) == 0
 
-    assert mode(broker.token_file()) == 0o600
+    assert mode(nats_server.token_file()) == 0o600
     assert mode(private_server.home) == 0o700, "its store, config and log are the owner's alone"
     assert mode(private_server.conf_file) == 0o600, "the config holds the token"
-    assert broker.token() not in " ".join(broker._command_line(private_server.pid())), "not on a command line"
+    assert nats_server.token() not in " ".join(nats_server.command_line(private_server.pid())), "not on a command line"
 
 
 def test_a_server_started_by_an_earlier_version_is_restarted_asking_for_the_token(private_server, monkeypatch,
                                                                                   capfd):
-    anyone_welcome = broker.SERVER_CONF.replace(broker.SERVER_CONF[broker.SERVER_CONF.index("authorization {"):
-                                                                   broker.SERVER_CONF.index("jetstream {")], "")
-    monkeypatch.setattr(broker, "SERVER_CONF", anyone_welcome)
+    anyone_welcome = nats_server.SERVER_CONF.replace(nats_server.SERVER_CONF[nats_server.SERVER_CONF.index("authorization {"):
+                                                                   nats_server.SERVER_CONF.index("jetstream {")], "")
+    monkeypatch.setattr(nats_server, "SERVER_CONF", anyone_welcome)
     private_server.start()
     old_pid, url = private_server.pid(), private_server.url()
     nc = broker.run(connect_without_our_token([url]))  # as earlier versions ran it: open to every account
@@ -300,7 +301,7 @@ def test_a_server_started_by_an_earlier_version_is_restarted_asking_for_the_toke
 
 
 def test_every_node_of_a_cluster_refuses_anonymous_clients_and_anonymous_routes():
-    with broker.Cluster.start(3) as cluster:
+    with nats_cluster.Cluster.start(3) as cluster:
         for node in cluster.nodes.values():
             assert_refused([node.url])
             assert mode(node.conf_file) == 0o600

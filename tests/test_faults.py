@@ -153,7 +153,7 @@ def test_a_kill_is_written_into_the_timeline_of_every_job_the_worker_held_also_f
     recorder.acked({acked.id})
     with pytest.raises(Killed):
         recorder._die(doomed, faultworker.AFTER_WORK)
-    killed = {e.job: e.detail for e in faults._read(history) if e.kind == "killed"}
+    killed = {e.job: e.detail for e in faults.read_history(history) if e.kind == "killed"}
     assert killed == {
         doomed.id: "SIGKILL injected after the work, before the ack",
         running.id: "went down with its worker (SIGKILL injected for job 4)",

@@ -11,9 +11,10 @@ import time
 import nats.errors
 import pytest
 
-from course.infra import broker, processes
+from course.infra import broker, nats_server, nats_cluster, processes
 from course.programs import jetstream_bench
 from course.programs import jetstream_queue as jq
+from course.programs import jetstream_run, jetstream_view
 from course.errors import InvalidArgument, PermanentError
 from course.infra.processes import wait_until
 
@@ -22,20 +23,10 @@ pytestmark = pytest.mark.slow  # every test here starts worker processes or serv
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
-    server = broker.NatsServer(tmp_path_factory.mktemp("nats"), survives_exit=False)
+    server = nats_server.NatsServer(tmp_path_factory.mktemp("nats"), survives_exit=False)
     server.start()
     yield [server.url()]
     server.stop()
-
-
-@pytest.fixture
-def started():
-    """Children a test starts; every one is killed at the end, also when the test fails."""
-    children = []
-    yield children
-    for child in children:
-        if child.alive():
-            child.kill()
 
 
 def a_queue(servers, name, **settings) -> jq.WorkQueue:
@@ -98,11 +89,11 @@ def test_settings_that_jetstream_would_refuse_are_refused_here_with_the_reason()
 
 def test_waiting_for_messages_that_never_settle_says_which_and_what_happened(tmp_path):
     history = str(tmp_path / "history.jsonl")
-    jq._record(history, who="producer", kind="published", seq=1, msg_id="booking-1")
-    jq._record(history, who="producer", kind="published", seq=2, msg_id="booking-2")
-    jq._record(history, who="consumer0", kind="received", seq=1, msg_id="booking-1", deliveries=1)
-    jq._record(history, who="consumer0", kind="finished", seq=1, msg_id="booking-1", deliveries=1)
-    jq._record(history, who="consumer0", kind="acked", seq=1, msg_id="booking-1", deliveries=1)
+    jq.record(history, who="producer", kind="published", seq=1, msg_id="booking-1")
+    jq.record(history, who="producer", kind="published", seq=2, msg_id="booking-2")
+    jq.record(history, who="consumer0", kind="received", seq=1, msg_id="booking-1", deliveries=1)
+    jq.record(history, who="consumer0", kind="finished", seq=1, msg_id="booking-1", deliveries=1)
+    jq.record(history, who="consumer0", kind="acked", seq=1, msg_id="booking-1", deliveries=1)
     gone = processes.spawn("producer", [sys.executable, "-c", "raise SystemExit('gave up on booking-2')"])
     gone.wait(60)
     with pytest.raises(TimeoutError) as raised:
@@ -111,7 +102,7 @@ def test_waiting_for_messages_that_never_settle_says_which_and_what_happened(tmp
     assert "1 of 2 messages are neither acknowledged nor dead-lettered: ['booking-2']" in message
     assert "what happened to booking-2:" in message and "published" in message
     assert "producer exited (code 1)" in message and "gave up on booking-2" in message
-    jq._record(history, who="consumer0", kind="dead_lettered", seq=2, msg_id="booking-2")
+    jq.record(history, who="consumer0", kind="dead_lettered", seq=2, msg_id="booking-2")
     jq.wait_settled(history, ["booking-1", "booking-2"], timeout=5)
 
 
@@ -131,7 +122,7 @@ def test_reset_creates_a_work_queue_and_empties_it_when_run_again(servers):
 def test_every_message_is_handled_and_acknowledged_once_and_leaves_the_stream(servers, started):
     queue = a_queue(servers, "BASIC", ack_wait_s=5)
     history = jq.new_history()
-    started += jq.spawn_consumers(queue, quick, servers, 2, history=history)
+    started += jetstream_run.spawn_consumers(queue, quick, servers, 2, history=history)
     ids = [f"m{n}" for n in range(20)]
     publish(servers, queue, {msg_id: {"n": n} for n, msg_id in enumerate(ids)})
     wait_until(lambda: jq.settled(history, ids), 30, interval=0.1)
@@ -144,7 +135,7 @@ def test_every_message_is_handled_and_acknowledged_once_and_leaves_the_stream(se
 def test_a_killed_consumers_message_comes_back_after_the_ack_wait(servers, started):
     queue = a_queue(servers, "KILLED", ack_wait_s=0.6)
     history = jq.new_history()
-    consumers = jq.spawn_consumers(queue, slow_without_heartbeat, servers, 2, history=history)
+    consumers = jetstream_run.spawn_consumers(queue, slow_without_heartbeat, servers, 2, history=history)
     started += consumers
     publish(servers, queue, {"order-9812": {"order_id": 9812}})
     first = jq.wait_for(history, "received", "order-9812")
@@ -161,7 +152,7 @@ def test_in_progress_acks_decide_whether_a_slow_message_runs_twice(servers, star
     for name, handler, ack_wait in (("HEARTBEAT", slow_with_heartbeat, 0.6), ("SILENT", slow_without_heartbeat, 0.4)):
         queue = a_queue(servers, name, ack_wait_s=ack_wait)
         runs[name] = jq.new_history()
-        started.extend(jq.spawn_consumers(queue, handler, servers, 2, history=runs[name]))
+        started.extend(jetstream_run.spawn_consumers(queue, handler, servers, 2, history=runs[name]))
         publish(servers, queue, {"slow": {}})
     for history in runs.values():
         wait_until(lambda: jq.settled(history, ["slow"]), 30, interval=0.1)
@@ -174,7 +165,7 @@ def test_in_progress_acks_decide_whether_a_slow_message_runs_twice(servers, star
 def test_an_async_handler_runs_on_the_consumers_loop(servers, started):
     queue = a_queue(servers, "ASYNC", ack_wait_s=5)
     history = jq.new_history()
-    started += jq.spawn_consumers(queue, async_quick, servers, 1, history=history)
+    started += jetstream_run.spawn_consumers(queue, async_quick, servers, 1, history=history)
     publish(servers, queue, {f"a{n}": {} for n in range(5)})
     wait_until(lambda: jq.settled(history, [f"a{n}" for n in range(5)]), 30, interval=0.1)
 
@@ -185,7 +176,7 @@ def test_an_async_handler_runs_on_the_consumers_loop(servers, started):
 def test_failures_retry_on_the_backoff_schedule_then_reach_the_dead_letter_stream(servers, started):
     queue = a_queue(servers, "RETRIES", backoff_s=(0.2, 0.4, 0.8), max_deliver=4)
     history = jq.new_history()
-    started += jq.spawn_consumers(queue, provider_on_a_bad_day, servers, 2, history=history)
+    started += jetstream_run.spawn_consumers(queue, provider_on_a_bad_day, servers, 2, history=history)
     publish(servers, queue, {"b503": {"kind": "503"}, "bad-address": {"kind": "invalid"}})
     wait_until(lambda: len(jq.dead_letters(queue, servers)) == 2, 30, interval=0.1)
     dead = {d.msg_id: d for d in jq.dead_letters(queue, servers)}
@@ -202,7 +193,7 @@ def test_failures_retry_on_the_backoff_schedule_then_reach_the_dead_letter_strea
 def test_a_hung_handler_is_dead_lettered_through_the_max_deliveries_advisory(servers, started):
     queue = a_queue(servers, "HUNG", backoff_s=(0.3, 0.3), max_deliver=2)
     history = jq.new_history()
-    started += jq.spawn_consumers(queue, provider_on_a_bad_day, servers, 2, history=history)
+    started += jetstream_run.spawn_consumers(queue, provider_on_a_bad_day, servers, 2, history=history)
     publish(servers, queue, {"hang": {"kind": "hang"}})
     wait_until(lambda: jq.dead_letters(queue, servers), 30, interval=0.1, what="the advisory to be routed")
     [dead] = jq.dead_letters(queue, servers)
@@ -220,18 +211,18 @@ def test_the_router_catches_up_on_advisories_sent_while_it_was_down(servers, sta
     queue = a_queue(servers, "LATE", backoff_s=(0.3,), max_deliver=1)
     settings = jq.ConsumerSettings(route_dead_letters=False)
     history = jq.new_history()
-    started += jq.spawn_consumers(queue, provider_on_a_bad_day, servers, 1, history=history, settings=settings)
+    started += jetstream_run.spawn_consumers(queue, provider_on_a_bad_day, servers, 1, history=history, settings=settings)
     publish(servers, queue, {"hang": {"kind": "hang"}})
     wait_until(lambda: broker.count_messages("LATE_ADVISORIES", url=servers) == 1, 30, interval=0.1)
     assert jq.dead_letters(queue, servers) == []
-    started += jq.spawn_consumers(queue, quick, servers, 1, name="router")  # routes by default
+    started += jetstream_run.spawn_consumers(queue, quick, servers, 1, name="router")  # routes by default
     wait_until(lambda: jq.dead_letters(queue, servers), 30, interval=0.1, what="the late router to catch up")
 
 
 def test_redrive_stores_new_messages_where_the_original_id_would_be_dropped(servers, started):
     queue = a_queue(servers, "REDRIVE", backoff_s=(0.2,), max_deliver=1)
     history = jq.new_history()
-    failing = jq.spawn_consumers(queue, provider_on_a_bad_day, servers, 1, history=history)
+    failing = jetstream_run.spawn_consumers(queue, provider_on_a_bad_day, servers, 1, history=history)
     started += failing
     publish(servers, queue, {"b981": {"kind": "503"}})
     wait_until(lambda: jq.dead_letters(queue, servers), 30, interval=0.1)
@@ -248,7 +239,7 @@ def test_redrive_stores_new_messages_where_the_original_id_would_be_dropped(serv
 def test_sigterm_lets_the_running_message_finish_then_the_consumer_exits(servers, started):
     queue = a_queue(servers, "DRAIN", ack_wait_s=10)
     history = jq.new_history()
-    [consumer] = jq.spawn_consumers(queue, slow_without_heartbeat, servers, 1, history=history)
+    [consumer] = jetstream_run.spawn_consumers(queue, slow_without_heartbeat, servers, 1, history=history)
     started.append(consumer)
     publish(servers, queue, {"slow": {}})
     jq.wait_for(history, "received", "slow")
@@ -288,7 +279,7 @@ def test_publish_with_retry_gives_up_with_the_last_error():
 def test_a_producer_process_publishes_every_message_with_its_id(servers, started):
     queue = a_queue(servers, "PRODUCED", ack_wait_s=5)
     history = jq.new_history()
-    producer = jq.spawn_producer(servers, queue.subject("job"), 30, rate_per_s=200, id_prefix="p-", history=history)
+    producer = jetstream_run.spawn_producer(servers, queue.subject("job"), 30, rate_per_s=200, id_prefix="p-", history=history)
     started.append(producer)
     assert producer.wait(30) == 0
     published = [e for e in jq.read_history(history) if e.kind == "published"]
@@ -328,9 +319,9 @@ def test_drains_measure_both_queues(servers, schema):
 
 def test_the_cluster_view_names_the_leader_and_the_dead():
     def roles(cluster):
-        return {row.node: row.role for row in jq.cluster_rows(cluster, "VIEW")}
+        return {row.node: row.role for row in jetstream_view.cluster_rows(cluster, "VIEW")}
 
-    with broker.Cluster.start(3) as cluster:
+    with nats_cluster.Cluster.start(3) as cluster:
         broker.ensure_stream("VIEW", ["view.>"], replicas=3, url=cluster.urls)
         leader = cluster.leader_of("VIEW")
         # Right after creation a follower may still be catching up: wait for the settled picture.
@@ -339,6 +330,6 @@ def test_the_cluster_view_names_the_leader_and_the_dead():
         assert roles(cluster)[leader] == "leader"
         cluster.kill(leader)
         assert roles(cluster)[leader] == "down"
-        assert "down" in jq.cluster_html(jq.cluster_rows(cluster, "VIEW"))
+        assert "down" in jetstream_view.cluster_html(jetstream_view.cluster_rows(cluster, "VIEW"))
         assert jetstream_bench.footprint(cluster).processes == 2
         assert jetstream_bench.sync_interval_s(cluster) > 0

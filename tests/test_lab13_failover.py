@@ -11,8 +11,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from course.infra import broker
+from course.infra import broker, nats_cluster, processes
 from course.programs import jetstream_queue as jq
+from course.programs import jetstream_run
 from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
@@ -20,26 +21,17 @@ pytestmark = pytest.mark.slow  # every test here starts worker processes or serv
 COUNT = 150
 
 
-@pytest.fixture
-def started():
-    children = []
-    yield children
-    for child in children:
-        if child.alive():
-            child.kill()
-
-
 def confirm_booking(task):
     time.sleep(0.005)
 
 
 def test_a_leader_killed_mid_work_loses_nothing_and_stores_nothing_twice(started):
-    with broker.Cluster.start(3) as cluster:
+    with nats_cluster.Cluster.start(3) as cluster:
         bookings = jq.WorkQueue("BOOKINGS", replicas=3, ack_wait_s=2.0, max_deliver=10)
         jq.reset(bookings, cluster.urls)
         history = jq.new_history("course-test-failover-")
-        started += jq.spawn_consumers(bookings, confirm_booking, cluster.urls, 2, history=history)
-        producer = jq.spawn_producer(cluster.urls, bookings.subject("confirm"), COUNT, rate_per_s=50,
+        started += jetstream_run.spawn_consumers(bookings, confirm_booking, cluster.urls, 2, history=history)
+        producer = jetstream_run.spawn_producer(cluster.urls, bookings.subject("confirm"), COUNT, rate_per_s=50,
                                      id_prefix="booking-", history=history)
         started.append(producer)
 
@@ -73,4 +65,4 @@ def test_a_leader_killed_mid_work_loses_nothing_and_stores_nothing_twice(started
                    60, interval=0.1, what="the restarted node to catch up")
         print(f"{old_leader} back and current {time.monotonic() - began:.1f} s after its restart")
         node_pids = [node.pid for node in cluster.nodes.values()]
-    assert not any(broker._is_running(pid) for pid in node_pids), "a node outlived the cluster's with block"
+    assert not any(processes.pid_alive(pid) for pid in node_pids), "a node outlived the cluster's with block"

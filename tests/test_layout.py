@@ -2,12 +2,16 @@
 
 - a module imports only its own layer or lower ones, never relatively;
 - every course.programs module belongs to a lab (labs.toml `modules`), so a lab's code is one hop away;
-- a notebook and a lab's checks use only their own lab's programs, and notebooks only public modules.
+- a notebook and a lab's checks use only their own lab's programs, and notebooks only public modules;
+- a module over MAX_LINES lines says in its docstring, in a "Why one module:" paragraph, what its one
+  idea is (otherwise it is two ideas, and wants splitting along the seam between them).
 
 Each rule is a function returning what breaks it, tried here on the real tree and on a made-up breach.
 """
 
 from pathlib import Path
+
+import ast
 
 import pytest
 
@@ -17,6 +21,7 @@ from course.grading import layout, manifest
 ROOT = layout.ROOT
 LABS = manifest.load().labs
 PUBLIC_LAYERS = {"errors", "infra", "core"}
+MAX_LINES = 400
 
 
 def upward_imports(module: str, source: str) -> list[str]:
@@ -50,6 +55,18 @@ def notebook_breaches(lab: manifest.Lab, source: str) -> list[str]:
     return wrong
 
 
+def too_long_without_a_reason(module: str, source: str) -> list[str]:
+    """A module over MAX_LINES lines whose docstring has no "Why one module:" paragraph."""
+    lines = len(source.splitlines())
+    if lines <= MAX_LINES:
+        return []
+    doc = ast.get_docstring(ast.parse(source)) or ""
+    if any(paragraph.startswith("Why one module: ") for paragraph in doc.split("\n\n")):
+        return []
+    return [f"{module}: {lines} lines, and its docstring has no 'Why one module:' paragraph saying what its "
+            f"one idea is: split it along a real seam, or say why it is one"]
+
+
 def module_source(module: str) -> str:
     path = ROOT / Path(*module.split("."))
     return (path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()
@@ -65,6 +82,20 @@ def test_the_layer_rule_catches_an_upward_and_a_relative_import():
     assert upward_imports("course.infra.db", "def f():\n    from course.core.queue import enqueue\n")
     assert upward_imports("course.core.queue", "from .backoff import backoff_delay\n")
     assert not upward_imports("course.core.worker", "from course.infra import db\nfrom course.core import queue\n")
+
+
+def test_a_long_module_says_why_it_is_one():
+    wrong = [w for m in layout.modules() for w in too_long_without_a_reason(m, module_source(m))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_length_rule_catches_a_long_module_without_its_reason():
+    body = "x = 1\n" * (MAX_LINES + 1)
+    assert too_long_without_a_reason("course.core.big", f'"""A big module."""\n{body}')
+    assert too_long_without_a_reason("course.core.big", f'"""Why one module is not said here."""\n{body}')
+    assert too_long_without_a_reason("course.core.big", body)
+    assert not too_long_without_a_reason("course.core.big", f'"""A big module.\n\nWhy one module: one idea.\n"""\n{body}')
+    assert not too_long_without_a_reason("course.core.small", '"""A small module."""\nx = 1\n')
 
 
 def test_every_programs_module_belongs_to_a_lab():

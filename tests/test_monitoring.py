@@ -12,6 +12,7 @@ import pytest
 
 from course.infra import db
 from course.core import monitoring, queue
+from course.programs import dead_rows, watching
 from course.errors import InvalidArgument
 from course.infra.processes import wait_until
 
@@ -127,7 +128,7 @@ def test_text_and_html_show_every_queue_and_alert_and_escape_names():
 
 
 def test_the_dashboard_refreshes_in_the_background_and_remembers_what_fired(conn, schema):
-    board = monitoring.Dashboard(db.conninfo(schema), [monitoring.OldestJobOver(1.0), monitoring.DeadLetters()],
+    board = watching.Dashboard(db.conninfo(schema), [monitoring.OldestJobOver(1.0), monitoring.DeadLetters()],
                                  every_s=0.1)
     board.widget()  # the ipywidgets panel works outside a notebook too
     board.start(show=False)
@@ -143,20 +144,20 @@ def test_the_dashboard_refreshes_in_the_background_and_remembers_what_fired(conn
     assert "30 s" in board.text()
     assert "the oldest job has waited" in board.widget().children[0].value
     assert board.fired_summary()[0].startswith("at ")
-    fig = monitoring.plot_history(board.history, late_after_s=1.0)
+    fig = watching.plot_history(board.history, late_after_s=1.0)
     assert fig.axes[1].get_ylabel().startswith("oldest job")
 
 
 def test_every_calls_until_stopped_and_raises_what_went_wrong():
     calls = []
-    every = monitoring.Every(0.01, lambda: calls.append(1))
+    every = watching.Every(0.01, lambda: calls.append(1))
     wait_until(lambda: len(calls) >= 3, timeout=10)
     assert every.stop() >= 3
 
     def broken():
         raise RuntimeError("no database")
 
-    failing = monitoring.Every(0.01, broken)
+    failing = watching.Every(0.01, broken)
     wait_until(lambda: failing.error is not None, timeout=10)
     with pytest.raises(RuntimeError, match="no database"):
         failing.stop()
@@ -167,7 +168,7 @@ def test_every_calls_until_stopped_and_raises_what_went_wrong():
 
 def test_the_claim_cost_is_measured_without_claiming_anything(conn):
     queue.enqueue_many(conn, "a", [{}] * 50)
-    cost = monitoring.claim_cost(conn)
+    cost = dead_rows.claim_cost(conn)
     assert cost.pages > 0 and cost.ms >= 0
     assert queue.stats(conn).queue().ready == 50
 
@@ -183,32 +184,32 @@ def test_a_held_snapshot_is_named_as_the_blocker_and_keeps_vacuum_from_cleaning(
             psycopg.connect(server.conninfo(), autocommit=True) as idle:
         queue.install(conn)
         queue.enqueue_many(conn, "a", [{}] * 200)
-        with monitoring.SnapshotHolder(server.conninfo()) as holder:
+        with dead_rows.SnapshotHolder(server.conninfo()) as holder:
             conn.execute("DELETE FROM jobs")
             time.sleep(1.1)
-            pids = [b.pid for b in monitoring.vacuum_blockers(conn, older_than_s=1.0)]
+            pids = [b.pid for b in dead_rows.vacuum_blockers(conn, older_than_s=1.0)]
             assert holder.pid in pids and idle.info.backend_pid not in pids
-            kept = monitoring.vacuum(conn)
+            kept = dead_rows.vacuum(conn)
             assert kept.not_yet_removable >= 200 and kept.removed == 0
-        cleaned = monitoring.vacuum(conn)
+        cleaned = dead_rows.vacuum(conn)
         assert cleaned.removed >= 200 and cleaned.not_yet_removable == 0
         assert "tuples:" in cleaned.verbose
 
 
 def test_vacuum_refuses_a_table_name_that_is_not_a_plain_name(conn):
     with pytest.raises(InvalidArgument):
-        monitoring.vacuum(conn, "jobs; DROP TABLE jobs")
+        dead_rows.vacuum(conn, "jobs; DROP TABLE jobs")
 
 
 def test_summaries_keep_the_phases_in_order():
-    samples = [monitoring.ChurnSample(t, phase, dead, pages, pages / 100, 0, 0)
+    samples = [dead_rows.ChurnSample(t, phase, dead, pages, pages / 100, 0, 0)
                for t, phase, dead, pages in [(0, "normal", 10, 20), (1, "normal", 30, 22), (2, "snapshot held", 5000, 300),
                                              (3, "snapshot held", 9000, 600), (4, "after VACUUM", 0, 21)]]
-    summary = monitoring.summarize(samples)
+    summary = dead_rows.summarize(samples)
     assert [p.phase for p in summary] == ["normal", "snapshot held", "after VACUUM"]
     assert summary[1].dead_tuples_max == 9000 and summary[1].claim_pages_max == 600
     assert summary[0].claim_pages_median == 21
-    assert monitoring.plot_churn(samples).axes[0].get_ylabel() == "dead tuples in jobs"
+    assert dead_rows.plot_churn(samples).axes[0].get_ylabel() == "dead tuples in jobs"
 
 
 @pytest.mark.slow
@@ -218,12 +219,12 @@ def test_churn_on_a_private_server_shows_the_claim_slowing_while_a_snapshot_is_h
     with PrivateServer(prefix="test-churn-") as server:
         with psycopg.connect(server.conninfo(), autocommit=True) as admin:
             admin.execute("CREATE SCHEMA churn")
-        churn = monitoring.Churn(server.conninfo("churn"), "churn", dsn=server.conninfo(), rate_per_s=1500,
+        churn = dead_rows.Churn(server.conninfo("churn"), "churn", dsn=server.conninfo(), rate_per_s=1500,
                                  sample_every_s=0.25)
         churn.start()
         try:
             churn.wait(2)
-            with monitoring.SnapshotHolder(server.conninfo("churn")):
+            with dead_rows.SnapshotHolder(server.conninfo("churn")):
                 churn.phase = "snapshot held"
                 churn.wait(3)
             churn.phase = "after VACUUM"
@@ -231,7 +232,7 @@ def test_churn_on_a_private_server_shows_the_claim_slowing_while_a_snapshot_is_h
         finally:
             churn.stop()
         assert all(not child.alive() for child in churn.workers)
-    phases = {p.phase: p for p in monitoring.summarize(churn.samples)}
+    phases = {p.phase: p for p in dead_rows.summarize(churn.samples)}
     assert set(phases) == {"normal", "snapshot held", "after VACUUM"}
     assert phases["snapshot held"].claim_pages_max > 2 * phases["normal"].claim_pages_median
     assert churn.enqueued > 0 and churn.samples[-1].done > 0

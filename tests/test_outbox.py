@@ -10,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from course.infra import broker
+from course.errors import StreamNotFound
+from course.infra import broker, nats_server
 from course.core import outbox
 from course.errors import InvalidArgument
 from course.infra.processes import wait_until
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow  # every test here starts worker processes or serv
 
 @pytest.fixture(scope="module")
 def nats_url(tmp_path_factory):
-    server = broker.NatsServer(tmp_path_factory.mktemp("nats"), survives_exit=False)
+    server = nats_server.NatsServer(tmp_path_factory.mktemp("nats"), survives_exit=False)
     server.start()
     yield server.url()
     server.stop()
@@ -41,19 +42,14 @@ def db(conn):
 
 
 @pytest.fixture
-def start_relay(schema):
+def start_relay(schema, started):
     """start_relay(**settings) -> Child; every relay is killed at the end of the test, also on failure."""
-    started = []
-
     def start(**settings):
         child = outbox.spawn(schema, name=f"relay{len(started)}", **settings)
         started.append(child)
         return child
 
-    yield start
-    for child in started:
-        if child.alive():
-            child.kill()
+    return start
 
 
 def place_orders(conn, stream: str, count: int) -> list[int]:
@@ -77,7 +73,7 @@ def outbox_ids_in(stream: str, url: str) -> list[int]:
 def stored(stream: str, url: str) -> int:
     try:
         return broker.count_messages(stream, url=url)
-    except broker.StreamNotFound:  # the relay creates it when it starts
+    except StreamNotFound:  # the relay creates it when it starts
         return 0
 
 
@@ -171,7 +167,7 @@ def test_two_relays_share_the_work_without_publishing_a_row_twice(db, nats_url, 
 
 
 def test_the_relay_reconnects_to_postgres_and_to_nats_by_itself(db, tmp_path, stream, start_relay):
-    server = broker.NatsServer(tmp_path / "nats", survives_exit=False)  # ours alone: we stop it
+    server = nats_server.NatsServer(tmp_path / "nats", survives_exit=False)  # ours alone: we stop it
     server.start()
     try:
         url = server.url()

@@ -13,6 +13,7 @@ import pytest
 
 from course.infra import db, processes
 from course.core import queue, scheduler
+from course.programs import stayhub_recurring
 from course.errors import CourseError, InvalidArgument
 
 FIVE_MINUTES = timedelta(minutes=5)
@@ -40,19 +41,14 @@ def jobs_per_slot(conn) -> Counter:
 
 
 @pytest.fixture
-def schedulers(schema):
-    """start(n, mode) -> [Child]; all stopped at the end of the test."""
-    started = []
-
+def schedulers(schema, started):
+    """start(n, mode) -> [Child]; all killed at the end of the test."""
     def start(n=3, mode=scheduler.SHARED, prefix="server"):
         children = scheduler.start(schema, n, mode=mode, prefix=prefix)
         started.extend(children)
         return children
 
-    yield start
-    for child in started:
-        if child.alive():
-            child.kill()
+    return start
 
 
 # -- slots and the policy --------------------------------------------------------------------------
@@ -274,13 +270,13 @@ def test_on_the_real_clock_a_scheduler_ticks_by_itself(schema, sched):
 
 
 def test_the_example_jobs_are_safe_to_run_twice(sched):
-    scheduler.install_examples(sched, date(2026, 3, 13))
+    stayhub_recurring.install(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)
     scheduler.tick(sched, at(14, 2, 0))
     jobs = queue.claim(sched, limit=10, lease_s=30)
     assert sorted(job.type for job in jobs) == ["nightly_invoices", "release_unpaid_holds"]
     for job in jobs + jobs:  # every job runs twice, as after a crash before its ack
-        scheduler.handlers.get(job.type).run(job, sched)
+        stayhub_recurring.handlers.get(job.type).run(job, sched)
     changes = dict(sched.execute("SELECT task, array_agg(changed ORDER BY id) FROM task_runs GROUP BY task"))
     assert changes == {"nightly_invoices": [3, 0], "release_unpaid_holds": [1, 0]}
     assert sched.execute("SELECT count(*) FROM stay_invoices").fetchone()[0] == 3
@@ -290,10 +286,10 @@ def test_the_example_jobs_are_safe_to_run_twice(sched):
 
 @pytest.mark.slow
 def test_the_scheduler_handlers_run_in_a_real_worker(schema, sched, start_workers):
-    scheduler.install_examples(sched, date(2026, 3, 13))
+    stayhub_recurring.install(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)
     scheduler.tick(sched, at(14, 2, 5))
-    start_workers(1, app="course.core.scheduler:handlers", lease_s=5, poll_interval=0.1)
+    start_workers(1, app="course.programs.stayhub_recurring:handlers", lease_s=5, poll_interval=0.1)
     processes.wait_until(lambda: queue.stats(sched).depth == 0, timeout=30, what="the worker to run the jobs")
     # 02:05 (02:00 was skipped: the skip policy runs the latest due slot only) and the night's invoices
     assert sorted(sched.execute("SELECT task, changed FROM task_runs").fetchall()) == [

@@ -43,16 +43,6 @@ def partner():
 
 
 @pytest.fixture
-def started():
-    """Processes a test starts (servers or workers); every one is killed at the end."""
-    things = []
-    yield things
-    for thing in things:
-        if thing.alive():
-            thing.kill()
-
-
-@pytest.fixture
 def fast_invoices(monkeypatch):
     monkeypatch.setenv(stayhub.INVOICE_S_ENV, "0.05")  # child processes inherit it
 

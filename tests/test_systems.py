@@ -49,20 +49,15 @@ def tiffin_schema(schema) -> str:
 
 
 @pytest.fixture
-def start_checkout(tiffin_schema, provider):
-    """start_checkout(mode, **options) -> CheckoutApp; every one is killed at the end of the test."""
-    apps = []
-
+def start_checkout(tiffin_schema, provider, started):
+    """start_checkout(mode, **options) -> CheckoutApp; every one is stopped at the end of the test."""
     def start(mode: str, **options) -> CheckoutApp:
         app = CheckoutApp.start(schema=tiffin_schema, provider_url=provider.url, mode=mode, install=False,
                                 **options)
-        apps.append(app)
+        started.append(app)
         return app
 
-    yield start
-    for app in apps:
-        if app.alive():
-            app.kill()
+    return start
 
 
 def receipt_worker_env(provider) -> dict[str, str]:

@@ -10,7 +10,7 @@ import pytest
 from course.core import queue, scheduler
 from course.grading import run_check
 
-from .wrong_answers import failed
+from .wrong_answers import failed, slots_to_run
 
 
 def assert_fails_on(report, *names):
@@ -123,10 +123,7 @@ def check_then_insert(conn, now):
     """Looks first, then enqueues: two schedulers both see "not there yet"."""
     enqueued = []
     for schedule in scheduler.schedules(conn):
-        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
-        for slot in decision.skip:
-            scheduler.skip_slot(conn, schedule, slot)
-        for slot in decision.run:
+        for slot in slots_to_run(conn, schedule, now):
             taken = conn.execute("SELECT 1 FROM schedule_runs WHERE task = %s AND slot = %s",
                                  [schedule.task, slot]).fetchone()
             if not taken:
@@ -139,10 +136,7 @@ def claim_and_enqueue_apart(conn, now):
     """Right claim, but in autocommit: the claim commits on its own, before the enqueue."""
     enqueued = []
     for schedule in scheduler.schedules(conn):
-        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
-        for slot in decision.skip:
-            scheduler.skip_slot(conn, schedule, slot)
-        for slot in decision.run:
+        for slot in slots_to_run(conn, schedule, now):
             if conn.execute(CLAIM, [schedule.task, slot]).fetchone():
                 enqueued.append(enqueue_job(conn, schedule, slot))
     return enqueued
@@ -182,10 +176,7 @@ def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True
     def tick(conn, now):
         enqueued = []
         for schedule in scheduler.schedules(conn):
-            decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
-            for slot in decision.skip:
-                scheduler.skip_slot(conn, schedule, slot)
-            for slot in decision.run:
+            for slot in slots_to_run(conn, schedule, now):
                 with conn.transaction():
                     if conn.execute(claim, [schedule.task, slot]).fetchone() is None:
                         continue

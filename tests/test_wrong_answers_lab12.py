@@ -13,13 +13,12 @@ import cloudpickle
 import psycopg
 import pytest
 
-from course.core import queue
 from course.grading import run_check
 from course.core.queue import PermanentError
 from course.programs import stayhub
 from course.programs.email_provider import send_email
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import assert_fails_with, enqueue_side_jobs, failed
 
 # The handlers below run in the fault injector's worker processes: send them by value, not as imports
 # of this test module.
@@ -40,8 +39,7 @@ def assert_passes_except(report, *fragments: str) -> None:
 def enqueue_after_commit(conn, guest_id, room_id, nights):
     payment = stayhub.charge(conn, guest_id, room_id, nights)
     booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)  # autocommit: committed here
-    for job_type in stayhub.SIDE_JOBS:
-        queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    enqueue_side_jobs(conn, booking_id)
     return booking_id
 
 
@@ -50,8 +48,7 @@ def jobs_on_another_connection(conn, guest_id, room_id, nights):
     with conn.transaction():
         booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
         with psycopg.connect(conn.info.dsn, autocommit=True) as other:  # "the queue is another system"
-            for job_type in stayhub.SIDE_JOBS:
-                queue.enqueue(other, job_type, {"booking_id": booking_id})
+            enqueue_side_jobs(other, booking_id)
     return booking_id
 
 
@@ -59,8 +56,7 @@ def invoice_still_in_the_request(conn, guest_id, room_id, nights):
     payment = stayhub.charge(conn, guest_id, room_id, nights)
     with conn.transaction():
         booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
-        for job_type in stayhub.SIDE_JOBS:
-            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+        enqueue_side_jobs(conn, booking_id)
     stayhub.render_invoice_pdf(stayhub.booking(conn, booking_id), seconds=1.5)  # "the guest wants the PDF"
     return booking_id
 

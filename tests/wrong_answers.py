@@ -10,3 +10,26 @@ def assert_fails_with(report, *fragments: str) -> None:
     assert not report.passed and names, report.render()
     for fragment in fragments:
         assert any(fragment in name for name in names), f"expected a failure about {fragment!r}:\n{report.render()}"
+
+
+# -- the right part of a wrong answer: what several of a lab's wrong answers do the same way -----------
+
+
+def slots_to_run(conn, schedule, now):
+    """Lab 08: the due slots the schedule's policy runs, after recording the ones it skips (as the
+    solution's tick does); a wrong tick then gets the claim or the enqueue wrong."""
+    from course.core import scheduler
+
+    decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+    for slot in decision.skip:
+        scheduler.skip_slot(conn, schedule, slot)
+    return decision.run
+
+
+def enqueue_side_jobs(conn, booking_id: int) -> None:
+    """Lab 12: the booking's three side jobs, on `conn` (a wrong checkout gets the when or the where wrong)."""
+    from course.core import queue
+    from course.programs import stayhub
+
+    for job_type in stayhub.SIDE_JOBS:
+        queue.enqueue(conn, job_type, {"booking_id": booking_id})

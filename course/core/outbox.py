@@ -31,6 +31,9 @@ Order: rows go out in id order, one batch at a time. Two caveats, both worth kno
 when a row is inserted, not when it commits, so a long transaction can commit an older id after a
 newer one was sent. And a second relay (SKIP LOCKED lets it run safely) sends other batches at the
 same time: use one relay per outbox when consumers rely on order.
+
+Why one module: the table, the writer's add() and the relay that empties it are one pattern; the relay's
+guarantees (at least once, in order per subject) are the table's columns read back.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from course.infra import broker
 from course.core import sql
 from course.core import arguments
 from course.core.payloads import to_json
-from course.errors import CourseError, InvalidArgument
+from course.errors import CourseError, InvalidArgument, first_line
 
 log = logging.getLogger("course.core.outbox")
 
@@ -218,7 +221,7 @@ class Relay:
                     if claimed < s.batch:
                         await self._pause(s.poll_interval_s)
                 except DB_DISCONNECTED as error:
-                    log.warning("%s: PostgreSQL connection lost (%s); reconnecting", self.name, _first_line(error))
+                    log.warning("%s: PostgreSQL connection lost (%s); reconnecting", self.name, first_line(error))
                     await self._db.close()
                     self._db = None
                     self.counters.db_reconnects += 1
@@ -315,7 +318,7 @@ class Relay:
                 return await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True, connect_timeout=5,
                                                              application_name=self.name)
             except DB_DISCONNECTED as error:
-                log.warning("%s: PostgreSQL not reachable (%s); retrying in %.1f s", self.name, _first_line(error), delay)
+                log.warning("%s: PostgreSQL not reachable (%s); retrying in %.1f s", self.name, first_line(error), delay)
                 await self._pause(delay)
                 delay = min(delay * 2, 2.0)
         return None
@@ -361,10 +364,6 @@ class Relay:
         log.info("%s: stream %s takes %s; duplicate window %.0f s", self.name, s.stream, info.config.subjects,
                  info.config.duplicate_window)
         self._stream_ready = True
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _schema_of(conninfo: str) -> str:

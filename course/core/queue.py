@@ -12,6 +12,9 @@ Every function takes a psycopg connection and runs one statement from sql/queue.
 autocommit connection (course.infra.db.connect() gives one) each call commits on its own; inside
 `with conn.transaction():` it commits or rolls back with everything else there. That is the point of a
 queue in the database: an order and its receipt job are stored together or not at all.
+
+Why one module: these are the operations on one table, each one statement of sql/queue.sql; they share
+the job's shape and the lease rule, and reading them side by side is how the queue is learnt.
 """
 
 from __future__ import annotations

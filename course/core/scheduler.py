@@ -7,6 +7,8 @@
     set_clock / advance_clock           the simulated clock a lab moves by hand
     spawn(schema, name=...)             a scheduler process: `python -m course.core.scheduler --name ...`
 
+Lab 08's examples, StayHub's two recurring jobs and their tables, are course/programs/stayhub_recurring.py.
+
 One rule makes it safe to run a scheduler on every app server. A slot's job is enqueued in the same
 transaction as a row in `schedule_runs`, whose primary key is (task, slot). However many schedulers
 tick at the same moment, one insert wins; the others insert nothing, so they enqueue nothing. The row
@@ -27,6 +29,9 @@ rules (the last day of a month, 02:00 in a time zone with daylight saving) are n
 For comparison, mode "cron" does what a crontab on each server does: the process remembers by itself
 when it last looked and enqueues every slot that has passed since, knowing nothing of the others (three
 servers, three jobs a slot) nor of the time it was not running (those slots are lost).
+
+Why one module: the schedules, the once-per-slot rule, the simulated clock and the scheduler process are
+one mechanism; the process only loops over tick(), and tick() reads the clock and the schedules.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from psycopg import sql as pgsql
@@ -50,8 +55,7 @@ from psycopg.rows import class_row
 from course.infra import db, processes
 from course.core import queue, sql
 from course.core import arguments
-from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
-from course.core.worker import Registry
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
 
 log = logging.getLogger("course.core.scheduler")
 
@@ -367,14 +371,14 @@ def run(conninfo: str, *, name: str, mode: str = SHARED, clock: str = SIMULATED,
                 if enqueued:
                     log.info("scheduler %s: tick at %s enqueued %s", name, _hhmm(now), enqueued)
         except DISCONNECTED as error:
-            log.warning("scheduler %s: database connection lost (%s); reconnecting", name, _first_line(error))
+            log.warning("scheduler %s: database connection lost (%s); reconnecting", name, first_line(error))
             _close(conn, listener)
             conn = listener = None
             time.sleep(0.2)
             continue
         except Exception as error:  # a bad tick (ours or a learner's) must not end the scheduler
             log.exception("scheduler %s: tick failed; trying again shortly", name)
-            beat.update(errors=beat["errors"] + 1, last_error=f"{type(error).__name__}: {_first_line(error)}"[:500])
+            beat.update(errors=beat["errors"] + 1, last_error=f"{type(error).__name__}: {first_line(error)}"[:500])
             try:
                 if conn is None:
                     raise psycopg.InterfaceError("no connection")
@@ -412,10 +416,6 @@ def _close(*conns) -> None:
             conn.close()
 
 
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
 def spawn(schema: str | None = None, *, name: str = "scheduler", mode: str = SHARED, clock: str = SIMULATED,
           dsn: str | None = None, env: dict[str, str] | None = None) -> processes.Child:
     """Start `python -m course.core.scheduler` as a child process, on the course database (or `dsn`).
@@ -450,45 +450,6 @@ def start(schema: str, count: int, *, mode: str = SHARED, prefix: str = "server"
 def stop(children: Sequence[processes.Child]) -> list[int]:
     """SIGTERM each scheduler process and wait for it; the exit codes."""
     return [child.terminate(timeout=10) for child in children]
-
-
-# -- StayHub's two recurring jobs (lab 08's examples) ----------------------------------------------
-
-handlers = Registry()  # python -m course worker --app course.core.scheduler:handlers
-
-
-def install_examples(conn: psycopg.Connection, night: date) -> None:
-    """The tables StayHub's two recurring jobs work on (stays, stay_invoices, task_runs), with stays
-    around `night`: paid stays ending that day (three) and on each of the next three days (one each),
-    and unpaid holds that lapse at 01:57 and 02:03 the next morning, 02:04 the morning after, and 09:00
-    the day after that."""
-    with conn.transaction():
-        conn.execute(sql.query("scheduler", "examples_install"))
-        conn.execute(sql.query("scheduler", "examples_seed"), {"night": night})
-
-
-@handlers.handler("nightly_invoices", payload={"slot": str})
-def nightly_invoices(job, conn) -> None:
-    """Invoice the stays that ended the day before the slot: the 02:00 run on the 14th does the 13th."""
-    slot = datetime.fromisoformat(job.payload["slot"])
-    night = (slot.astimezone(UTC) - timedelta(days=1)).date()
-    with conn.transaction():
-        made = conn.execute(sql.query("scheduler", "make_invoices"), {"night": night}).rowcount
-        _log_run(conn, job, slot, made)
-
-
-@handlers.handler("release_unpaid_holds", payload={"slot": str})
-def release_unpaid_holds(job, conn) -> None:
-    """Release the holds that lapsed by the slot's time."""
-    slot = datetime.fromisoformat(job.payload["slot"])
-    with conn.transaction():
-        released = conn.execute(sql.query("scheduler", "release_holds"), {"slot": slot}).rowcount
-        _log_run(conn, job, slot, released)
-
-
-def _log_run(conn: psycopg.Connection, job, slot: datetime, changed: int) -> None:
-    conn.execute(sql.query("scheduler", "log_task_run"),
-                 {"task": job.type, "slot": slot, "job_id": job.id, "changed": changed})
 
 
 # -- the program -----------------------------------------------------------------------------------

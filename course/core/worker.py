@@ -11,6 +11,9 @@ A SIGKILL loses nothing: the killed worker's leases run out and its jobs become 
 price is that they run again: a job must be safe to run twice.
 
 Run one with `python -m course worker --app your_module:registry --queue default --concurrency 4`.
+
+Why one module: it is one process's loop (wake, claim, run, heartbeat, ack, drain), and every step
+shares the same slots, leases and stop signal; split, each piece would reach into the others' state.
 """
 
 from __future__ import annotations
@@ -36,17 +39,12 @@ from psycopg.conninfo import make_conninfo
 from course.core import backoff
 from course.core import queue as q
 from course.core import arguments
-from course.errors import CourseError, DatabaseUnavailable, InvalidArgument
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
 from course.core.queue import Job
 
 log = logging.getLogger("course.core.worker")
 
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
-
-
-def first_line(error: BaseException) -> str:
-    """The first line of an error's message, or its type's name when the message is empty."""
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 # -- handlers ------------------------------------------------------------------------------------

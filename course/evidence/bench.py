@@ -20,6 +20,9 @@ rows of a group at the same process count, round by round: it is printed per pro
 median over them. A target "at every process count" is met only if its lowest ratio meets it.
 
 Results go to .course/bench-<date>.json, and the table to .course/bench-latest.md (for the README).
+
+Why one module: it is one measurement, run as one command: the contenders, the rounds that interleave
+them and the ratios that compare them share the server, the job counts and the table of results.
 """
 
 from __future__ import annotations

@@ -17,8 +17,6 @@ it prints the seed that replays the run and a timeline of the first job that bro
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import shutil
 import tempfile
@@ -28,9 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cloudpickle
 
-from course.infra import processes
+from course.infra import eventlog, processes
 from course.core import queue
 from course.errors import CourseError
 from course.grading.sandbox import Sandbox
@@ -66,12 +63,14 @@ class Scenario:
     timeout_s: float = 90.0
 
 
-@dataclass(frozen=True)
-class Event:
-    t: float  # seconds since the run started
-    worker: int
-    pid: int
-    kind: str  # ready, claimed, started, finished, failed, acked, killed, exited, restarted, dropped
+@dataclass(frozen=True, kw_only=True)
+class Event(eventlog.Event):
+    """One line of a fault run's history (course/infra/eventlog.py); t is seconds since the run started.
+
+    kind: ready, claimed, started, finished, failed, acked, killed, exited, restarted, dropped.
+    """
+
+    worker: int  # the worker slot, -1 for what happened outside the workers
     job: int | None = None
     attempt: int | None = None
     detail: str = ""
@@ -108,13 +107,14 @@ class Run:
         return counts
 
     def timeline(self, job_id: int, extra: list[Event] = ()) -> str:
-        events = sorted([*self.of(job_id), *extra], key=lambda e: e.t)
-        lines = [f"timeline of job {job_id} (seconds from the start of the run):"]
-        for e in events:
+        def describe(e: Event) -> str:
             who = f"worker {e.worker} (pid {e.pid})" if e.worker >= 0 else "outside"
             what = e.kind + (f", attempt {e.attempt}" if e.attempt else "") + (f": {e.detail}" if e.detail else "")
-            lines.append(f"  {e.t:7.2f}  {who:<22} {what}")
-        return "\n".join(lines)
+            return f"{who:<22} {what}"
+
+        events = sorted([*self.of(job_id), *extra], key=lambda e: e.t)
+        return (f"timeline of job {job_id} (seconds from the start of the run):\n"
+                + eventlog.timeline(events, describe, since=0.0))
 
 
 # -- running a scenario ----------------------------------------------------------------------------
@@ -128,14 +128,13 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     seed = random.randrange(1, 10**6) if seed is None else seed
     workdir = Path(tempfile.mkdtemp(prefix="course-faults-"))
     history = workdir / "history.jsonl"
-    spec = workdir / "scenario.pkl"
     calm = workdir / "calm"  # once the kill budget is spent, its existence tells every worker to stop injecting
     job_ids = queue.enqueue_many(box.conn, TASK, scenario.payloads, max_attempts=scenario.max_attempts)
     started_at = time.time()
-    spec.write_bytes(cloudpickle.dumps({
+    spec = processes.pickle_for_child({
         "conninfo": box.conninfo, "scenario": scenario, "history": str(history), "seed": seed,
         "started_at": started_at, "calm": str(calm),
-    }))
+    }, "faults-scenario")
     slots: list[processes.Child | None] = [None] * scenario.workers
     incarnations = [0] * scenario.workers
     kills = 0
@@ -175,9 +174,13 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
                     start(slot)
                     _note(history, started_at, slot, slots[slot].pid, "restarted")
             if time.monotonic() > next_drop and kills < scenario.faults.max_kills:
+                # Not a connection younger than a second: a worker whose very first connection is cut
+                # stops at once (at start a dead database is more likely a wrong address), and a drop
+                # is meant to test reconnecting, not starting.
                 dropped = box.conn.execute(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    "WHERE application_name LIKE %s", [f"faultworker-{seed}-%"]).fetchone()[0]
+                    "WHERE application_name LIKE %s AND backend_start < now() - interval '1 second'",
+                    [f"faultworker-{seed}-%"]).fetchone()[0]
                 _note(history, started_at, -1, 0, "dropped", detail=f"{dropped} worker connections terminated")
                 next_drop = time.monotonic() + scenario.faults.drop_connections_every_s
             time.sleep(0.05)
@@ -192,7 +195,7 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
             if child is not None and child.alive():
                 child.terminate(timeout=10)
     dead = {d.id: d for d in queue.dead_jobs(box.conn, limit=100_000)}
-    events = _read(history)
+    events = read_history(history)
     shutil.rmtree(workdir, ignore_errors=True)
     return Run(seed, job_ids, events, timed_out, left, dead, kills, stuck, started_at)
 
@@ -203,29 +206,11 @@ def _left(box: Sandbox, job_ids: list[int]) -> int:
 
 
 def _note(history: Path, started_at: float, worker: int, pid: int, kind: str, **fields) -> None:
-    write_event(history, started_at, worker=worker, pid=pid, kind=kind, **fields)
+    eventlog.record(history, since=started_at, worker=worker, pid=pid, kind=kind, **fields)
 
 
-def write_event(history: Path | str, started_at: float, **fields) -> None:
-    """Append one event; a single O_APPEND write survives a SIGKILL that follows it."""
-    line = json.dumps({"t": round(time.time() - started_at, 3), **fields}) + "\n"
-    fd = os.open(history, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode())
-    finally:
-        os.close(fd)
-
-
-def _read(history: Path) -> list[Event]:
-    if not history.exists():
-        return []
-    events = []
-    for line in history.read_text().splitlines():
-        try:
-            events.append(Event(**json.loads(line)))
-        except (json.JSONDecodeError, TypeError):
-            continue  # a line cut short by a kill: nothing we can learn from it
-    return sorted(events, key=lambda e: e.t)
+def read_history(history: Path | str) -> list[Event]:
+    return eventlog.read(history, Event)
 
 
 # -- invariants, reported on a Trial -------------------------------------------------------------

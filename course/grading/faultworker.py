@@ -15,15 +15,14 @@ import signal
 import sys
 import threading
 from functools import partial
-from pathlib import Path
 from types import SimpleNamespace
 
-import cloudpickle
 from psycopg.conninfo import make_conninfo
 
+from course.infra import eventlog, processes
 from course.core import queue
 from course.core.worker import Hooks, Registry, Settings, Worker
-from course.grading.faults import TASK, write_event
+from course.grading.faults import TASK
 
 MID_WORK = "while the job was running"
 AFTER_WORK = "after the work, before the ack"
@@ -38,8 +37,8 @@ class Recorder(Hooks):
         self._lock = threading.Lock()
 
     def _write(self, kind: str, job=None, detail: str = "") -> None:
-        write_event(self.history, self.started_at, worker=self.slot, pid=os.getpid(), kind=kind,
-                    job=getattr(job, "id", job), attempt=getattr(job, "attempts", None), detail=detail)
+        eventlog.record(self.history, since=self.started_at, worker=self.slot, kind=kind,
+                        job=getattr(job, "id", job), attempt=getattr(job, "attempts", None), detail=detail)
 
     def _die(self, job, why: str) -> None:
         """SIGKILL this process, after writing the kill into the timeline of every job it holds."""
@@ -103,7 +102,7 @@ def queue_operations(scenario):
 
 def main(argv: list[str]) -> int:
     spec_path, slot, incarnation = argv[0], int(argv[1]), int(argv[2])
-    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    spec = processes.unpickle(spec_path)
     scenario = spec["scenario"]
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     registry = Registry()
@@ -113,7 +112,7 @@ def main(argv: list[str]) -> int:
     conninfo = make_conninfo(spec["conninfo"], application_name=f"faultworker-{spec['seed']}-{slot}")
     settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
     # The run's time limit counts from here: starting Python and importing takes seconds on a busy machine.
-    write_event(spec["history"], spec["started_at"], worker=slot, pid=os.getpid(), kind="ready")
+    eventlog.record(spec["history"], since=spec["started_at"], worker=slot, kind="ready")
     return Worker(conninfo, registry, settings, hooks=hooks, ops=queue_operations(scenario)).run()
 
 

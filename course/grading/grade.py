@@ -19,6 +19,9 @@ Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, l
 (all labs), and `logs/` (what each notebook's cells printed).
 
 Student code runs as you, on this machine: grade a class you do not trust inside a container.
+
+Why one module: it is one command: find the notebooks, grade each in a sandboxed child process, write
+the gradebook; each step feeds the next, and nothing else uses them.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from course.infra import processes
-from course.errors import CourseError
+from course.errors import CourseError, first_line
 from course.grading import manifest
 
 FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
@@ -274,16 +277,11 @@ def _grade_in_child(spec: dict) -> None:
                  seconds=time.monotonic() - started, seed=seed)
             continue
         failing = [r for r in report.results if not r.passed]
-        detail = _one_line(report.problem) or report.not_started or (_first_line(failing[0].note) if failing else "")
+        detail = _one_line(report.problem) or report.not_started or (first_line(failing[0].note, limit=200) if failing else "")
         emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
              first_failing=failing[0].name if failing else "", detail=detail,
              checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
              seconds=time.monotonic() - started, seed=report.seed if report.seed is not None else seed)
-
-
-def _first_line(text: str | None, limit: int = 200) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _one_line(text: str | None, limit: int = 300) -> str:

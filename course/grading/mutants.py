@@ -12,6 +12,9 @@ equivalent to the solution (say why in the note).
 
 It is a developer's tool: the checks of worker exercises start processes, so a sweep of one of those
 takes minutes. `--list` only prints the mutants.
+
+Why one module: it is one sweep: the mutations are defined against the answer's syntax tree and judged
+by running the checks on each, and the report counts what the mutations did.
 """
 
 from __future__ import annotations

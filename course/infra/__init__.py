@@ -3,8 +3,12 @@
     db              which PostgreSQL (yours, Docker, or the course's own), and a connection to it
     pgserver        the embedded PostgreSQL: initdb, start, attach, stop; only its owner may reach it
     private_server  a PostgreSQL of a test's or a benchmark's own, in a temporary folder
-    broker          the NATS JetStream server (one node or lab 13's three) and the client's publish
-    processes       child processes: start, wait until ready, stop by pid, never leave one behind
+    broker          NATS JetStream as a client sees it: which server, publish, streams, messages
+    nats_server     one NATS server of our own: its binary, ports, token, process
+    nats_cluster    lab 13's three servers that form one JetStream cluster, to kill a leader in
+    processes       child processes: start (a function of ours too, pickled), stop by pid, never leave
+                    one behind; `with processes.python(...) as child:` kills it on the way out
+    eventlog        what several processes did: an append-only history, one JSON line an event
     doctor          what this machine has: versions, the database, the broker
 
 It knows nothing of queues: nothing here imports course.core or anything above it.

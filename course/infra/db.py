@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from course.errors import DatabaseUnavailable
+from course.errors import DatabaseUnavailable, first_line
 from course.infra.pgserver import DBNAME, EmbeddedPostgres
 
 DOCKER_IMAGE = "postgres:18.1"  # the same pin as docker-compose.yml
@@ -64,17 +64,13 @@ def _redacted(url: str) -> str:
     return make_conninfo(**params)
 
 
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
 def _from_url(url: str) -> Database:
     try:
         with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S) as conn:
             version = conn.execute("SHOW server_version").fetchone()[0]
     except (psycopg.Error, ValueError) as error:
         raise DatabaseUnavailable(
-            f"DATABASE_URL is set ({_redacted(url)}) but that database did not answer: {_first_line(error)}"
+            f"DATABASE_URL is set ({_redacted(url)}) but that database did not answer: {first_line(error)}"
         ) from None
     return Database("url", url, f"PostgreSQL {version} from DATABASE_URL ({_redacted(url)})")
 
@@ -87,7 +83,7 @@ def _from_docker() -> Database:
         docker.from_env().ping()
     except Exception as error:  # the docker client raises many kinds, all meaning "no engine"
         raise DatabaseUnavailable(
-            f"COURSE_DB=docker, but no Docker engine answered ({_first_line(error)})."
+            f"COURSE_DB=docker, but no Docker engine answered ({first_line(error)})."
         ) from None
     container = PostgresContainer(DOCKER_IMAGE, username="course", password="course", dbname=DBNAME,
                                   driver=None).start()
@@ -145,7 +141,7 @@ def connect(schema: str | None = None, *, autocommit: bool = True, **kwargs) -> 
         return psycopg.connect(info, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S, **kwargs)
     except psycopg.OperationalError as error:
         if database().mode != "embedded":
-            raise DatabaseUnavailable(f"{describe()} did not answer: {_first_line(error)}") from None
+            raise DatabaseUnavailable(f"{describe()} did not answer: {first_line(error)}") from None
     embedded().start()
     return psycopg.connect(info, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S, **kwargs)
 

@@ -13,6 +13,9 @@ account running the server may enter (0700) and is itself 0700, and every login 
 generated into `.course/pgpass` (0600), which libpq reads through the `passfile` connection parameter:
 the password is never on a command line or in an environment variable. As root inside the user
 namespace the server's processes are host root, so these two locks are what keep other accounts out.
+
+Why one module: it is one server's life (initdb, start, attach from another process, stop) under one set
+of rules on who may reach it; every step reads the files and the lock the others write.
 """
 
 from __future__ import annotations

@@ -3,11 +3,20 @@
 Labs SIGKILL these on purpose, so every child is a real process with its own pid, its output in a log
 file (a notebook cell should not fill with worker logs), and an entry in a registry that kills whatever
 is still running when the parent exits. We only ever signal pids we started.
+
+    spawn(name, argv), python(name, module, *args)    a child, its output in a log file of its own
+    with processes.python(...) as child:             ... and killed on leaving the block if it still runs
+    python_with(name, module, value, *args)          a child that runs a function of ours: `value` is
+                                                     pickled by value (pickle_for_child), the child
+                                                     reads it back with unpickle(SPEC)
+    environment(variables)                           os.environ as a child started with them sees it
+    wait_until(predicate, timeout)                   poll until true, or TimeoutError saying what for
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,6 +26,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import cloudpickle
 
 _alive: dict[int, "Child"] = {}
 
@@ -62,6 +73,15 @@ class Child:
     def log_tail(self, lines: int = 20) -> str:
         return "\n".join(self.log().splitlines()[-lines:])
 
+    def __enter__(self) -> "Child":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Leaving `with processes.python(...) as child:` kills the child if it still runs: nothing of it
+        outlives the block. To let it finish its work first, terminate() it inside the block."""
+        if self.alive():
+            self.kill()
+
 
 LOG_KEEP_S = 24 * 3600  # children's logs older than a day are removed (they are for debugging today)
 _pruned = False
@@ -93,7 +113,7 @@ def log_dir() -> Path:
     if not _pruned:
         _pruned = True
         cutoff = time.time() - LOG_KEEP_S
-        for old in path.glob("*.log"):
+        for old in [*path.glob("*.log"), *path.glob("*.pkl")]:
             try:
                 if old.stat().st_mtime < cutoff:
                     old.unlink()
@@ -118,6 +138,45 @@ def spawn(name: str, argv: Sequence[str], *, env: dict[str, str] | None = None, 
 def python(name: str, module: str, *args: str, env: dict[str, str] | None = None) -> Child:
     """Start `python -m module args...` with this interpreter."""
     return spawn(name, [sys.executable, "-m", module, *args], env=env)
+
+
+# -- a value for a child: functions travel by value -----------------------------------------------------
+
+
+def pickle_for_child(value: object, name: str = "spec") -> Path:
+    """Write `value` to a file of its own (the owner's alone, in the log folder) for a child to read with
+    unpickle(). cloudpickle sends functions by value, so one defined in a notebook runs in the child."""
+    path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.pkl"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(cloudpickle.dumps(value))
+    return path
+
+
+def unpickle(path: str | Path) -> object:
+    """The value pickle_for_child wrote (the file stays: several children may read one)."""
+    return cloudpickle.loads(Path(path).read_bytes())
+
+
+def python_with(name: str, module: str, value: object, *args: str, env: dict[str, str] | None = None) -> Child:
+    """Start `python -m module SPEC args...`, SPEC the file holding `value` (for the child's unpickle)."""
+    return python(name, module, str(pickle_for_child(value, name)), *args, env=env)
+
+
+@contextlib.contextmanager
+def environment(variables: dict[str, str]):
+    """These environment variables in this process for the duration, as a child started with them would
+    see them (a handler called here reads the provider's URL from one); restored afterwards."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):

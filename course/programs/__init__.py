@@ -12,10 +12,14 @@ The systems, each in a process of its own:
 The demos:
 
     retry_trace      lab 07, 12: a job's retries and their waits, drawn
+    stayhub_recurring    lab 08: StayHub's two recurring jobs, the nightly invoices and the unpaid holds
     newsletter       lab 09: one queue or two, the urgent confirmation behind a newsletter
     queueing         labs 09-12: Little's law and Erlang C, the arithmetic of waiting
     rush, pools, saturation_view    lab 10: the dinner rush, worker pools, utilisation and wait
-    jetstream_queue, jetstream_bench    lab 13: a work queue on a replicated broker, and its numbers
+    watching         labs 11, 12: the live dashboard of snapshots and alerts, and its history drawn
+    dead_rows        lab 11: dead row versions, the tools that show them, and the churn that makes them
+    jetstream_queue, jetstream_run, jetstream_view, jetstream_bench
+                     lab 13: a work queue on a replicated broker, its processes, its pictures, its numbers
 
 Nothing is imported here on purpose: `python -m course.programs.checkout` runs the module as a program,
 and a package that had already imported it would run it twice.

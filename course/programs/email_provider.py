@@ -15,6 +15,9 @@ a timeout does not mean "not sent".
 
 Start one from Python with `EmailProvider.start(latency_s=0.05, failure_rate=0.2, seed=1)`, or from a
 shell with `python -m course.programs.email_provider --port 0`. Workers send with `send_email()`.
+
+Why one module: it is one service, its HTTP side and the EmailProvider handle that starts and steers it;
+the handle's methods are the service's admin routes, so a change to one is a change to both.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@
 
 Every server listens on 127.0.0.1 on a port the operating system picks, and writes its URL to the file
 named by --url-file once it listens, so whoever started it knows where it is without guessing ports.
+
+Why one module: the server and the client speak the same small JSON-over-HTTP dialect, and ServerProcess
+starts the server and asks it with the client whether it is ready; each half is a test of the other.
 """
 
 from __future__ import annotations

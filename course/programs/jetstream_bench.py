@@ -23,9 +23,11 @@ from pathlib import Path
 
 import nats.errors
 
-from course.infra import broker, db, processes
+from course.errors import BrokerUnavailable
+from course.infra import broker, db, nats_cluster, nats_server, processes
 from course.core import queue, worker
 from course.programs import jetstream_queue as jq
+from course.programs import jetstream_run
 
 NOOP_APP = "course.evidence.benchmarks.apps:handlers"  # the benchmark's own no-op handler
 DEADLINE_S = 120.0
@@ -96,9 +98,9 @@ def drain_jetstream(servers: broker.Servers, jobs: int, *, replicas: int = 3, co
     broker.run(_fill(servers, work.subject("noop"), jobs), timeout=DEADLINE_S)
     go = f"drain.go.{work.name}"
     settings = jq.ConsumerSettings(concurrency=concurrency, route_dead_letters=False, go_subject=go)
-    team = jq.spawn_consumers(work, noop, servers, consumers, settings=settings, name=f"drain-r{replicas}-")
+    team = jetstream_run.spawn_consumers(work, noop, servers, consumers, settings=settings, name=f"drain-r{replicas}-")
     try:
-        jq.wait_ready(team)
+        jetstream_run.wait_ready(team)
         seconds = broker.run(_go_and_time(servers, go, work.name), timeout=DEADLINE_S + 10)
         return Drain(f"JetStream R{replicas}, {consumers} consumers", jobs, seconds)
     finally:
@@ -150,7 +152,7 @@ class Footprint:
     ports: int  # client + cluster route + monitoring, per node
 
 
-def footprint(cluster: broker.Cluster) -> Footprint:
+def footprint(cluster: nats_cluster.Cluster) -> Footprint:
     nodes = [node for node in cluster.nodes.values() if node.alive()]
     memory = sum(_resident_mb(node.pid) for node in nodes)
     disk = sum(_folder_mb(node.folder / "store") for node in cluster.nodes.values())
@@ -215,10 +217,10 @@ def publish_latency(servers: broker.Servers, replicas: int, jobs: int = 500) -> 
         broker.delete_stream(stream, url=servers)
 
 
-def sync_interval_s(cluster: broker.Cluster) -> float:
+def sync_interval_s(cluster: nats_cluster.Cluster) -> float:
     """How often the cluster's servers force their JetStream files to disk (nats-server's sync_interval)."""
     for node in cluster.nodes.values():
-        varz = broker._monitor(node.monitor_port, "/varz") if node.alive() else None
+        varz = nats_server.monitor(node.monitor_port, "/varz") if node.alive() else None
         if varz:
             return varz["jetstream"]["config"]["sync_interval"] / 1e9
-    raise broker.BrokerUnavailable("no node of the cluster answered on its monitoring port")
+    raise BrokerUnavailable("no node of the cluster answered on its monitoring port")

@@ -26,12 +26,17 @@ Two JetStream facts this module works around, both easy to trip on:
     reset(queue, servers)                      create the streams and consumers, empty
     Publisher(servers).publish(...)            one publish attempt (raises what a retry may fix)
     publish_with_retry(publish, ...)           retry with the same Nats-Msg-Id until acknowledged
-    spawn_consumers(queue, handler, servers)   consumer processes (a handler may be notebook code)
-    spawn_producer(...)                        a producer process that publishes at a steady rate
+    await Consumer(queue, handler, servers).run(stopping)   fetch, run, ack; bury what cannot succeed
     dead_letters(queue, servers), redrive(...) the dead-letter stream, and back
     read_history(path)                         what the processes did, for timelines and checks
 
-    python -m course.programs.jetstream_queue consume|produce SPEC    (what the spawn_ functions start)
+The consumer and producer processes are jetstream_run.py; the cluster table and the figures,
+jetstream_view.py.
+
+Why one module: it is one work queue. The streams, the consumer's settings, the publisher's message ids
+and the dead-letter router are one configuration seen from four sides; each part reads what reset()
+created, and a change to one (the BackOff, MaxDeliver, the duplicate window) changes what the others
+must do.
 """
 
 from __future__ import annotations
@@ -41,25 +46,21 @@ import inspect
 import json
 import logging
 import os
-import signal
-import sys
-import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import cloudpickle
 import nats
 import nats.errors
 import nats.js.errors
 from nats.js import api
 
-from course.infra import broker, processes
+from course.infra import broker, eventlog, processes
 from course.infra.broker import MSG_ID, TRANSIENT
-from course.errors import InvalidArgument, PermanentError
+from course.errors import BrokerUnavailable, InvalidArgument, PermanentError
 
 log = logging.getLogger("course.programs.jetstream_queue")
 
@@ -170,7 +171,7 @@ def reset(queue: WorkQueue, servers: broker.Servers, timeout: float = 60.0) -> N
                     if isinstance(error, nats.js.errors.APIError) and not isinstance(error, nats.js.errors.ServiceUnavailableError):
                         raise
                     if time.monotonic() > deadline:
-                        raise broker.BrokerUnavailable(f"JetStream did not answer ({kind} {stream}) within "
+                        raise BrokerUnavailable(f"JetStream did not answer ({kind} {stream}) within "
                                                        f"{timeout:.0f} s: {type(error).__name__}") from None
                     log.info("reset: %s %s failed (%s); trying again", kind, stream, type(error).__name__)
                     await asyncio.sleep(0.2)
@@ -242,49 +243,31 @@ def publish_with_retry(publish: Callable, subject: str, payload, msg_id: str, gi
 # -- what the processes did ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Event:
-    t: float  # unix time
+@dataclass(frozen=True, kw_only=True)
+class Event(eventlog.Event):
+    """One line of a consumer's or producer's history (course/infra/history.py); t is unix time.
+
+    kind, for consumers: started, received, in_progress, finished, failed, acked, left (for a retry),
+    dead_lettered, routed, stopped; for producers: published, publish_failed.
+    """
+
     who: str  # the process's name: consumer0, producer, ...
-    pid: int
-    kind: str  # consumers: started, received, in_progress, finished, failed, acked, left (for a retry),
-    #            dead_lettered, routed, stopped; producers: published, publish_failed
     seq: int | None = None  # the message's sequence in the stream
     msg_id: str | None = None
     deliveries: int | None = None
     detail: str = ""
 
 
-def _record(history: str | None, **fields) -> None:
-    """Append one event in one O_APPEND write: a SIGKILL right after it loses nothing."""
-    if history is None:
-        return
-    line = json.dumps({"t": time.time(), "pid": os.getpid(), **fields}) + "\n"
-    fd = os.open(history, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode())
-    finally:
-        os.close(fd)
+record = eventlog.record  # record(path, who=..., kind=..., msg_id=..., ...): one event, now, this pid
 
 
 def read_history(path: str | Path) -> list[Event]:
-    path = Path(path)
-    if not path.exists():
-        return []
-    events = []
-    for line in path.read_text().splitlines():
-        try:
-            events.append(Event(**json.loads(line)))
-        except (ValueError, TypeError):
-            continue  # cut short by a kill
-    return sorted(events, key=lambda e: e.t)
+    return eventlog.read(path, Event)
 
 
 def new_history(prefix: str = "course-js-") -> str:
     """A fresh, empty history file in the course's log folder."""
-    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.log_dir())
-    os.close(fd)
-    return path
+    return eventlog.new_file(prefix)
 
 
 @dataclass(frozen=True)
@@ -369,15 +352,12 @@ def wait_settled(history: str | Path, msg_ids: Sequence[str], timeout: float = 1
 def timeline(events: Sequence[Event], msg_id: str | None = None, since: float | None = None) -> str:
     """One line per event (of one message, if given), in seconds from `since` (the first event)."""
     chosen = [e for e in events if msg_id is None or e.msg_id == msg_id or e.kind in ("started", "stopped", "killed")]
-    if not chosen:
-        return "(nothing happened)"
-    t0 = since if since is not None else chosen[0].t
-    lines = []
-    for e in chosen:
+
+    def describe(e: Event) -> str:
         what = e.kind + (f" (delivery {e.deliveries})" if e.deliveries else "") + (f": {e.detail}" if e.detail else "")
-        about = f"{e.msg_id}" if e.msg_id else ""
-        lines.append(f"{e.t - t0:6.2f} s  {e.who:<10} {about:<12} {what}")
-    return "\n".join(lines)
+        return f"{e.who:<10} {e.msg_id or '':<12} {what}"
+
+    return eventlog.timeline(chosen, describe, since=since)
 
 
 # -- consuming -----------------------------------------------------------------------------------------
@@ -410,7 +390,7 @@ class Task:
         self._note("in_progress")
 
     def _note(self, kind: str, detail: str = "") -> None:
-        _record(self._history, who=self._who, kind=kind, seq=self.seq, msg_id=self.msg_id,
+        record(self._history, who=self._who, kind=kind, seq=self.seq, msg_id=self.msg_id,
                 deliveries=self.deliveries, detail=detail)
 
     def __repr__(self) -> str:
@@ -445,7 +425,7 @@ class Consumer:
         self.counters = Counter()
 
     def _note(self, kind: str, **fields) -> None:
-        _record(self.history, who=self.who, kind=kind, **fields)
+        record(self.history, who=self.who, kind=kind, **fields)
 
     async def run(self, stopping: asyncio.Event) -> int:
         loop = asyncio.get_running_loop()
@@ -664,212 +644,3 @@ def redrive(queue: WorkQueue, servers: broker.Servers, seqs: Sequence[int] | Non
         return moved
 
     return broker.run(broker._using_jetstream(servers, work, 5.0), timeout=60)
-
-
-# -- processes ---------------------------------------------------------------------------------------
-
-
-def _spec_file(spec: dict) -> str:
-    fd, path = tempfile.mkstemp(prefix="course-js-spec-", suffix=".pkl", dir=processes.log_dir())
-    with os.fdopen(fd, "wb") as f:
-        f.write(cloudpickle.dumps(spec))
-    return path
-
-
-def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers, n: int = 2, *,
-                    history: str | None = None, settings: ConsumerSettings | None = None,
-                    name: str = "consumer", env: dict[str, str] | None = None) -> list[processes.Child]:
-    """Start `n` consumer processes running `handler(task)` (sync or async; notebook code travels by value).
-
-    Their events go to `history` (see read_history). Stop them with child.terminate() or child.kill().
-    """
-    if not callable(handler):
-        raise InvalidArgument(f"handler must be a function handler(task); got {handler!r}.")
-    spec = _spec_file({"queue": queue, "handler": handler, "servers": broker.server_list(servers),
-                       "history": history, "settings": settings or ConsumerSettings()})
-    return [processes.python(f"{name}{i}", __name__, "consume", spec, f"{name}{i}", env=env) for i in range(n)]
-
-
-def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_per_s: float = 50.0,
-                   id_prefix: str = "msg-", history: str | None = None, publish_timeout_s: float = 1.0,
-                   name: str = "producer") -> processes.Child:
-    """Start a producer process: `count` messages {"n": i} at a steady rate, each with Nats-Msg-Id
-    f"{id_prefix}{i}", each retried (same id) until JetStream acknowledges it."""
-    spec = _spec_file({"servers": broker.server_list(servers), "subject": subject, "count": count,
-                       "rate_per_s": rate_per_s, "id_prefix": id_prefix, "history": history,
-                       "publish_timeout_s": publish_timeout_s})
-    return processes.python(name, __name__, "produce", spec, name)
-
-
-def wait_ready(children: Sequence[processes.Child], timeout: float = 60.0) -> None:
-    """Wait until every consumer started with a go_subject says it is connected and waiting."""
-    def all_ready():
-        for child in children:
-            if not child.alive():
-                raise RuntimeError(f"{child.name} exited (code {child.popen.poll()}):\n{child.log_tail(10)}")
-        return all("ready" in child.log() for child in children)
-
-    processes.wait_until(all_ready, timeout, interval=0.02, what="the consumers to be ready")
-
-
-def _consume_main(spec: dict, who: str) -> int:
-    consumer = Consumer(spec["queue"], spec["handler"], spec["servers"], who=who, history=spec["history"],
-                        settings=spec["settings"])
-
-    async def main() -> int:
-        stopping = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stopping.set)
-        return await consumer.run(stopping)
-
-    return asyncio.run(main())
-
-
-def _produce_main(spec: dict, who: str) -> int:
-    history = spec["history"]
-    publisher = Publisher(spec["servers"], timeout=spec["publish_timeout_s"], name=who)
-    _record(history, who=who, kind="started", detail=f"{spec['count']} messages at {spec['rate_per_s']:g}/s")
-    attempt_of: dict[str, int] = defaultdict(int)
-
-    def one_attempt(subject, payload, *, msg_id):
-        attempt_of[msg_id] += 1
-        try:
-            return publisher.publish(subject, payload, msg_id=msg_id)
-        except TRANSIENT as error:
-            _record(history, who=who, kind="publish_failed", msg_id=msg_id,
-                    detail=f"attempt {attempt_of[msg_id]}: {type(error).__name__}")
-            raise
-
-    interval = 1.0 / spec["rate_per_s"]
-    next_at = time.monotonic()
-    for n in range(spec["count"]):
-        msg_id = f"{spec['id_prefix']}{n}"
-        ack = publish_with_retry(one_attempt, spec["subject"], {"n": n}, msg_id, give_up_after_s=120)
-        _record(history, who=who, kind="published", seq=ack.seq, msg_id=msg_id,
-                detail=f"attempts {attempt_of[msg_id]}" + (", duplicate" if ack.duplicate else ""))
-        next_at += interval
-        time.sleep(max(0.0, next_at - time.monotonic()))
-    _record(history, who=who, kind="stopped")
-    publisher.close()
-    return 0
-
-
-def main(argv: list[str]) -> int:
-    command, spec_path, who = argv[0], argv[1], argv[2]
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-    spec = cloudpickle.loads(Path(spec_path).read_bytes())
-    code = {"consume": _consume_main, "produce": _produce_main}[command](spec, who)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)  # a handler thread that hangs (a call without a timeout) must not keep us alive
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
-
-
-# -- the cluster at a glance (a notebook widget shows this) ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class NodeRow:
-    node: str
-    up: bool
-    role: str  # leader, follower, catching up, down, electing
-    pid: int | None
-
-
-def cluster_rows(cluster: broker.Cluster, stream: str) -> list[NodeRow]:
-    """Each node of the cluster, and its part in `stream` right now."""
-    try:
-        info = broker.stream_info(stream, url=cluster.live_urls, timeout=1.0).cluster
-    except (*TRANSIENT, broker.StreamNotFound, broker.BrokerUnavailable):
-        info = None
-    peers = {peer.name: peer for peer in (info.replicas or [])} if info else {}
-    rows = []
-    for name, node in cluster.nodes.items():
-        up = node.alive()
-        if not up:
-            role = "down"
-        elif info is None or not info.leader:
-            role = "electing"
-        elif info.leader == name:
-            role = "leader"
-        elif name in peers and not peers[name].current:
-            role = "catching up"
-        else:
-            role = "follower"
-        rows.append(NodeRow(name, up, role, node.pid if up else None))
-    return rows
-
-
-def cluster_html(rows: Sequence[NodeRow], extra: str = "") -> str:
-    colours = {"leader": "#1b7f3b", "follower": "#333", "catching up": "#b26b00", "down": "#b00020",
-               "electing": "#b26b00"}
-    cells = "".join(f"<tr><td><b>{r.node}</b></td><td style='color:{colours[r.role]}'>{r.role}</td>"
-                    f"<td>{r.pid or ''}</td></tr>" for r in rows)
-    return (f"<table><tr><th>node</th><th>role in the stream</th><th>pid</th></tr>{cells}</table>"
-            + (f"<p>{extra}</p>" if extra else ""))
-
-
-# -- figures -----------------------------------------------------------------------------------------
-
-
-def plot_deliveries(events: Sequence[Event], *, ack_wait_s: float | None = None, title: str = "", ax=None):
-    """Each delivery as a bar, from when a consumer received it to when its handler ended, one row per
-    consumer process: two bars over the same stretch of time are the same job running twice."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 2.4))
-    t0 = min((e.t for e in events if e.kind == "received"), default=0.0)
-    end = max((e.t for e in events), default=t0)
-    rows = sorted({e.who for e in events if e.kind == "received"})
-    open_runs: dict[tuple[int, str], Event] = {}
-    for e in events:
-        key = (e.pid, e.msg_id)
-        if e.kind == "received":
-            open_runs[key] = e
-        elif e.kind in ("finished", "failed") and key in open_runs:
-            start = open_runs.pop(key)
-            _bar(ax, rows.index(e.who), start.t - t0, e.t - start.t, start.deliveries, e.kind == "failed")
-    for start in open_runs.values():  # never finished: killed, or still hanging
-        _bar(ax, rows.index(start.who), start.t - t0, end - start.t, start.deliveries, True, hatch="//")
-    if ack_wait_s:
-        ax.axvline(ack_wait_s, color="#b00020", linestyle="--", linewidth=1, label=f"AckWait ({ack_wait_s:g} s)")
-        ax.legend(loc="lower right", fontsize=8)
-    ax.set_yticks(range(len(rows)), rows)
-    ax.set_xlabel("seconds since the first delivery")
-    ax.set_ylabel("consumer process")
-    ax.set_title(title or "Deliveries: one bar per handler run")
-    ax.set_xlim(left=0)
-    return ax
-
-
-def _bar(ax, row: int, start: float, width: float, delivery: int | None, failed: bool, hatch: str | None = None):
-    ax.barh(row, max(width, 0.02), left=start, height=0.5, color="#d9a0a0" if failed else "#8fb8de",
-            edgecolor="#333", hatch=hatch)
-    ax.text(start + 0.03, row, f"delivery {delivery}", va="center", fontsize=8)
-
-
-def plot_publishes(events: Sequence[Event], killed_at: float, *, bucket_s: float = 0.25, title: str = "", ax=None):
-    """Acknowledged publishes per `bucket_s`, with the moment the leader was killed: the gap is the failover."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 2.6))
-    times = [e.t for e in events if e.kind == "published"]
-    failures = [e.t for e in events if e.kind == "publish_failed"]
-    t0 = min(times + failures, default=killed_at)
-    end = max(times + failures, default=killed_at) - t0
-    bins = [i * bucket_s for i in range(int(end / bucket_s) + 2)]
-    ax.hist([t - t0 for t in times], bins=bins, color="#8fb8de", edgecolor="#333", label="acknowledged publishes")
-    if failures:
-        ax.plot([t - t0 for t in failures], [0.5] * len(failures), "x", color="#b00020", label="failed attempts")
-    ax.axvline(killed_at - t0, color="#b00020", linestyle="--", linewidth=1, label="leader SIGKILLed")
-    ax.set_xlabel("seconds since the producer started")
-    ax.set_ylabel(f"publishes per {bucket_s:g} s")
-    ax.set_title(title or "A producer through a leader failover")
-    ax.legend(fontsize=8)
-    return ax

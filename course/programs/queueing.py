@@ -30,6 +30,9 @@ The material's numbers, reproduced:
 49
 >>> wait_behind_backlog(48_000, 40) / 60   # a confirmation behind StayHub's newsletter, in minutes
 20.0
+
+Why one module: Little's law, Erlang C and the simulation answer one question (how long jobs wait) three
+ways, and the simulation exists to check the formulas beside it.
 """
 
 from __future__ import annotations

@@ -33,6 +33,9 @@ booking and never later than 12:02:07, and the guest gets no email until an oper
 Raising the cap alone changes nothing for 8 attempts: their ceilings (1 to 64 s) never reach it. The
 timing assumes each failure comes back at once (a 503). If every attempt instead hangs until a 10 s
 timeout (attempt_s=10), the latest attempt 8 moves to 12:03:17 and about 1 job in 200 gets through.
+
+Why one module: it is one scenario, the outage, told attempt by attempt; the waits, the trace and the
+figures all read the same schedule of attempts, and a learner checks each against the others.
 """
 
 from __future__ import annotations

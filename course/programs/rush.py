@@ -16,12 +16,11 @@ of Little's law independently:
     rush.little(result)
 
 The handler takes no database connection: 50 job threads would otherwise hold 50 connections. It
-writes each job's start and finish to a log file instead (one short O_APPEND write per line).
+writes each job's start and finish to a log file instead (course/infra/eventlog.py: one O_APPEND write a line).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import statistics
@@ -32,6 +31,7 @@ from pathlib import Path
 
 import psycopg
 
+from course.infra import eventlog
 from course.core import queue
 from course.errors import InvalidArgument
 from course.programs.email_provider import send_email
@@ -56,15 +56,7 @@ def send_receipt(job) -> None:
     send_email(os.environ[PROVIDER_ENV], f"customer-{order_id}@tiffin.example",
                f"Your Tiffin receipt, order {order_id}", "Thank you for your order.",
                idempotency_key=f"receipt:{order_id}", timeout=30)
-    _log(os.environ[LOG_ENV], {"job": job.id, "started": started, "finished": time.time()})
-
-
-def _log(path: str, record: dict) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, (json.dumps(record) + "\n").encode())
-    finally:
-        os.close(fd)
+    eventlog.record(os.environ[LOG_ENV], kind="finished", job=job.id, started=started, finished=time.time())
 
 
 def worker_env(provider_url: str, log: Path | str) -> dict[str, str]:
@@ -157,16 +149,7 @@ def run(conn: psycopg.Connection, *, arrival_rate: float, duration_s: float, log
 
 
 def _finished(log: Path) -> dict[int, dict]:
-    if not log.exists():
-        return {}
-    records = {}
-    for line in log.read_text().splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        records[record["job"]] = record
-    return records
+    return {record["job"]: record for record in eventlog.read(log)}
 
 
 def _wait_for_acks(conn: psycopg.Connection, timeout_s: float = 10.0) -> None:

@@ -16,6 +16,9 @@ The material's step times (Episode 21): payment and insert 400 ms (the payment a
     python -m course.programs.stayhub api --schema lab12 --mode inline --provider URL --channel-manager URL
     python -m course.programs.stayhub channel-manager --latency 3.6 --timeout-rate 0.3
     python -m course.programs.stayhub worker --schema lab12      (EMAIL_PROVIDER_URL, CHANNEL_MANAGER_URL set)
+
+Why one module: it is one system, lab 12's StayHub: its tables, its handlers, its booking API and its
+partner are started together and read each other's state, and a learner reads them as one site.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import partial
-from pathlib import Path
 from types import SimpleNamespace
 
 import psycopg
@@ -514,10 +516,7 @@ class BookingApi(ServerProcess):
             args += ["--channel-manager", channel_manager_url]
         pickle_path = None
         if checkout is not None:
-            import cloudpickle
-
-            pickle_path = processes.log_dir() / f"{name}-checkout-{os.getpid()}-{time.monotonic_ns()}.pkl"
-            pickle_path.write_bytes(cloudpickle.dumps(checkout))
+            pickle_path = processes.pickle_for_child(checkout, f"{name}-checkout")
             args += ["--checkout-pickle", str(pickle_path)]
         try:
             child, url = start_server(name, "course.programs.stayhub", args, timeout=timeout)
@@ -734,9 +733,7 @@ def _api(args) -> int:
         if not args.checkout_pickle:
             print("booking api: --mode custom needs --checkout-pickle", file=sys.stderr)
             return 2
-        import cloudpickle
-
-        checkout = cloudpickle.loads(Path(args.checkout_pickle).read_bytes())
+        checkout = processes.unpickle(args.checkout_pickle)
     else:
         checkout = checkout_with_jobs
     pool = ConnectionPool(args.dsn, min_size=1, max_size=10, kwargs={"autocommit": True},

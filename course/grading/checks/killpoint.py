@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-import cloudpickle
 import psycopg
 
 from course.infra import processes
@@ -27,8 +24,8 @@ def run_and_kill(box, handler, job, *, when: Callable[[str], bool], env: dict[st
     then end its server session (a transaction it had open is rolled back, as a crash would leave it).
     Returns what happened: "killed", or "finished (exit code N)" when the point was never reached."""
     name = f"killpoint-{os.getpid()}-{time.monotonic_ns() % 10**9}"
-    spec = Path(tempfile.mkstemp(prefix="course-killpoint-", suffix=".pkl")[1])
-    spec.write_bytes(cloudpickle.dumps({"conninfo": box.conninfo, "name": name, "handler": handler, "job": job}))
+    spec = processes.pickle_for_child({"conninfo": box.conninfo, "name": name, "handler": handler, "job": job},
+                                      "killpoint")
     child = processes.python("killpoint", __name__, str(spec), env=env)
     try:
         deadline = time.monotonic() + timeout_s
@@ -69,7 +66,7 @@ def release_commit(conn: psycopg.Connection, table: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    spec = cloudpickle.loads(Path(argv[0]).read_bytes())
+    spec = processes.unpickle(argv[0])
     with psycopg.connect(spec["conninfo"], autocommit=True, connect_timeout=5, application_name=spec["name"]) as conn:
         spec["handler"](spec["job"], conn)
     return 0

@@ -9,12 +9,11 @@
 
 from __future__ import annotations
 
-import os
 import random
-from contextlib import contextmanager
 
 import cloudpickle
 
+from course.infra import processes
 from course.core import queue
 from course.grading import faults
 from course.programs import tiffin
@@ -136,21 +135,6 @@ def provider_seed(seed: int, sends: int, refused: int) -> int:
         candidate += 1
 
 
-@contextmanager
-def _environment(**variables: str):
-    """The variables a worker would have, for calling the handler in this process; restored afterwards."""
-    before = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def _worker_env(provider: EmailProvider) -> dict[str, str]:
     return {tiffin.PROVIDER_URL_ENV: provider.url, tiffin.RENDER_S_ENV: "0"}
 
@@ -184,7 +168,7 @@ def _run_receipt_job(t: Trial, conn, send_receipt, order_id: int, before_it_runs
 
 def _in_this_process(t: Trial, box, provider: EmailProvider, send_receipt) -> None:
     conn = box.conn
-    with _environment(**_worker_env(provider)):
+    with processes.environment(_worker_env(provider)):
         # Ana orders; the job is stored; she moves before the worker runs it.
         first = tiffin.place_order(conn, 1, items=THALI)["id"]
         _run_receipt_job(t, conn, send_receipt, first, before_it_runs=lambda: tiffin.change_address(conn, 1, RIVERSIDE))

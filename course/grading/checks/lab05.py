@@ -8,19 +8,21 @@ in a stream of the check's own that is deleted afterwards.
 
 Learner code that must crash runs in a child process: `python -m course.grading.checks.lab05 SPEC`
 runs the (cloudpickled) function and arguments in SPEC, so the SIGKILL is a real one.
+
+Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
+labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
+(tests/test_wrong_answers_lab05.py).
 """
 
 from __future__ import annotations
 
 import secrets
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-import cloudpickle
 import psycopg
 
 from course.infra import broker, processes
@@ -39,16 +41,12 @@ CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Py
 
 def start_in_child(name: str, fn, *args) -> processes.Child:
     """Run fn(*args) in a new Python process (the function travels by cloudpickle)."""
-    spec = Path(tempfile.mkdtemp(prefix="course-lab05-")) / "call.pkl"
-    spec.write_bytes(cloudpickle.dumps((fn, args)))
-    return processes.python(name, "course.grading.checks.lab05", str(spec))
+    return processes.python_with(name, "course.grading.checks.lab05", (fn, args))
 
 
 def _child_main(spec_path: str) -> int:
-    spec = Path(spec_path)
-    fn, args = cloudpickle.loads(spec.read_bytes())
-    spec.unlink(missing_ok=True)
-    spec.parent.rmdir()
+    fn, args = processes.unpickle(spec_path)
+    Path(spec_path).unlink(missing_ok=True)
     fn(*args)
     return 0
 

@@ -5,13 +5,15 @@ made to happen on cue (a re-run, a failed effect, the provider down, a crash bef
 workers at once), then hand it to real worker processes that are SIGKILLed after the work and before
 the ack (course.grading.faults). The acceptance test counts emails where the guest would: at the email
 provider, a real HTTP service in its own process.
+
+Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
+labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
+(tests/test_wrong_answers_lab06.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 import secrets
 import threading
 import time
@@ -20,7 +22,8 @@ from collections import Counter
 
 import psycopg
 
-from course.core import queue
+from course.infra import processes
+from course.core import queue, sql
 from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
@@ -32,31 +35,6 @@ PROVIDER_URL_ENV = "EMAIL_PROVIDER_URL"
 FIRST_BOOKING = 981
 ROOMS = 40
 KILLS = faults.Faults(kill_after_work=0.3, kill_mid_work=0.1, max_kills=4)
-
-# The same tables as the lab's notebook: hotels, bookings, a loyalty ledger, a table of processed keys.
-STAYHUB_TABLES = """
-CREATE TABLE hotels (
-    id         int  PRIMARY KEY,
-    name       text NOT NULL,
-    rooms_left int  NOT NULL
-);
-CREATE TABLE bookings (
-    id       bigint PRIMARY KEY,
-    hotel_id int    NOT NULL REFERENCES hotels (id),
-    guest    text   NOT NULL,
-    email    text   NOT NULL,
-    nights   int    NOT NULL,
-    status   text   NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'confirmed', 'cancelled'))
-);
-CREATE TABLE loyalty_points (
-    booking_id bigint NOT NULL REFERENCES bookings (id),
-    points     int    NOT NULL
-);
-CREATE TABLE processed (
-    key     text        PRIMARY KEY,
-    done_at timestamptz NOT NULL DEFAULT now()
-);
-"""
 
 GUESTS = ["Priya", "Tomas", "Ingrid", "Kwame", "Lucia", "Mateo", "Noor", "Oskar", "Rania", "Sven",
           "Tariq", "Ulla", "Vera", "Wen", "Yusuf", "Zainab"]
@@ -78,7 +56,7 @@ def hotel_of_booking(n: int) -> int:
 def install_stayhub(conn: psycopg.Connection, bookings: int = len(GUESTS)) -> list[int]:
     """StayHub's tables with three hotels and `bookings` pending bookings (5307, 5308, ...); their ids,
     in id order (the rows are stored in another order)."""
-    conn.execute(STAYHUB_TABLES)
+    conn.execute(sql.query("lab06", "tables"))  # the notebook's tables (it shows this block)
     for hotel, name in HOTELS.items():
         conn.execute("INSERT INTO hotels VALUES (%s, %s, %s)", [hotel, name, ROOMS])
     ids = [FIRST_BOOKING + n for n in range(bookings)]
@@ -120,10 +98,6 @@ WRONG_HOTEL = ("take the room from the booking's own hotel — the hotel_id of t
 
 def status_of(conn: psycopg.Connection, booking_id: int) -> str:
     return conn.execute("SELECT status FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
-
-
-class _RollBack(Exception):
-    pass
 
 
 def _quietly(fn, *args) -> BaseException | None:
@@ -266,20 +240,6 @@ def _confirm_under_kills(t: Trial, box, confirm_booking, bookings: list[int], se
 # -- 06.send_confirmation --------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _provider_in_env(url: str):
-    """The learner's handler finds the provider in EMAIL_PROVIDER_URL, here as in a worker."""
-    before = os.environ.get(PROVIDER_URL_ENV)
-    os.environ[PROVIDER_URL_ENV] = url
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(PROVIDER_URL_ENV, None)
-        else:
-            os.environ[PROVIDER_URL_ENV] = before
-
-
 def _keys_note(inbox: "Inbox", booking_id: int) -> str:
     """What the provider was told, when a booking got more than one email."""
     keys = [r.idempotency_key for r in inbox.provider.requests() if inbox.booking_of.get(r.to) == booking_id]
@@ -310,7 +270,7 @@ def send_confirmation_check(t: Trial, send_confirmation, seed=None):
     provider = EmailProvider.start(latency_s=0.02, seed=1, name="lab06-check-provider")
     try:
         inbox = Inbox(box.conn, provider)
-        with _provider_in_env(provider.url):
+        with processes.environment({PROVIDER_URL_ENV: provider.url}):  # as in a worker
             _one_email_on_cue(t, box.conn, send_confirmation, inbox, bookings[:4])
         if all(result.passed for result in t.results):
             _the_acceptance_test(t, box, send_confirmation, inbox, provider, bookings[4:14], seed)
@@ -349,12 +309,9 @@ def _one_email_on_cue(t: Trial, conn, send_confirmation, inbox: Inbox, bookings:
              if inbox.of(down) == 0 else None)
 
     job = job_for(conn, lost)
-    try:
-        with conn.transaction():
-            t.call(send_confirmation, job, conn, during=f"send_confirmation for booking {lost}")
-            raise _RollBack  # the worker died before its transaction committed
-    except _RollBack:
-        pass
+    with conn.transaction():
+        t.call(send_confirmation, job, conn, during=f"send_confirmation for booking {lost}")
+        raise psycopg.Rollback  # the worker died before its transaction committed (psycopg rolls back)
     t.call(send_confirmation, redelivered(job), conn, during=f"send_confirmation for booking {lost}, run again")
     t.expect("the first run's database writes were lost after the provider accepted the email: "
              "the re-run sends no second email", got=inbox.of(lost), expected=1,
@@ -381,7 +338,7 @@ def _the_acceptance_test(t: Trial, box, send_confirmation, inbox: Inbox, provide
         """What the provider answered for this job's booking, and the booking's other job, if it has one."""
         booking = booking_of_job[job_id]
         address = next(a for a, b in inbox.booking_of.items() if b == booking)
-        requests = [faults.Event(round(r.at - result.started_at, 3), -1, 0, "provider",
+        requests = [faults.Event(t=round(r.at - result.started_at, 3), pid=0, kind="provider", worker=-1,
                                  detail=f"{r.outcome} (HTTP {r.status}, Idempotency-Key {r.idempotency_key!r})")
                     for r in provider.requests() if r.to == address]
         siblings = [dataclasses.replace(e, kind=f"{e.kind} (job {e.job}, the same booking)")

@@ -12,6 +12,10 @@ by 50 ms in the database, so a tick that checks before it inserts is caught in t
 
 A trigger copies every job that commits into `jobs_ever`, with the application_name of the scheduler
 that wrote it, so the check sees duplicates even after the jobs are gone.
+
+Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
+labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
+(tests/test_wrong_answers_lab08.py).
 """
 
 from __future__ import annotations
@@ -26,12 +30,10 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import cloudpickle
 
-from course.infra import processes
+from course.infra import eventlog, processes
 from course.core import scheduler
 
-from course.grading.faults import write_event
 from course.grading.trial import Stop, Trial, describe
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
@@ -172,8 +174,7 @@ class _Run:
         self.started_at = time.time()
         spec = {"conninfo": self.box.conninfo, "tick": tick, "history": str(self.history),
                 "started_at": self.started_at}
-        self.spec = self.workdir / "spec.pkl"
-        self.spec.write_bytes(cloudpickle.dumps(spec))
+        self.spec = processes.pickle_for_child(spec, "lab08-schedulers")
         self.children: list[processes.Child] = []
 
     def start(self) -> None:
@@ -232,9 +233,7 @@ class _Run:
         return {(r.task, r.slot): r.outcome for r in scheduler.runs(self.box.conn)}
 
     def ticks(self) -> list[dict]:
-        if not self.history.exists():
-            return []
-        events = [json.loads(line) for line in self.history.read_text().splitlines() if line.strip()]
+        events = eventlog.read(self.history)
         return [{**event, "clock": datetime.fromisoformat(event["clock"])} for event in events]
 
     def returned_ids(self) -> list:
@@ -458,7 +457,7 @@ def _runner(spec_path: str, name: str) -> int:
     """One of the check's scheduler processes: course.core.scheduler.run with the learner's tick, traced."""
     import logging
 
-    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    spec = processes.unpickle(spec_path)
     learner_tick = spec["tick"]
 
     def traced_tick(conn, now):
@@ -466,14 +465,15 @@ def _runner(spec_path: str, name: str) -> int:
         try:
             returned = learner_tick(conn, now)
         except Exception as error:
-            write_event(spec["history"], spec["started_at"], name=name, kind="raised", clock=clock,
-                        detail=describe(error).splitlines()[0])
+            eventlog.record(spec["history"], since=spec["started_at"], name=name, kind="raised", clock=clock,
+                            detail=describe(error).splitlines()[0])
             raise
         try:
             json.dumps(returned)
         except TypeError:
             returned = repr(returned)
-        write_event(spec["history"], spec["started_at"], name=name, kind="ticked", clock=clock, returned=returned)
+        eventlog.record(spec["history"], since=spec["started_at"], name=name, kind="ticked", clock=clock,
+                        returned=returned)
         return returned
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)

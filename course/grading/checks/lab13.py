@@ -21,8 +21,9 @@ from contextlib import contextmanager
 
 import nats.errors
 
-from course.infra import broker, processes
+from course.infra import broker, nats_cluster, processes
 from course.programs import jetstream_queue as jq
+from course.programs import jetstream_run
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check
@@ -38,7 +39,7 @@ PAGE_S = 0.4
 @contextmanager
 def cluster_for_check():
     """A private three-node cluster, stopped whatever happens in the check."""
-    cluster = broker.Cluster.start(3)
+    cluster = nats_cluster.Cluster.start(3)
     try:
         yield cluster
     finally:
@@ -93,7 +94,7 @@ def in_a_cluster(t: Trial, render_invoice) -> None:
         invoices = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=5)
         jq.reset(invoices, cluster.urls)
         history = jq.new_history("course-check-13-")
-        consumers = jq.spawn_consumers(invoices, render_invoice, cluster.urls, 2, history=history, name="check-consumer")
+        consumers = jetstream_run.spawn_consumers(invoices, render_invoice, cluster.urls, 2, history=history, name="check-consumer")
         try:
             ids = {"booking-981": CLUSTER_PAGES, "booking-982": 1}
             with jq.Publisher(cluster.urls, timeout=5) as publisher:
@@ -202,7 +203,7 @@ class FaultyPublish:
         return ack
 
 
-def _stored(cluster: broker.Cluster, stream: str) -> list:
+def _stored(cluster: nats_cluster.Cluster, stream: str) -> list:
     return broker.messages(stream, url=cluster.live_urls, limit=10_000)
 
 
