@@ -185,8 +185,12 @@ def test_failures_retry_on_the_backoff_schedule_then_reach_the_dead_letter_strea
     assert (dead["bad-address"].reason, dead["bad-address"].deliveries) == ("permanent", 1)
     received = [e.t for e in jq.read_history(history) if e.msg_id == "b503" and e.kind == "received"]
     waits = [b - a for a, b in zip(received, received[1:])]
+    # The server redelivers `scheduled` seconds after it sent the last delivery; we see the gap between two
+    # receipts, each late by its own delivery latency, which a loaded machine inflates (0.349 s seen for a
+    # 0.4 s step at load 11). So: each gap at least three quarters of its step (no BackOff would give ~0),
+    # and not much longer.
     for waited, scheduled in zip(waits, (0.2, 0.4, 0.8)):
-        assert scheduled - 0.05 <= waited <= scheduled + 2.0, f"waits {waits} do not follow the BackOff"
+        assert scheduled * 0.75 <= waited <= scheduled + 2.0, f"waits {waits} do not follow the BackOff"
     wait_until(lambda: broker.count_messages("RETRIES", url=servers) == 0, 10, what="dead letters gone from the queue")
 
 
