@@ -219,8 +219,9 @@ class Bench:
             finally:
                 self.stop(team)
 
-    def latencies(self, samples: int, *, listen: bool, rng) -> list[float]:
-        """Seconds from a producer calling enqueue() to the handler starting, one job at a time.
+    def latencies(self, samples: int, *, listen: bool, rng) -> tuple[list[float], list[float]]:
+        """Seconds from a producer calling enqueue() to the handler starting, one job at a time; and
+        how long each of those enqueue() calls took (INSERT, NOTIFY, commit: its share of the first).
 
         Jobs arrive at random moments with the worker idle (what a web app's receipts look like at
         night). Without LISTEN, a job waits for the next poll: half a poll interval on average.
@@ -232,17 +233,21 @@ class Bench:
                 self._stamp(conn, 5, listen, lambda: None)  # warm-up: the handler's connection pool opens
                 conn.execute("TRUNCATE started")
                 gap = (lambda: rng.uniform(0.005, 0.03)) if listen else (lambda: rng.uniform(0.0, 0.15))
-                self._stamp(conn, samples, listen, lambda: time.sleep(gap()))
-                return [row[0] for row in conn.execute("SELECT latency_s FROM started")]
+                enqueue_s = self._stamp(conn, samples, listen, lambda: time.sleep(gap()))
+                return [row[0] for row in conn.execute("SELECT latency_s FROM started")], enqueue_s
             finally:
                 self.stop(team)
 
-    def _stamp(self, conn, n: int, listen: bool, pause) -> None:
+    def _stamp(self, conn, n: int, listen: bool, pause) -> list[float]:
+        took = []
         for _ in range(n):
             pause()
-            queue.enqueue(conn, "stamp", {"sent": time.time()}, notify=listen)
+            sent = time.time()
+            queue.enqueue(conn, "stamp", {"sent": sent}, notify=listen)
+            took.append(time.time() - sent)
         wait_until(lambda: conn.execute("SELECT count(*) FROM started").fetchone()[0] >= n, 60,
                              what="the stamped jobs to start")
+        return took
 
     # -- enqueue rates -----------------------------------------------------------------------------
 
