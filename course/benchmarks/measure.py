@@ -149,11 +149,12 @@ class Bench:
     def wait_until_empty(conn: psycopg.Connection, query: str, since: float | None = None) -> float:
         """Poll `query` (true while work is left); return the moment it turned false.
 
-        The poll waits 1 % of the time the drain has taken so far (3 ms at least): each poll costs the
-        server a statement on the table being drained, so polling every 3 ms taxed the contenders timed
-        this way (our workers, pgqueuer) and not the bare loops, which time themselves, and the more
-        the slower they drained (measured: 2-10 us of PostgreSQL's CPU per job under load). The end
-        fell between the last poll that saw work and the first that saw none: the midpoint is the
+        The poll waits 1 % of the time the drain has taken so far (3 ms at least): each poll is a
+        statement on the table being drained, paid by the contenders timed this way (our workers,
+        pgqueuer) and not by the bare loops, which time themselves; every 3 ms that was hundreds a
+        second however long the drain. (Its effect on the ratios was within the noise of a paired
+        test at 4 processes, 2026-12-01; fewer is still the cleaner measurement.) The end fell
+        between the last poll that saw work and the first that saw none: the midpoint is the
         estimate, off by at most half a poll interval, either way.
         """
         since = time.monotonic() if since is None else since
