@@ -288,10 +288,9 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
 
 def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
     """A Job per row, from its columns in order. psycopg's class_row(Job) builds a dict of keyword
-    arguments for every row, two to three times the cost of Job(*values) (timeit, 2026-12-01): at
-    100 jobs a claim, a worker's largest cost per job after psycopg's own. The column names are
-    checked once per statement instead, so a reordered RETURNING fails rather than filling the
-    wrong fields."""
+    arguments for every row: fetching 100-row batches cost 7-9 us of CPU a row that way, 5.5-5.8
+    this way, 4.0-4.3 as plain tuples (a loaded machine, 2026-12-01). The column names are checked
+    once per statement instead, so a reordered RETURNING fails rather than filling the wrong fields."""
     names = [column.name for column in cursor.description or ()]
     if names != _JOB_FIELDS:
         raise RuntimeError(f"the claim returns columns {names}; a Job is built from {_JOB_FIELDS}, in that order")
