@@ -1,9 +1,10 @@
 """`python -m course bench`: how fast the reference queue drains, beside the physical limit and its peers.
 
-    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: ~15 minutes on
-                                         the course's 2-core machine under load (load average 6-12)
+    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: ~23 minutes on
+                                         the course's 2-core machine under load (load average 6-18)
     python -m course bench --quick       only the rows the targets divide, at 1 and 2 processes, half
-                                         the jobs, 3 rounds: ~2 minutes under that load
+                                         the jobs, 3 rounds: ~3 minutes under that load (a third of it
+                                         starting pgqueuer's processes)
     python -m course bench --profile     where a reference worker's time goes at 1 and 2 processes: CPU per
                                          job beside the bare loop's, py-spy, and the claim's plan
 
@@ -456,7 +457,7 @@ def profile(bench: Bench, jobs: int, process_counts: tuple[int, ...]) -> list[st
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m course bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="the rows the targets need, at 1 and 2 processes, half the jobs (about 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="the rows the targets need, at 1 and 2 processes, half the jobs (about 3 minutes)")
     parser.add_argument("--rounds", type=int, help="rounds (default 3)")
     parser.add_argument("--jobs", type=int, help="jobs per drain, before each row's share (default 10,000; --quick 5,000)")
     parser.add_argument("--processes", help="process counts, e.g. 1,2,4,8")
