@@ -74,3 +74,13 @@ def test_a_quick_run_still_measures_every_contender_at_each_of_its_process_count
     for row in quick.rows:
         assert all((row.key, n) in measured for n in quick.process_counts)
 
+
+def test_a_quick_run_measures_both_sides_of_every_target_and_nothing_else():
+    args = argparse.Namespace(quick=True, rows=None, processes=None, rounds=None, jobs=None, seed=3,
+                              profile=False, report=None)
+    quick, missing = bench.make_plan(args)
+    needed = {key for _, a, b, *_ in bench.TARGETS for key in (a, b)}
+    installed = {row.key for row in bench.ROWS if row.needs not in missing}
+    assert {row.key for row in quick.rows} == needed & installed
+    assert quick.latency_ways == ("notify",)  # the latency target; polling answers none
+

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import traceback as tb
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row
+from psycopg.rows import RowMaker, class_row
 
 from course.core import sql
 from course.core import arguments
@@ -259,7 +259,7 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
         "worker": worker,
     }
     while True:
-        with conn.cursor(row_factory=class_row(Job)) as cursor:
+        with conn.cursor(row_factory=_job_row) as cursor:
             jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
         # UPDATE ... RETURNING gives its rows in no particular order, whatever the CTE's ORDER BY:
         # put the batch back in order of urgency (the model-based test caught a batch in reverse).
@@ -273,6 +273,20 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
                 bury(conn, job, "max_attempts", LAST_ATTEMPT_LOST)
         if runnable or not jobs:
             return runnable
+
+
+def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
+    """A Job per row, from its columns in order. psycopg's class_row(Job) builds a dict of keyword
+    arguments for every row: fetching 100-row batches cost 7-9 us of CPU a row that way, 5.5-5.8
+    this way, 4.0-4.3 as plain tuples (a loaded machine, 2026-12-01). The column names are checked
+    once per statement instead, so a reordered RETURNING fails rather than filling the wrong fields."""
+    names = [column.name for column in cursor.description or ()]
+    if names != _JOB_FIELDS:
+        raise RuntimeError(f"the claim returns columns {names}; a Job is built from {_JOB_FIELDS}, in that order")
+    return lambda values: Job(*values)
+
+
+_JOB_FIELDS = [f.name for f in fields(Job)]
 
 
 @arguments.renamed(lease="lease_s")

@@ -439,7 +439,11 @@ class Worker:
             self.hooks.finished(job, error)
         finally:
             self._finished.append(_Done(job, error))
-            self._wake.set()
+            # Wake the main loop, unless it is awake already: Event.set() takes a lock and notifies
+            # every time. Safe without the lock: the main loop clears the event before it reads
+            # _finished, so a job appended before we saw the event set is one it will see.
+            if not self._wake.is_set():
+                self._wake.set()
 
     def _report_finished(self, claim: bool = False) -> list[Job] | None:
         """fail() what raised, then ack what succeeded (one statement). Kept until the database hears it.

@@ -87,7 +87,7 @@ def cpu_split(bench: Bench, processes: int, jobs: int, concurrency: int) -> list
             pids = [child.pid for child in team]
             before = cpu_seconds(pids), postgres_cpu(bench)
             started = bench.fill(conn, jobs, notify=True)
-            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)")
+            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
             after = cpu_seconds(pids), postgres_cpu(bench)
         finally:
             bench.stop(team)
@@ -123,7 +123,7 @@ def worker_profile(bench: Bench, jobs: int, concurrency: int, processes: int = 1
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
             time.sleep(1.0)  # py-spy attaches
             started = bench.fill(conn, jobs, notify=True)
-            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)")
+            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
             for recorder in recorders:
                 recorder.send_signal(2)  # Ctrl-C: py-spy writes what it has and exits
             for recorder in recorders:
