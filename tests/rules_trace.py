@@ -52,18 +52,35 @@ def _same_check(fragment: str, text: str) -> bool:
     return fragment in text or (len(text) >= 15 and text in fragment)
 
 
+def _case(function: ast.FunctionDef, case: str) -> ast.AST | None:
+    """The parameters of one case of a parametrized test: the tuple whose first value is named `case`."""
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize":
+            for row in getattr(decorator.args[1], "elts", []) if len(decorator.args) > 1 else []:
+                if isinstance(row, ast.Tuple) and isinstance(row.elts[0], ast.Name) and row.elts[0].id == case:
+                    return row
+    return None
+
+
 def wrong_answer_problem(exercise: manifest.Exercise, rule: manifest.Rule, test_name: str) -> str | None:
     """Why `test_name` does not prove `rule` can fail, or None when it does: the test must exist in the
     lab's wrong-answer file, run this exercise's check (itself or through a helper it calls), and name
-    one of the rule's checks in a string it asserts with (its own source or its parameters, not a helper's:
-    a helper's string is shared by every test that calls it)."""
+    one of the rule's checks in a string it asserts with (its own source, not a helper's: a helper's
+    string is shared by every test that calls it). `test_x[case]` names one case of a parametrized test,
+    the row whose first value is the wrong answer `case`; the check must be named in that row."""
     functions = _module(exercise.lab_id)
     where = f"{exercise.id} rule {rule.id!r}: tests/test_wrong_answers_lab{exercise.lab_id}.py::{test_name}"
-    if test_name not in functions:
+    function_name, _, case = test_name.partition("[")
+    if function_name not in functions:
         return f"{where} does not exist"
-    if exercise.id not in _strings(_reach(functions, test_name)):
+    if exercise.id not in _strings(_reach(functions, function_name)):
         return f"{where} never runs check({exercise.id!r})"
-    own = _strings([functions[test_name]])
+    asserted = functions[function_name]
+    if case:
+        asserted = _case(asserted, case.rstrip("]"))
+        if asserted is None:
+            return f"{where}: the test has no parametrized case {case.rstrip(']')!r}"
+    own = _strings([asserted])
     if not any(_same_check(fragment, text) for fragment in rule.checks for text in own):
         return f"{where} asserts none of the rule's checks {list(rule.checks)} among its failures"
     return None
