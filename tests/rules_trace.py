@@ -22,10 +22,19 @@ def rules_without_a_check(exercise: manifest.Exercise, check_names: list[str]) -
 
 
 @cache
-def _module(lab_id: str):
+def _tree(lab_id: str) -> ast.Module:
     module = importlib.import_module(f"tests.test_wrong_answers_lab{lab_id}")
-    tree = ast.parse(open(module.__file__).read())
-    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    return ast.parse(open(module.__file__).read())
+
+
+def _module(lab_id: str) -> dict[str, ast.FunctionDef]:
+    return {node.name: node for node in _tree(lab_id).body if isinstance(node, ast.FunctionDef)}
+
+
+def _tables(lab_id: str) -> dict[str, ast.Dict]:
+    """Module-level dicts of wrong answers (NAME = {"case": (answer, "the check it fails"), ...})."""
+    return {target.id: node.value for node in _tree(lab_id).body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Dict) for target in node.targets if isinstance(target, ast.Name)}
 
 
 def _reach(functions: dict, name: str) -> list[ast.FunctionDef]:
@@ -52,13 +61,22 @@ def _same_check(fragment: str, text: str) -> bool:
     return fragment in text or (len(text) >= 15 and text in fragment)
 
 
-def _case(function: ast.FunctionDef, case: str) -> ast.AST | None:
-    """The parameters of one case of a parametrized test: the tuple whose first value is named `case`."""
+def _case(function: ast.FunctionDef, case: str, tables: dict[str, ast.Dict]) -> ast.AST | None:
+    """The parameters of one case of a parametrized test: the tuple whose first value is named `case`,
+    or, when the test is parametrized by a module-level dict's keys, that dict's entry for `case`."""
     for decorator in function.decorator_list:
-        if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize":
-            for row in getattr(decorator.args[1], "elts", []) if len(decorator.args) > 1 else []:
-                if isinstance(row, ast.Tuple) and isinstance(row.elts[0], ast.Name) and row.elts[0].id == case:
-                    return row
+        if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"
+                and len(decorator.args) > 1):
+            continue
+        values = decorator.args[1]
+        if isinstance(values, ast.Name) and values.id in tables:
+            table = tables[values.id]
+            for key, value in zip(table.keys, table.values):
+                if isinstance(key, ast.Constant) and key.value == case:
+                    return value
+        for row in getattr(values, "elts", []):
+            if isinstance(row, ast.Tuple) and isinstance(row.elts[0], ast.Name) and row.elts[0].id == case:
+                return row
     return None
 
 
@@ -67,7 +85,8 @@ def wrong_answer_problem(exercise: manifest.Exercise, rule: manifest.Rule, test_
     lab's wrong-answer file, run this exercise's check (itself or through a helper it calls), and name
     one of the rule's checks in a string it asserts with (its own source, not a helper's: a helper's
     string is shared by every test that calls it). `test_x[case]` names one case of a parametrized test,
-    the row whose first value is the wrong answer `case`; the check must be named in that row."""
+    the row whose first value is the wrong answer `case` (or the entry `case` of the dict it is
+    parametrized by); the check must be named in that row."""
     functions = _module(exercise.lab_id)
     where = f"{exercise.id} rule {rule.id!r}: tests/test_wrong_answers_lab{exercise.lab_id}.py::{test_name}"
     function_name, _, case = test_name.partition("[")
@@ -77,7 +96,7 @@ def wrong_answer_problem(exercise: manifest.Exercise, rule: manifest.Rule, test_
         return f"{where} never runs check({exercise.id!r})"
     asserted = functions[function_name]
     if case:
-        asserted = _case(asserted, case.rstrip("]"))
+        asserted = _case(asserted, case.rstrip("]"), _tables(exercise.lab_id))
         if asserted is None:
             return f"{where}: the test has no parametrized case {case.rstrip(']')!r}"
     own = _strings([asserted])
