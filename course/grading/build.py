@@ -180,7 +180,8 @@ def stale() -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course build", description="Write labs/ from solutions/, and each exercise's rules from labs.toml into both.")
+    parser = argparse.ArgumentParser(prog="python -m course build", description=(
+        "Write labs/ from solutions/, and each exercise's rules from labs.toml into both."))
     parser.add_argument("--check", action="store_true", help="only report labs that are out of date")
     parser.add_argument("--only", metavar="NN", help="build just this lab, e.g. 03")
     args = parser.parse_args(argv)
