@@ -94,10 +94,11 @@ def rules_block(exercise: manifest.Exercise) -> str:
 
 
 def _statement_cell(cells, code_index: int, exercise_id: str, where: str):
+    """The last markdown cell from the exercise's heading to its code cell: where the statement ends."""
     heading = re.compile(rf"Exercise {re.escape(exercise_id)}(?![\w])")
-    for cell in reversed(cells[:code_index]):
-        if cell.cell_type == "markdown" and heading.search(cell.source):
-            return cell
+    for start in range(code_index - 1, -1, -1):
+        if cells[start].cell_type == "markdown" and heading.search(cells[start].source):
+            return [cell for cell in cells[start:code_index] if cell.cell_type == "markdown"][-1]
     raise CourseError(f"{where}: no markdown cell before exercise {exercise_id} has the heading "
                       f"'Exercise {exercise_id}', so its rules have nowhere to go")
 
