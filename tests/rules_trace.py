@@ -62,7 +62,8 @@ def _same_check(fragment: str, text: str) -> bool:
 
 
 def _case(function: ast.FunctionDef, case: str, tables: dict[str, ast.Dict]) -> ast.AST | None:
-    """The parameters of one case of a parametrized test: the tuple whose first value is named `case`,
+    """The parameters of one case of a parametrized test: the tuple whose first value is named `case`
+    (a function of that name, or the string itself),
     or, when the test is parametrized by a module-level dict's keys, that dict's entry for `case`."""
     for decorator in function.decorator_list:
         if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"
@@ -75,7 +76,9 @@ def _case(function: ast.FunctionDef, case: str, tables: dict[str, ast.Dict]) -> 
                 if isinstance(key, ast.Constant) and key.value == case:
                     return value
         for row in getattr(values, "elts", []):
-            if isinstance(row, ast.Tuple) and isinstance(row.elts[0], ast.Name) and row.elts[0].id == case:
+            first = row.elts[0] if isinstance(row, ast.Tuple) and row.elts else None
+            if (isinstance(first, ast.Name) and first.id == case) or (
+                    isinstance(first, ast.Constant) and first.value == case):
                 return row
     return None
 
