@@ -217,7 +217,7 @@ def test_a_batch_claim_that_leaves_a_job_due_exactly_now_fails():
     assert_fails_with(run_check("03.claim_batch", claim_batch=claim_batch_strictly_before_now), "a job due exactly now")
 
 
-# -- 03.claim_batch: one wrong answer per rule (course/grading/proposals/lab03_rules.toml) -----------------
+# -- 03.claim_batch: one wrong answer per rule (its rules in course/grading/labs.toml) ----------------------
 
 
 def test_a_batch_claim_that_returns_none_on_an_empty_queue():
