@@ -1,15 +1,19 @@
-"""Background jobs and queues in PostgreSQL: the course's reference package.
+"""Background jobs and queues in PostgreSQL: the course's reference package, in layers.
 
-Read it bottom up; nothing low imports anything higher.
+Read it bottom up. A module imports only from its own layer or the layers below it
+(tests/test_layout.py holds every module to that):
 
-    db, pgserver      which PostgreSQL (yours, Docker, or the course's own); start, attach, stop
-    sql/              every statement the queue runs, as SQL
-    queue, backoff    enqueue, claim, ack, extend_lease, fail, redrive, stats
-    worker            claim, run, heartbeat, ack; drain on SIGTERM
-    scheduler, outbox recurring jobs; the outbox relay to a broker (broker: NATS JetStream)
-    systems/          the real programs the labs run: checkout app, email provider, StayHub
-    grading/          the manifest, checks, hints, progress, the fault injector
-    cli               `python -m course ...`
+    errors      every layer's exceptions: one line saying what to pass, and that nothing was written
+    infra/      what starts real things: PostgreSQL (db, pgserver, private_server), NATS (broker),
+                child processes (processes), and what this machine has (doctor)
+    core/       the reference queue, what a production engineer would lift out: sql/, queue, backoff,
+                payloads, worker, scheduler, outbox, monitoring
+    programs/   the labs' programs: the Tiffin and StayHub systems, the email provider, and each lab's
+                demos (retry_trace, newsletter, queueing, rush, pools, saturation_view, jetstream_*);
+                course/grading/labs.toml says which lab uses which, `python -m course map` prints it
+    grading/    the manifest, checks, hints, progress, the fault injector, the grader
+    evidence/   bench and chaos: how fast the queue is, and what it loses when things die
+    cli         `python -m course ...`
+
+Nothing is imported here: `from course.core import queue` says where a name lives.
 """
-
-from . import db, queue  # noqa: F401  (so `import course; course.db.connect()` works)

@@ -2,10 +2,10 @@
 
     db start|stop|status|url|psql   the database
     lab                             JupyterLab on the course
-    worker                          run jobs (see course/worker.py)
+    worker                          run jobs (see course/core/worker.py)
 
 and, each with a `main(argv)` of its own in the module named in MODULE_COMMANDS:
-    build, progress, check, compare, grade, scheduler, broker, bench, chaos
+    build, map, progress, check, compare, grade, scheduler, broker, bench, chaos
 
 `python -m course --help` lists them all; `python -m course COMMAND --help` says more about one.
 """
@@ -26,8 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from . import backoff
-from .errors import CourseError
+from course.core import backoff
+from course.errors import CourseError
 
 
 def load_object(spec: str):
@@ -63,7 +63,7 @@ def load_object(spec: str):
 
 
 def cmd_db(args) -> int:
-    from . import db, pgserver
+    from course.infra import db, pgserver
 
     if args.action == "start":
         print(db.describe())
@@ -80,13 +80,13 @@ def cmd_db(args) -> int:
 
 
 def cmd_worker(args) -> int:
-    from . import db
-    from .worker import Registry, Settings, Worker
+    from course.infra import db
+    from course.core.worker import Registry, Settings, Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     registry = load_object(args.app)
     if not isinstance(registry, Registry):
-        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.worker.Registry.")
+        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.core.worker.Registry.")
     try:
         settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
                             poll_interval_s=args.poll_interval, listen=not args.no_listen,
@@ -125,7 +125,7 @@ def answers(url: str) -> bool:
 
 def cmd_lab(args) -> int:
     """The database, then JupyterLab opened at lab 00; one line says what runs where once both answer."""
-    from . import db
+    from course.infra import db
 
     description = db.describe()  # starts the embedded PostgreSQL unless DATABASE_URL or COURSE_DB say otherwise
     project = Path(__file__).resolve().parent.parent
@@ -195,14 +195,15 @@ def parser() -> argparse.ArgumentParser:
 # imported only when asked for.
 MODULE_COMMANDS = {
     "build": ("course.grading.build", "write labs/ from solutions/"),
+    "map": ("course.grading.layout", "the package's layers, and each lab's own modules"),
     "progress": ("course.grading.progress_file", "which exercises you have passed"),
     "check": ("course.grading.compare:check_main", "run a lab's checks on your saved notebook, from the terminal"),
     "compare": ("course.grading.compare", "your lab's code beside the solution's, and the checks on it"),
     "grade": ("course.grading.grade", "grade a folder of students' notebooks: a CSV gradebook and a summary"),
-    "scheduler": ("course.scheduler", "enqueue recurring jobs, once per slot"),
-    "broker": ("course.broker", "start, stop or inspect the NATS JetStream server (labs 05 and 13)"),
-    "bench": ("course.bench", "measure the queue against its peers"),
-    "chaos": ("course.chaos", "kill workers and the database at random; count what was lost"),
+    "scheduler": ("course.core.scheduler", "enqueue recurring jobs, once per slot"),
+    "broker": ("course.infra.broker", "start, stop or inspect the NATS JetStream server (labs 05 and 13)"),
+    "bench": ("course.evidence.bench", "measure the queue against its peers"),
+    "chaos": ("course.evidence.chaos", "kill workers and the database at random; count what was lost"),
 }
 
 

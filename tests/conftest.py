@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from course import db, queue
+from course.infra import db
+from course.core import queue
 from course.errors import DatabaseUnavailable
 
 TESTS = Path(__file__).parent
@@ -54,7 +55,7 @@ def conn(schema):
 @pytest.fixture
 def start_workers(schema):
     """start_workers(n, app=..., **settings) -> [Child]; every one is killed at the end of the test."""
-    from course import worker
+    from course.core import worker
 
     started = []
 

@@ -13,11 +13,12 @@ import sys
 import psycopg
 import pytest
 
-from course import db, queue, worker
-from course.benchmarks.server import PrivateServer
+from course.infra import db
+from course.core import queue, worker
+from course.infra.private_server import PrivateServer
 from course.errors import InvalidArgument, InvalidJob
-from course.processes import wait_until
-from course.worker import Registry, Settings, Worker
+from course.infra.processes import wait_until
+from course.core.worker import Registry, Settings, Worker
 
 from .apps.recording import RUNS_TABLE
 from .conftest import RECORDING_APP
@@ -192,7 +193,7 @@ def test_an_unknown_type_is_dead_lettered_with_its_payload_and_runs_once_a_worke
                                                                                            start_workers):
     conn.execute(RUNS_TABLE)
     job_id = queue.enqueue(conn, "record", {"order_id": 98})
-    [noop_only] = start_workers(1, app="course.benchmarks.apps:handlers", lease=5)
+    [noop_only] = start_workers(1, app="course.evidence.benchmarks.apps:handlers", lease=5)
     wait_until(lambda: queue.dead_jobs(conn), timeout=60, what="the dead letter")
     [dead] = queue.dead_jobs(conn)
     assert (dead.id, dead.reason, dead.payload) == (job_id, "unknown_type", {"order_id": 98})

@@ -3,8 +3,8 @@ are taken. (The drains themselves run in `make bench`; they take minutes.)"""
 
 import argparse
 
-from course import bench
-from course.bench import Plan, Results
+from course.evidence import bench
+from course.evidence.bench import Plan, Results
 
 
 def plan(counts=(1, 2), keys=None) -> Plan:

@@ -18,9 +18,9 @@ import nats
 import nats.errors
 import pytest
 
-from course import broker
-from course.broker import BrokerUnavailable, NatsServer
-from course.processes import wait_until
+from course.infra import broker
+from course.infra.broker import BrokerUnavailable, NatsServer
+from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 
@@ -34,7 +34,7 @@ def private_server(tmp_path):
 
 def attach_from_another_process(home) -> str:
     """What a relay or a notebook kernel sees when it asks for the server."""
-    script = f"from pathlib import Path; from course import broker; print(broker.NatsServer(Path({str(home)!r})).start())"
+    script = f"from pathlib import Path; from course.infra import broker; print(broker.NatsServer(Path({str(home)!r})).start())"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
@@ -229,7 +229,7 @@ def test_every_node_is_stopped_when_a_with_block_fails_and_when_python_exits(tmp
 
     # A Python that starts a cluster and a private server and simply exits.
     script = (
-        "from pathlib import Path; from course import broker\n"
+        "from pathlib import Path; from course.infra import broker\n"
         "cluster = broker.Cluster.start(3)\n"
         f"server = broker.NatsServer(Path({str(tmp_path)!r}), survives_exit=False); server.start()\n"
         "print(*[node.pid for node in cluster.nodes.values()], server.pid(), flush=True)\n"

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from course import chaos, queue
+from course.evidence import chaos
+from course.core import queue
 
 
 @pytest.mark.slow

@@ -14,10 +14,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from course import pgserver
+from course.infra import pgserver
 from course.errors import DatabaseUnavailable
-from course.pgserver import DBNAME, PORT, SUPERUSER, EmbeddedPostgres
-from course.processes import wait_until
+from course.infra.pgserver import DBNAME, PORT, SUPERUSER, EmbeddedPostgres
+from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 
@@ -40,7 +40,7 @@ def connect(pg: EmbeddedPostgres, **params) -> psycopg.Connection:
 
 
 def start_from_another_process(pg: EmbeddedPostgres) -> str:
-    code = ("from pathlib import Path; from course.pgserver import EmbeddedPostgres; "
+    code = ("from pathlib import Path; from course.infra.pgserver import EmbeddedPostgres; "
             f"print(EmbeddedPostgres(Path({str(pg.home)!r})).start())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -3,7 +3,7 @@ notice lost jobs, poison jobs and leases that are not extended."""
 
 import pytest
 
-from course import queue
+from course.core import queue
 from course.grading import faults
 from course.grading.report import Report
 from course.grading.sandbox import Sandbox

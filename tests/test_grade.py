@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from psycopg import sql
 
-from course import db
+from course.infra import db
 from course.grading import build, grade, manifest
 from course.grading.build import exercise_of
 
@@ -36,9 +36,9 @@ WRONG_QUIZ = ("00.quiz", lambda source: source.replace('q1 = "c"', 'q1 = "a"'), 
 HANG = "import time\nwhile True:\n    time.sleep(1)\n"
 EXIT = "import os\nos._exit(3)\n"
 KILL_PARENT = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
-DROP_PUBLIC = "from course import db as _db\n_db.connect().execute('DROP SCHEMA public CASCADE')\n"
+DROP_PUBLIC = "from course.infra import db as _db\n_db.connect().execute('DROP SCHEMA public CASCADE')\n"
 DROP_EVERYTHING = """\
-from course import db as _db
+from course.infra import db as _db
 _dropped = []
 with _db.connect() as _c:
     for (_name,) in _c.execute("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg%%' "
@@ -322,7 +322,7 @@ def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_
         self.available, self.why_not = False, "roles switched off for this test"
 
     monkeypatch.setattr(grade.Roles, "_probe", no_roles)
-    drop = f"from course import db as _db\n_db.drop_schema({sentinel!r})\n"
+    drop = f"from course.infra import db as _db\n_db.drop_schema({sentinel!r})\n"
     save(notebook("00", prepend={"00.first_job": drop}), tmp_path / "class" / "zed" / "00_start_here.ipynb")
     rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=1, timeout_s=60, progress=False)
     zed = lab_rows(rows, "zed", "00")

@@ -125,7 +125,7 @@ def test_learner_code_that_raises_fails_the_check_without_stopping_the_notebook(
 
 
 def test_a_failure_shows_expected_got_and_the_smallest_example():
-    from course import queue
+    from course.core import queue
 
     def enqueue_welcome(conn, user_id):
         return queue.enqueue(conn, "send_welcome_email", {"user": user_id})
@@ -136,7 +136,7 @@ def test_a_failure_shows_expected_got_and_the_smallest_example():
 
 
 def test_passing_says_these_checks_passed_never_everything_is_correct():
-    from course import queue
+    from course.core import queue
 
     text = run_check("00.first_job", enqueue_welcome=lambda c, u: queue.enqueue(
         c, "send_welcome_email", {"user_id": u})).render()

@@ -1,4 +1,4 @@
-"""course.jetstream_queue: the course's queue ideas on JetStream, with real consumer processes.
+"""course.programs.jetstream_queue: the course's queue ideas on JetStream, with real consumer processes.
 
 One private single-node server for the whole module (the queue's behaviour does not need three nodes:
 tests/test_lab13_failover.py kills a leader). Each test has queues of its own. Deadlines are generous;
@@ -11,10 +11,11 @@ import time
 import nats.errors
 import pytest
 
-from course import broker, jetstream_bench, processes
-from course import jetstream_queue as jq
+from course.infra import broker, processes
+from course.programs import jetstream_bench
+from course.programs import jetstream_queue as jq
 from course.errors import InvalidArgument, PermanentError
-from course.processes import wait_until
+from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 

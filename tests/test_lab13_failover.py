@@ -11,9 +11,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from course import broker
-from course import jetstream_queue as jq
-from course.processes import wait_until
+from course.infra import broker
+from course.programs import jetstream_queue as jq
+from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 

@@ -1,4 +1,4 @@
-"""course.monitoring: lateness, alert rules, the dashboard behind lab 11's widget, and the vacuum demo's
+"""course.core.monitoring: lateness, alert rules, the dashboard behind lab 11's widget, and the vacuum demo's
 measurements, against a real PostgreSQL (the shared one, or a private one where a test holds a snapshot
 open on purpose)."""
 
@@ -10,9 +10,10 @@ import matplotlib
 import psycopg
 import pytest
 
-from course import db, monitoring, queue
+from course.infra import db
+from course.core import monitoring, queue
 from course.errors import InvalidArgument
-from course.processes import wait_until
+from course.infra.processes import wait_until
 
 matplotlib.use("Agg")
 
@@ -175,7 +176,7 @@ def test_the_claim_cost_is_measured_without_claiming_anything(conn):
 def test_a_held_snapshot_is_named_as_the_blocker_and_keeps_vacuum_from_cleaning():
     """On a server of its own: in the shared one, any other test's (or notebook's) open snapshot holds
     back vacuum too, and "nothing left that vacuum could not remove" would not be ours to promise."""
-    from course.benchmarks.server import PrivateServer
+    from course.infra.private_server import PrivateServer
 
     with PrivateServer(prefix="test-vacuum-") as server, \
             psycopg.connect(server.conninfo(), autocommit=True) as conn, \
@@ -212,7 +213,7 @@ def test_summaries_keep_the_phases_in_order():
 
 @pytest.mark.slow
 def test_churn_on_a_private_server_shows_the_claim_slowing_while_a_snapshot_is_held():
-    from course.benchmarks.server import PrivateServer
+    from course.infra.private_server import PrivateServer
 
     with PrivateServer(prefix="test-churn-") as server:
         with psycopg.connect(server.conninfo(), autocommit=True) as admin:

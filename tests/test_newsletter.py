@@ -1,4 +1,4 @@
-"""course.newsletter and course.pools: lab 09's three layouts on real worker processes.
+"""course.programs.newsletter and course.programs.pools: lab 09's three layouts on real worker processes.
 
 The runs are small (40 newsletter jobs of 0.02 s) and the assertions are about order — which job a
 worker claimed before which — never about how many milliseconds something took.
@@ -10,7 +10,8 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from course import db, newsletter, pools, processes  # noqa: E402
+from course.infra import db, processes
+from course.programs import newsletter, pools  # noqa: E402
 from course.errors import InvalidArgument  # noqa: E402
 
 BULK = 40
@@ -104,4 +105,4 @@ def test_a_pool_describes_itself_without_pids():
 @pytest.mark.slow
 def test_a_pool_whose_app_does_not_load_says_so(database):
     with pytest.raises(pools.WorkersDidNotStart, match="exited"):
-        pools.start("course.newsletter:no_such_registry", schema="public", queues=["default"], ready_timeout=30)
+        pools.start("course.programs.newsletter:no_such_registry", schema="public", queues=["default"], ready_timeout=30)

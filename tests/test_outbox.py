@@ -10,9 +10,10 @@ from collections import Counter
 
 import pytest
 
-from course import broker, outbox
+from course.infra import broker
+from course.core import outbox
 from course.errors import InvalidArgument
-from course.processes import wait_until
+from course.infra.processes import wait_until
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 
@@ -204,4 +205,4 @@ def test_bad_settings_fail_in_the_cell_and_a_missing_table_says_what_to_do(schem
         outbox.spawn(schema, stream="orders.*", nats_url=nats_url)
     relay = start_relay(stream=stream, nats_url=nats_url)  # the schema has no outbox table
     assert relay.wait(60) == 2
-    assert "course.outbox.install(conn)" in relay.log()
+    assert "course.core.outbox.install(conn)" in relay.log()

@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-from course import db, queue
-from course.backoff import backoff_ceiling
+from course.infra import db
+from course.core import queue
+from course.core.backoff import backoff_ceiling
 from course.errors import InvalidArgument, InvalidJob
 
 

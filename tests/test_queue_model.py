@@ -38,7 +38,8 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test  # noqa: E402
 
-from course import db, queue  # noqa: E402
+from course.infra import db
+from course.core import queue  # noqa: E402
 
 QUEUES = ("a", "b")
 DELAYS = (0, 100, 300)  # seconds; every moment the model compares is a multiple of 100 s ...

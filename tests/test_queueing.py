@@ -1,4 +1,4 @@
-"""course.queueing: Little's law, Erlang C, the M/M/c simulation and the backlog arithmetic.
+"""course.programs.queueing: Little's law, Erlang C, the M/M/c simulation and the backlog arithmetic.
 
 No database here: this is the maths labs 09 and 10 show. Every simulation is seeded, so each test gives
 the same numbers on every run; the tolerances say why they would also hold for other seeds.
@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import pytest
 
-from course import queueing
+from course.programs import queueing
 from course.errors import InvalidArgument
-from course.queueing import (compare_layouts, erlang_b, erlang_c, in_progress, simulate_mmc, size_pool,
+from course.programs.queueing import (compare_layouts, erlang_b, erlang_c, in_progress, simulate_mmc, size_pool,
                              utilisation, wait_behind_backlog, workers_needed)
 
 

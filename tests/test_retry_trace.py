@@ -1,6 +1,6 @@
-"""course.retry_trace: StayHub's confirmation email through the 11:55-12:03 outage.
+"""course.programs.retry_trace: StayHub's confirmation email through the 11:55-12:03 outage.
 
-The policy is course.backoff's (random(0, 2^(n-1)) s, capped at 5 minutes, 8 attempts). Every random
+The policy is course.core.backoff's (random(0, 2^(n-1)) s, capped at 5 minutes, 8 attempts). Every random
 draw is seeded, so these tests give the same numbers on every run.
 """
 
@@ -11,9 +11,10 @@ import random
 
 import pytest
 
-from course import backoff, retry_trace
+from course.core import backoff
+from course.programs import retry_trace
 from course.errors import InvalidArgument
-from course.retry_trace import (attempt_times, attempts_needed, attempts_to_ride_out, clock,
+from course.programs.retry_trace import (attempt_times, attempts_needed, attempts_to_ride_out, clock,
                                 dead_letters_for_sure, guest_story, random_waits, requests_with_backoff,
                                 requests_with_fixed_pause, ride_out_probability, simulate_outage,
                                 trace_job, worst_case_waits)

@@ -1,4 +1,4 @@
-"""course.rush: Little's law measured on a real run (worker processes, the HTTP email provider).
+"""course.programs.rush: Little's law measured on a real run (worker processes, the HTTP email provider).
 
 The run is short (2 s of arrivals, 0.3 s per email) and the assertions compare measured numbers with
 each other — L against λ × W from the same run — with room for a loaded machine.
@@ -13,9 +13,11 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from course import db, pools, queue, rush  # noqa: E402
+from course.infra import db
+from course.programs import pools, rush
+from course.core import queue  # noqa: E402
 from course.errors import InvalidArgument  # noqa: E402
-from course.systems.email_provider import EmailProvider  # noqa: E402
+from course.programs.email_provider import EmailProvider  # noqa: E402
 
 
 def test_arrivals_are_seeded_and_random():

@@ -1,5 +1,5 @@
-"""course.saturation_view: the curve, the readout, the tables and the widget lab 10 draws from
-course.queueing. (That Erlang C and the simulation agree is tests/test_queueing.py's job.)"""
+"""course.programs.saturation_view: the curve, the readout, the tables and the widget lab 10 draws from
+course.programs.queueing. (That Erlang C and the simulation agree is tests/test_queueing.py's job.)"""
 
 import matplotlib
 
@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from course import queueing, saturation_view  # noqa: E402
+from course.programs import queueing, saturation_view  # noqa: E402
 
 
 def test_the_curve_is_erlang_c_and_climbs_towards_saturation():

@@ -1,4 +1,4 @@
-"""course.scheduler: slots, the missed-run policy, one job per (task, slot) from many scheduler
+"""course.core.scheduler: slots, the missed-run policy, one job per (task, slot) from many scheduler
 processes at once, the simulated clock, the cron mode it is compared with, and StayHub's two jobs.
 
 Real PostgreSQL, real processes. The simulated clock means no test waits for wall-clock time, except
@@ -11,7 +11,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from course import db, processes, queue, scheduler
+from course.infra import db, processes
+from course.core import queue, scheduler
 from course.errors import CourseError, InvalidArgument
 
 FIVE_MINUTES = timedelta(minutes=5)
@@ -292,7 +293,7 @@ def test_the_scheduler_handlers_run_in_a_real_worker(schema, sched, start_worker
     scheduler.install_examples(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)
     scheduler.tick(sched, at(14, 2, 5))
-    start_workers(1, app="course.scheduler:handlers", lease=5, poll_interval=0.1)
+    start_workers(1, app="course.core.scheduler:handlers", lease=5, poll_interval=0.1)
     processes.wait_until(lambda: queue.stats(sched).depth == 0, timeout=30, what="the worker to run the jobs")
     # 02:05 (02:00 was skipped: the skip policy runs the latest due slot only) and the night's invoices
     assert sorted(sched.execute("SELECT task, changed FROM task_runs").fetchall()) == [

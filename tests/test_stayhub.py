@@ -10,12 +10,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from course import db, queue
+from course.infra import db
+from course.core import queue
 from course.errors import CourseError, InvalidArgument
-from course.processes import wait_until
-from course.queue import PermanentError
-from course.systems import stayhub
-from course.systems.email_provider import EmailProvider, send_email
+from course.infra.processes import wait_until
+from course.core.queue import PermanentError
+from course.programs import stayhub
+from course.programs.email_provider import EmailProvider, send_email
 
 GENEROUS_S = 30
 
@@ -244,9 +245,9 @@ def test_scaled_backoff_reaches_the_dead_letter_table_after_eight_quick_attempts
 def test_a_worker_that_cannot_start_is_reported_with_its_log(hub, started):
     with pytest.raises(InvalidArgument):
         stayhub.spawn_worker("x", provider_url="http://127.0.0.1:9", backoff_scale=0)
-    from course import processes
+    from course.infra import processes
 
-    broken = processes.python("test-stayhub-broken", "course.systems.stayhub", "worker", "--dsn",
+    broken = processes.python("test-stayhub-broken", "course.programs.stayhub", "worker", "--dsn",
                               "host=/nonexistent dbname=none")
     started.append(broken)
     with pytest.raises(CourseError, match="exited"):

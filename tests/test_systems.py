@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from course import db
+from course.infra import db
 from course.errors import CourseError, InvalidArgument
-from course.processes import wait_until
-from course.queue import PermanentError
-from course.systems import tiffin
-from course.systems.checkout import CheckoutApp
-from course.systems.email_provider import (
+from course.infra.processes import wait_until
+from course.core.queue import PermanentError
+from course.programs import tiffin
+from course.programs.checkout import CheckoutApp
+from course.programs.email_provider import (
     EmailProvider,
     EmailRejected,
     ProviderTimeout,
@@ -25,11 +25,11 @@ from course.systems.email_provider import (
     TransientEmailError,
     send_email,
 )
-from course.systems.http import call
+from course.programs.http import call
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 
-TIFFIN_HANDLERS = "course.systems.tiffin:handlers"
+TIFFIN_HANDLERS = "course.programs.tiffin:handlers"
 GENEROUS_S = 30  # a loaded 2-core machine may be slow; nothing here should take this long
 
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from course import queue
-from course.processes import wait_until
+from course.core import queue
+from course.infra.processes import wait_until
 
 from .apps.recording import RUNS_TABLE
 from .conftest import RECORDING_APP
@@ -114,7 +114,7 @@ def test_a_polling_worker_finds_jobs_without_notify(runs, start_workers):
 
 
 def test_a_bad_app_argument_gets_one_clear_line(schema):
-    from course import worker
+    from course.core import worker
 
     child = worker.spawn("tests/apps/recording.py:nothing_here", schema=schema)
     assert child.wait(30) == 2
@@ -137,12 +137,12 @@ def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
     """retry_base_s/retry_cap_s (--retry-base/--retry-cap) reach fail(): every wait stays under the cap."""
     import threading
 
-    from course import db
-    from course.worker import Registry, Settings, Worker
+    from course.infra import db
+    from course.core.worker import Registry, Settings, Worker
 
     outcomes = []
 
-    class RecordingQueue:  # course.queue, noting what each fail() decided
+    class RecordingQueue:  # course.core.queue, noting what each fail() decided
         def __getattr__(self, name):
             return getattr(queue, name)
 
@@ -175,7 +175,7 @@ def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
 
 
 def test_a_bad_retry_backoff_argument_gets_one_clear_line(schema):
-    from course import processes
+    from course.infra import processes
 
     child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base", "0")
     assert child.wait(30) == 2
@@ -190,8 +190,8 @@ import threading  # noqa: E402
 
 import psycopg  # noqa: E402
 
-from course import db  # noqa: E402
-from course.worker import Hooks, Registry, Settings, Worker  # noqa: E402
+from course.infra import db  # noqa: E402
+from course.core.worker import Hooks, Registry, Settings, Worker  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -275,7 +275,7 @@ def test_each_failed_attempt_is_logged_in_one_line(conn, schema, caplog):
 
     first = queue.enqueue(conn, "flaky", {}, max_attempts=2)
     second = queue.enqueue(conn, "silent", {}, max_attempts=1)
-    with caplog.at_level(logging.INFO, logger="course.worker"):
+    with caplog.at_level(logging.INFO, logger="course.core.worker"):
         with worker_thread(schema, registry):
             wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=30, what="both jobs buried")
     lines = [r.getMessage() for r in caplog.records if "failed" in r.getMessage() and "job " in r.getMessage()]
@@ -338,7 +338,7 @@ def test_an_ack_that_committed_before_the_connection_dropped_counts_as_an_ack(co
 
 
 def test_a_worker_given_a_schema_that_does_not_exist_says_so_and_exits(database):
-    from course import processes
+    from course.infra import processes
 
     child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", "no_such_schema_x")
     assert child.wait(30) == 2, child.log_tail()
@@ -346,7 +346,7 @@ def test_a_worker_given_a_schema_that_does_not_exist_says_so_and_exits(database)
 
 
 def test_a_worker_given_a_schema_without_the_jobs_table_says_so_and_exits(schema, conn):
-    from course import processes
+    from course.infra import processes
 
     conn.execute("DROP TABLE jobs")
     child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema)
@@ -356,7 +356,7 @@ def test_a_worker_given_a_schema_without_the_jobs_table_says_so_and_exits(schema
 
 @pytest.mark.parametrize("interval", ["0", "-1", "nan"])
 def test_a_poll_interval_that_is_not_positive_is_refused_in_one_line(schema, interval):
-    from course import processes
+    from course.infra import processes
 
     child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema,
                              "--poll-interval", interval)
@@ -369,7 +369,7 @@ def test_a_poll_interval_that_is_not_positive_is_refused_in_one_line(schema, int
     ("tests/apps/raises_on_import.py:handlers", "ZeroDivisionError"),
 ])
 def test_a_handlers_module_that_cannot_be_imported_gets_one_clear_line(schema, app, says):
-    from course import worker
+    from course.core import worker
 
     child = worker.spawn(app, schema=schema)
     assert child.wait(30) == 2, child.log_tail()

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from course import processes
+from course.infra import processes
 from course.grading import run_check
-from course.systems import tiffin
+from course.programs import tiffin
 
 from .wrong_answers import assert_fails_with, failed
 

@@ -19,9 +19,9 @@ from .wrong_answers import assert_fails_with, failed
 NOTEBOOK_IMPORTS = """
 import threading
 from psycopg.rows import dict_row
-from course import queue
-from course.systems import tiffin
-from course.systems.email_provider import send_email
+from course.core import queue
+from course.programs import tiffin
+from course.programs.email_provider import send_email
 """
 
 

@@ -7,9 +7,9 @@ PostgreSQL, real child processes SIGKILLed, the real NATS server) and asserts wh
 import psycopg
 import pytest
 
-from course import queue, sql
+from course.core import queue, sql
 from course.grading import run_check
-from course.systems import tiffin
+from course.programs import tiffin
 
 from .wrong_answers import assert_fails_with, failed
 

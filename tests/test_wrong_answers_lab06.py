@@ -15,7 +15,7 @@ from course.grading import run_check
 from course.grading.checks import lab06
 from course.grading.report import Report
 from course.grading.trial import Trial
-from course.systems.email_provider import EmailProvider, send_email
+from course.programs.email_provider import EmailProvider, send_email
 
 from .wrong_answers import assert_fails_with, failed
 

@@ -5,11 +5,11 @@ from datetime import timedelta
 
 import pytest
 
-from course import queue
-from course.backoff import CAP_S, backoff_delay
+from course.core import queue
+from course.core.backoff import CAP_S, backoff_delay
 from course.errors import PermanentError
 from course.grading import run_check
-from course.systems.email_provider import ProviderTimeout, TransientEmailError
+from course.programs.email_provider import ProviderTimeout, TransientEmailError
 
 from .wrong_answers import failed
 
@@ -170,7 +170,7 @@ def test_a_route_failure_shows_the_case_and_what_was_expected():
 
 def test_returning_the_wrong_type_says_what_to_return():
     text = run_check("07.route", route=returns_a_number).render()
-    assert "return course.queue.Retry(delay_s) or course.queue.Dead(reason)" in text
+    assert "return course.core.queue.Retry(delay_s) or course.core.queue.Dead(reason)" in text
 
 
 # -- 07.quiz -----------------------------------------------------------------------------------------

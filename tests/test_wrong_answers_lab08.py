@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from course import queue, scheduler
+from course.core import queue, scheduler
 from course.grading import run_check
 
 from .wrong_answers import failed

@@ -3,9 +3,9 @@ a check that fails for some other reason would not teach what went wrong."""
 
 import pytest
 
-from course import queue
+from course.core import queue
 from course.grading import run_check
-from course.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT, URGENT_WITHIN_S
+from course.programs.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT, URGENT_WITHIN_S
 
 
 def fails_because(report, reason: str) -> None:

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from course import queueing
+from course.programs import queueing
 from course.grading import run_check
-from course.queueing import erlang_c
+from course.programs.queueing import erlang_c
 
 
 def fails_because(report, reason: str) -> None:

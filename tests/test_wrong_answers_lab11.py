@@ -24,7 +24,7 @@ def by_queue(sql):
 
 
 def test_ready_jobs_only_miss_the_retrying_and_the_running():
-    # What course.queue.stats() measures: lateness over ready jobs only.
+    # What course.core.queue.stats() measures: lateness over ready jobs only.
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE run_at <= now() GROUP BY queue")
     assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong),
@@ -130,7 +130,7 @@ def test_watching_the_default_queue_only_misses_the_receipts():
 
 
 def test_alert_objects_instead_of_strings_are_refused():
-    from course import monitoring
+    from course.core import monitoring
 
     report = run_check("11.alerts", alerts=lambda snapshot: monitoring.evaluate(snapshot))
     assert_fails_with(report, "returns a list of strings")

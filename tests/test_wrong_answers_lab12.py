@@ -13,11 +13,11 @@ import cloudpickle
 import psycopg
 import pytest
 
-from course import queue
+from course.core import queue
 from course.grading import run_check
-from course.queue import PermanentError
-from course.systems import stayhub
-from course.systems.email_provider import send_email
+from course.core.queue import PermanentError
+from course.programs import stayhub
+from course.programs.email_provider import send_email
 
 from .wrong_answers import assert_fails_with, failed
 

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from course.broker import TRANSIENT
+from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 from course.grading.report import Report

@@ -6,6 +6,10 @@
     hint("03.claim")       # the next hint
     progress()             # what you have passed so far
 
+Also public, for the labs that show faults: `faults` (the fault injector: kill a worker at a chosen
+moment, print a replayable seed and a per-job timeline) and `Sandbox` (a lab's schema, for it to work on).
+Everything else in course.grading is the grader's own; a notebook never imports it (tests/test_layout.py).
+
 A check never raises into the notebook: a failing or unfinished exercise prints why, and the lab goes on.
 The checks themselves live in course/grading/checks/, so the test suite runs exactly the same ones.
 """
@@ -15,14 +19,15 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ..errors import CourseError
-from . import hints, manifest
-from . import progress_file as _progress
-from .checks import find
-from .report import Report
-from .trial import NotStarted, Stop, Trial, describe
+from course.errors import CourseError
+from course.grading import hints, manifest
+from course.grading import progress_file as _progress
+from course.grading.checks import find
+from course.grading.report import Report
+from course.grading.sandbox import Sandbox
+from course.grading.trial import NotStarted, Stop, Trial, describe
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report"]
+__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "Sandbox", "faults"]
 
 
 def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> Report:
@@ -93,7 +98,7 @@ def _not_defined(names: list[str]) -> str:
 
 
 def _crash(error: Exception):
-    from .trial import Result
+    from course.grading.trial import Result
 
     return Result("the check ran to the end", False,
                   note=f"it stopped on {describe(error)}\n(if the line is not yours, tell the course authors)")

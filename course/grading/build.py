@@ -32,8 +32,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..errors import CourseError
-from . import manifest
+from course.errors import CourseError
+from course.grading import manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"

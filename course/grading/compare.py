@@ -18,10 +18,10 @@ import textwrap
 import time
 from pathlib import Path
 
-from ..errors import CourseError
-from . import manifest, run_check
-from .build import ROOT, lab_notebook, exercise_of
-from .notebooks import exercise_cells, load_answers
+from course.errors import CourseError
+from course.grading import manifest, run_check
+from course.grading.build import ROOT, lab_notebook, exercise_of
+from course.grading.notebooks import exercise_cells, load_answers
 
 
 def side_by_side(left: str, right: str, width: int) -> str:
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> int:
 
 def check_main(argv: list[str]) -> int:
     """`python -m course check 03 [NOTEBOOK]`: every exercise's checks on the saved notebook."""
-    from . import progress_file
+    from course.grading import progress_file
 
     parser = _parser("python -m course check",
                      "run a lab's checks on your saved notebook, from the terminal (exit status 1 if any "

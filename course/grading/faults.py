@@ -1,7 +1,7 @@
 """The fault injector: run a learner's code in real worker processes, break things on purpose, and check
 what must survive.
 
-A run starts worker processes (course.worker.Worker, in `python -m course.grading.faultworker`) on a
+A run starts worker processes (course.core.worker.Worker, in `python -m course.grading.faultworker`) on a
 sandbox schema, with the learner's handler (and, for lab 04, the learner's lease extension). While they
 work it injects the faults asked for:
 
@@ -30,10 +30,11 @@ from pathlib import Path
 
 import cloudpickle
 
-from .. import processes, queue
-from ..errors import CourseError
-from .sandbox import Sandbox
-from .trial import Trial
+from course.infra import processes
+from course.core import queue
+from course.errors import CourseError
+from course.grading.sandbox import Sandbox
+from course.grading.trial import Trial
 
 TASK = "task"  # the job type every fault run uses
 

@@ -1,6 +1,6 @@
 """A worker process for the fault injector: `python -m course.grading.faultworker SPEC SLOT INCARNATION`.
 
-It runs the ordinary course.worker.Worker on the scenario's handler, with hooks that write every step
+It runs the ordinary course.core.worker.Worker on the scenario's handler, with hooks that write every step
 to the run's history and SIGKILL this very process at the points the scenario names (until the run's
 kill budget is spent). Its random choices are seeded from the run's seed, the slot and the incarnation, so a run can
 be replayed.
@@ -21,9 +21,9 @@ from types import SimpleNamespace
 import cloudpickle
 from psycopg.conninfo import make_conninfo
 
-from .. import queue
-from ..worker import Hooks, Registry, Settings, Worker
-from .faults import TASK, write_event
+from course.core import queue
+from course.core.worker import Hooks, Registry, Settings, Worker
+from course.grading.faults import TASK, write_event
 
 MID_WORK = "while the job was running"
 AFTER_WORK = "after the work, before the ack"

@@ -46,9 +46,9 @@ from pathlib import Path
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from .. import processes
-from ..errors import CourseError
-from . import manifest
+from course.infra import processes
+from course.errors import CourseError
+from course.grading import manifest
 
 FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
 IN_FOLDER = re.compile(r"^(?P<lab>\d\d)_[^/]*\.ipynb$")
@@ -119,7 +119,7 @@ class Roles:
     """Makes a login role per graded notebook that can create schemas and own only those."""
 
     def __init__(self):
-        from .. import db
+        from course.infra import db
 
         self.db = db
         self.base = db.database().conninfo
@@ -204,7 +204,7 @@ class Roles:
 
 
 def schemas() -> set[str]:
-    from .. import db
+    from course.infra import db
 
     with db.connect() as conn:
         return {name for (name,) in conn.execute(
@@ -238,8 +238,8 @@ def child_main(spec_path: str) -> int:
 
 
 def _grade_in_child(spec: dict) -> None:
-    from . import run_check
-    from .notebooks import load_answers
+    from course.grading import run_check
+    from course.grading.notebooks import load_answers
 
     events = os.open(spec["events"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     supervisor = os.getppid()
@@ -530,7 +530,7 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
     """Grade every notebook under submissions_dir; write the gradebook into out; return its rows."""
     from tqdm.auto import tqdm
 
-    from .. import db
+    from course.infra import db
 
     course = manifest.load()
     wanted = {course.lab(l).id for l in labs} if labs else {lab.id for lab in course.labs}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import manifest
+from course.grading import manifest
 
 _shown: dict[str, int] = {}  # per kernel: a fresh kernel starts again from the first hint
 

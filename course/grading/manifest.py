@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..errors import CourseError
+from course.errors import CourseError
 
 MANIFEST = Path(__file__).with_name("labs.toml")
 EXERCISE_ID = re.compile(r"\d\d\.[a-z][a-z0-9_]*")
@@ -55,6 +55,7 @@ class Lab:
     minutes: int
     requires: tuple[str, ...] = ()
     exercises: tuple[Exercise, ...] = field(default_factory=tuple)
+    modules: tuple[str, ...] = ()  # the course.programs modules this lab's notebook and checks use
 
     @property
     def notebook(self) -> str:
@@ -133,7 +134,8 @@ def load(path: Path = MANIFEST) -> Manifest:
                 rules=_rules(item.get("rules", []), f"{where}, exercise {item['id']}"),
             ))
         labs.append(Lab(id=lab_id, slug=entry["slug"], title=entry["title"], minutes=entry.get("minutes", 30),
-                        requires=tuple(entry.get("requires", [])), exercises=tuple(exercises)))
+                        requires=tuple(entry.get("requires", [])), exercises=tuple(exercises),
+                        modules=tuple(entry.get("modules", []))))
     ids = [lab.id for lab in labs]
     if ids != sorted(ids) or len(set(ids)) != len(ids):
         raise _problem("labs", f"ids must be unique and in order; found {ids}")

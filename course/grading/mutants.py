@@ -35,8 +35,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import manifest
-from .build import ROOT, exercise_of
+from course.grading import manifest
+from course.grading.build import ROOT, exercise_of
 
 DEFAULT_SEED = 7
 DEFAULT_TIMEOUT_S = 180.0
@@ -379,7 +379,7 @@ def _run_one(spec_path: str) -> int:
     import contextlib
     import io
 
-    from . import run_check
+    from course.grading import run_check
 
     spec = json.loads(Path(spec_path).read_text())
     exercise = manifest.load().exercise(spec["exercise_id"])

@@ -14,8 +14,8 @@ from typing import Any
 
 import nbformat
 
-from . import manifest
-from .build import exercise_of
+from course.grading import manifest
+from course.grading.build import exercise_of
 
 
 def exercise_cells(path: Path) -> dict[str, str]:

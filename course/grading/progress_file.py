@@ -12,8 +12,8 @@ import os
 import time
 from pathlib import Path
 
-from .. import db
-from . import manifest
+from course.infra import db
+from course.grading import manifest
 
 
 def state_file() -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .trial import NOTHING, Result, short
+from course.grading.trial import NOTHING, Result, short
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import psycopg
 
-from .. import db, queue
+from course.infra import db
+from course.core import queue
 
 
 @dataclass

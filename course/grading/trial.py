@@ -22,7 +22,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from .sandbox import Sandbox
+from course.grading.sandbox import Sandbox
 
 NOTHING = object()
 _short = reprlib.Repr()  # keyword arguments arrived in 3.12; we support 3.11

@@ -4,8 +4,8 @@ can see which job ran, in which process, when, and whether two runs of one job o
 import os
 import time
 
-from course.queue import PermanentError
-from course.worker import Registry
+from course.core.queue import PermanentError
+from course.core.worker import Registry
 
 handlers = Registry()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import cloudpickle
 import psycopg
 
-from course import processes
+from course.infra import processes
 
 
 def run_and_kill(box, handler, job, *, when: Callable[[str], bool], env: dict[str, str],

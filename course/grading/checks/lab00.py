@@ -1,9 +1,9 @@
 """Lab 00: the warm-up exercise and the quiz."""
 
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 
 @exercise_check("00.first_job")

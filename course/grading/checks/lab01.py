@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 
-from course.systems import tiffin
-from course.systems.checkout import CheckoutApp
-from course.systems.email_provider import Delivery, EmailProvider, ServiceUnreachable, Settings
+from course.programs import tiffin
+from course.programs.checkout import CheckoutApp
+from course.programs.email_provider import Delivery, EmailProvider, ServiceUnreachable, Settings
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 # -- 01.receipts_lost -------------------------------------------------------------------------------
 

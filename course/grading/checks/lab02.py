@@ -15,14 +15,14 @@ from contextlib import contextmanager
 
 import cloudpickle
 
-from course import queue
+from course.core import queue
 from course.grading import faults
-from course.systems import tiffin
-from course.systems.email_provider import EmailProvider
+from course.programs import tiffin
+from course.programs.email_provider import EmailProvider
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 THALI = [{"name": "paneer thali", "quantity": 2, "price_cents": 1150}]
 

@@ -9,9 +9,9 @@ from collections.abc import Callable
 import psycopg
 from psycopg.types.json import Jsonb
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 # The lesson's table, exactly as the lab builds it (the lab shows it; keep the two the same).
 JOBS_TABLE = """

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import time
 
-from course import queue
-from course.processes import wait_until
+from course.core import queue
+from course.infra.processes import wait_until
 
-from ..faults import Faults, Run, Scenario, run
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.faults import Faults, Run, Scenario, run
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 # The fault run: a job that works 2.5 times as long as its lease. Only a heartbeat keeps it to one run.
 LEASE_S = 1.0

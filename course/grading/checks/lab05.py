@@ -23,12 +23,13 @@ from pathlib import Path
 import cloudpickle
 import psycopg
 
-from course import broker, outbox, processes
-from course.systems import tiffin
+from course.infra import broker, processes
+from course.core import outbox
+from course.programs import tiffin
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Python process
 

@@ -20,13 +20,13 @@ from collections import Counter
 
 import psycopg
 
-from course import queue
-from course.systems.email_provider import EmailProvider
+from course.core import queue
+from course.programs.email_provider import EmailProvider
 
-from .. import faults
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading import faults
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 PROVIDER_URL_ENV = "EMAIL_PROVIDER_URL"
 FIRST_BOOKING = 981

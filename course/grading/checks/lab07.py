@@ -6,14 +6,14 @@ import random
 from datetime import UTC, datetime
 from uuid import UUID
 
-from course import queue
-from course.backoff import CAP_S, backoff_ceiling
+from course.core import queue
+from course.core.backoff import CAP_S, backoff_ceiling
 from course.errors import PermanentError
-from course.systems.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable, ProviderUnreachable
+from course.programs.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable, ProviderUnreachable
 
-from ..trial import Trial
-from . import exercise_check, rules
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check, rules
+from course.grading.checks.quiz import ask
 
 DEFAULT_SEED = 7
 
@@ -62,7 +62,7 @@ def _job(attempts: int, max_attempts: int = 8) -> queue.Job:
 
 
 def _errors() -> dict[str, BaseException]:
-    """What a confirmation email's attempt can raise, as course.systems.email_provider raises it."""
+    """What a confirmation email's attempt can raise, as course.programs.email_provider raises it."""
     return {
         "503": ProviderUnavailable("email to 'ana@example.com': HTTP 503: the email service is down (outage)",
                                    503, None),
@@ -135,7 +135,7 @@ def route_check(t: Trial, route):
                 break
         t.expect(name, ok=wrong is None, got=_verdict(wrong[0]) if wrong else None,
                  expected=_expected(kind, wrong[2]) if wrong else None, example=wrong[1] if wrong else None,
-                 note=("return course.queue.Retry(delay_s) or course.queue.Dead(reason)"
+                 note=("return course.core.queue.Retry(delay_s) or course.core.queue.Dead(reason)"
                        if wrong and not isinstance(wrong[0], (queue.Retry, queue.Dead)) else None))
 
     delays = [t.call(route, _job(5), errors["503"], during="route(job, error) for a 503 after attempt 5")
@@ -145,7 +145,7 @@ def route_check(t: Trial, route):
     t.expect("the backoff is jittered: 300 retries after attempt 5 spread over 0 to 16 s", ok=spread,
              got=(f"from {min(seconds):.3g} to {max(seconds):.3g} s" if seconds else _verdict(delays[0])),
              expected="from near 0 to near 16 s", example="route(job with attempts=5, a 503), 300 times",
-             note="use course.backoff.backoff_delay(job.attempts): the policy of the reference queue")
+             note="use course.core.backoff.backoff_delay(job.attempts): the policy of the reference queue")
 
     outcome = t.call(route, _job(1), errors["429"], during="route(job, error) for a 429 with Retry-After: 30")
     waits = isinstance(outcome, queue.Retry) and _is_seconds(outcome.delay_s) and 30 <= outcome.delay_s <= CAP_S

@@ -1,6 +1,6 @@
 """Lab 08: the missed-run policy, the scheduler tick (run by three scheduler processes at once), the quiz.
 
-The tick's check runs the learner's `tick` inside three real scheduler processes (course.scheduler.run,
+The tick's check runs the learner's `tick` inside three real scheduler processes (course.core.scheduler.run,
 started as `python -m course.grading.checks.lab08 SPEC NAME`), all on one simulated clock that the check
 moves slot by slot. The clock's NOTIFY wakes the three at the same instant, and every enqueue is slowed
 by 50 ms in the database, so a tick that checks before it inserts is caught in the act. Then:
@@ -28,12 +28,13 @@ from pathlib import Path
 
 import cloudpickle
 
-from course import processes, scheduler
+from course.infra import processes
+from course.core import scheduler
 
-from ..faults import write_event
-from ..trial import Stop, Trial, describe
-from . import exercise_check
-from .quiz import ask
+from course.grading.faults import write_event
+from course.grading.trial import Stop, Trial, describe
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 HOLDS, INVOICES = "release_unpaid_holds", "nightly_invoices"
 HOLDS_QUEUE = "maintenance"
@@ -454,7 +455,7 @@ def quiz(t: Trial, q1, q2, q3):
 
 
 def _runner(spec_path: str, name: str) -> int:
-    """One of the check's scheduler processes: course.scheduler.run with the learner's tick, traced."""
+    """One of the check's scheduler processes: course.core.scheduler.run with the learner's tick, traced."""
     import logging
 
     spec = cloudpickle.loads(Path(spec_path).read_bytes())

@@ -4,12 +4,12 @@ Both checks read what the learner's code stored with the reference queue's own c
 priority DESC, run_at, id ... FOR UPDATE SKIP LOCKED): the order a real worker would take the jobs in.
 """
 
-from course import queue
-from course.newsletter import BULK, IMPACT, URGENT, URGENT_WITHIN_S, Impact
+from course.core import queue
+from course.programs.newsletter import BULK, IMPACT, URGENT, URGENT_WITHIN_S, Impact
 
-from ..trial import NotStarted, Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import NotStarted, Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 BOOKING = {"booking_id": 981}
 

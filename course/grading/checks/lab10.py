@@ -8,11 +8,11 @@ from Tiffin's dinner rush.
 import math
 import random
 
-from course import queueing
+from course.programs import queueing
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 # (what it shows, jobs as (arrived, left), window start, window end, expected average)
 IN_SYSTEM_CASES = [

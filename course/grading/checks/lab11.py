@@ -8,11 +8,11 @@ import time
 
 import psycopg
 
-from course import monitoring, queue
+from course.core import monitoring, queue
 
-from ..trial import Trial, short
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial, short
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 TOLERANCE_S = 5.0  # a check on a loaded machine takes a few seconds; ages are minutes apart
 

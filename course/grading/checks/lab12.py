@@ -23,17 +23,17 @@ from datetime import datetime, timezone
 import psycopg
 from psycopg import sql as pgsql
 
-from course import monitoring, queue
-from course.processes import wait_until
-from course.systems.http import call as http_call
-from course.queue import PermanentError
-from course.systems import stayhub
-from course.systems.email_provider import EmailProvider
+from course.core import monitoring, queue
+from course.infra.processes import wait_until
+from course.programs.http import call as http_call
+from course.core.queue import PermanentError
+from course.programs import stayhub
+from course.programs.email_provider import EmailProvider
 
-from .. import faults
-from ..trial import NotStarted, Trial
-from . import exercise_check, killpoint, rules
-from .quiz import ask
+from course.grading import faults
+from course.grading.trial import NotStarted, Trial
+from course.grading.checks import exercise_check, killpoint, rules
+from course.grading.checks.quiz import ask
 
 FAST_S = 1.2  # the material's target is ~0.4 s; inline the invoice alone would take 1.5 s
 EMAIL_WITHIN_S = 20.0  # "the email arrives within seconds"; generous for a loaded machine

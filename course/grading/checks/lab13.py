@@ -21,12 +21,12 @@ from contextlib import contextmanager
 
 import nats.errors
 
-from course import broker, processes
-from course import jetstream_queue as jq
+from course.infra import broker, processes
+from course.programs import jetstream_queue as jq
 
-from ..trial import Trial
-from . import exercise_check
-from .quiz import ask
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
 
 # 13.keep_alive: an invoice of PAGES pages, each taking the notebook's PAGE_S (0.4 s): longer than ACK_WAIT_S.
 ACK_WAIT_S = 1.2

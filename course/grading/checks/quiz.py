@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..trial import Trial
+from course.grading.trial import Trial
 
 
 def letters(value) -> frozenset[str]:

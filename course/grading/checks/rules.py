@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from course.backoff import CAP_S, backoff_ceiling
+from course.core.backoff import CAP_S, backoff_ceiling
 
-from ..trial import Trial
+from course.grading.trial import Trial
 
 DRAWS = 2_000  # per attempt: the mean of 2,000 uniform draws lies within 1.5 % of the ceiling of its
 #                expected value 99.99 % of the time, so the 5 % bands below fail a right answer ~never

@@ -1,9 +1,0 @@
-"""The pieces behind `python -m course bench` and `python -m course chaos`.
-
-    server      a PostgreSQL of our own in a temporary folder (the shared one is never restarted)
-    drainer     a process draining the jobs table in a tight loop (bare SQL or course.queue)
-    peers       pgqueuer and procrastinate, driven with their own recommended settings
-    apps        the no-op and latency-stamping handlers our benchmark workers run
-    measure     one function per measurement: drains, pgbench, latency, enqueue rates
-    profiling   the evidence for a missed target: EXPLAIN ANALYZE of the claim, py-spy of a worker
-"""

@@ -1,0 +1,13 @@
+"""The reference queue: what a production engineer would lift out.
+
+    sql/        every statement the queue runs, as SQL whose comments say why (`sql.show("claim")`)
+    queue       enqueue, claim, ack, ack_many, extend_lease, fail, redrive, stats
+    backoff     how long a failed job waits: capped exponential backoff with full jitter
+    payloads    what a job's payload may hold (JSON, no NUL), checked before anything is written
+    worker      claim, run, heartbeat, ack; drain on SIGTERM (`python -m course worker`)
+    scheduler   recurring jobs, enqueued once per slot by any number of schedulers
+    outbox      the transactional outbox and its relay to a broker
+    monitoring  a snapshot of the queue and the alert rules read from it
+
+It imports only course.errors and course.infra (for a database to connect to and processes to start).
+"""

@@ -1,0 +1,123 @@
+"""A process that drains the jobs table in a tight loop: the benchmark's stand-in for a worker.
+
+    python -m course.evidence.benchmarks.drainer
+
+The benchmark starts a few of these once and reuses them, so starting Python is never timed. It talks
+to each over stdin/stdout, one line of JSON at a time:
+
+    parent -> {"conninfo": ..., "loop": "reference", "batch": 100}    connect, then answer {"ready": true}
+    parent -> "go"                                                     drain, then answer
+    drainer -> {"jobs": 4180, "finished": 12345.678}                  time.monotonic(): one clock machine-wide
+
+The loops, from the least to the most machinery:
+    lock        one transaction per claim: SELECT ... FOR UPDATE SKIP LOCKED, DELETE, COMMIT. The row lock
+                is the lease, so a crash releases it at once, but the transaction stays open while the job
+                runs (the textbook loop; fine for milliseconds, not for a 3-second PDF).
+    bare        the reference queue's own claim and ack statements, sent with plain psycopg: two commits
+                per claim (claim, then ack), the lease in the row.
+    reference   the same statements through course.core.queue (validation, Job objects): what it adds is
+                the difference between this line and `bare`.
+    for-update  `bare` with plain FOR UPDATE instead of FOR UPDATE SKIP LOCKED: claims queue up behind
+                each other's row locks (lab 03's contrast).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import psycopg
+
+from course.core import queue, sql
+
+CLAIM = sql.query("queue", "claim")
+CLAIM_FOR_UPDATE = CLAIM.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE")
+ACK = sql.query("queue", "ack")
+ACK_MANY = sql.query("queue", "ack_many")
+LOCK_CLAIM = """
+    SELECT id FROM jobs
+    WHERE queue = 'default' AND run_at <= now()
+    ORDER BY priority DESC, run_at, id
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED"""
+LEASE_S = 60.0  # longer than any drain: a lease never runs out during a measurement
+
+
+def anything_visible(conn: psycopg.Connection) -> bool:
+    """An empty claim is not proof of an empty queue: under plain FOR UPDATE a claim that waited for a
+    row another process then took returns nothing, though more rows wait behind it."""
+    return conn.execute("SELECT EXISTS (SELECT FROM jobs WHERE run_at <= now())").fetchone()[0]
+
+
+def lock_loop(conn: psycopg.Connection, batch: int) -> int:
+    done = 0
+    while True:
+        with conn.transaction():
+            ids = [row[0] for row in conn.execute(LOCK_CLAIM, {"limit": batch})]
+            if ids:
+                conn.execute("DELETE FROM jobs WHERE id = ANY(%s)", [ids])
+        done += len(ids)
+        if not ids and not anything_visible(conn):
+            return done
+
+
+def statement_loop(claim: str):
+    def loop(conn: psycopg.Connection, batch: int) -> int:
+        params = {"queue": queue.DEFAULT_QUEUE, "limit": batch, "lease_s": LEASE_S, "worker": None}
+        done = 0
+        while True:
+            rows = conn.execute(claim, params).fetchall()
+            if len(rows) == 1:
+                conn.execute(ACK, {"id": rows[0][0], "lease": rows[0][7]})
+            elif rows:
+                conn.execute(ACK_MANY, {"ids": [row[0] for row in rows], "leases": [row[7] for row in rows]})
+            done += len(rows)
+            if not rows and not anything_visible(conn):
+                return done
+    return loop
+
+
+def reference_loop(conn: psycopg.Connection, batch: int) -> int:
+    done = 0
+    while True:
+        jobs = queue.claim(conn, limit=batch, lease=LEASE_S)
+        if len(jobs) == 1:
+            queue.ack(conn, jobs[0])
+        elif jobs:
+            queue.ack_many(conn, jobs)
+        done += len(jobs)
+        if not jobs and not anything_visible(conn):
+            return done
+
+
+LOOPS = {
+    "lock": lock_loop,
+    "bare": statement_loop(CLAIM),
+    "reference": reference_loop,
+    "for-update": statement_loop(CLAIM_FOR_UPDATE),
+}
+
+
+def answer(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    for line in sys.stdin:  # one measurement per line, until the parent closes our stdin
+        order = json.loads(line)
+        # Every statement prepared at its first run (not its sixth), and this backend's caches warm:
+        # the clock starts with every loop at full speed.
+        with psycopg.connect(order["conninfo"], autocommit=True, prepare_threshold=0) as conn:
+            loop = LOOPS[order["loop"]]
+            anything_visible(conn)
+            answer({"ready": True})
+            if sys.stdin.readline().strip() != "go":
+                return
+            jobs = loop(conn, order["batch"])
+            answer({"jobs": jobs, "finished": time.monotonic()})
+
+
+if __name__ == "__main__":
+    main()

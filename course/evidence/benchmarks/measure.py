@@ -1,0 +1,328 @@
+"""The benchmark's measurements, one function each. They return numbers and print nothing.
+
+Every drain is timed the same way: the jobs become visible at one instant (a COPY and its commit, or a
+go signal to processes already connected), and the clock stops when the last one is done. Starting
+Python, importing libraries and connecting are never timed. Each drain gets a fresh jobs table that
+already has planner statistics, as a queue that has run for a while has.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+from psycopg import sql as pgsql
+from psycopg.conninfo import make_conninfo
+
+from course.infra import pgserver
+from course.core import queue, sql, worker
+from course.infra.processes import log_dir, wait_until
+from course.evidence.benchmarks.apps import LATENCY_TABLE
+from course.evidence.benchmarks.peers import TABLE as PEER_TABLE
+from course.evidence.benchmarks.peers import UNFINISHED as PEER_UNFINISHED
+from course.infra.private_server import PrivateServer
+
+SCHEMA = "bench"
+PEER_DATABASE = "bench_peer"
+WORKER_APP = "course.evidence.benchmarks.apps:handlers"
+WORKER_NAME = "bench-worker"  # application_name of the workers' connections: how we see them idle
+LEASE_S = 60.0  # longer than any drain: no lease runs out while we measure
+DEADLINE_S = 600.0  # a drain that takes longer than this is broken, not slow
+
+
+@dataclass(frozen=True)
+class Drain:
+    jobs: int
+    seconds: float
+    dead_tuples: int | None = None  # left in the table right after the drain
+
+    @property
+    def rate(self) -> float:
+        return self.jobs / self.seconds
+
+
+class LineChild:
+    """A child process we talk to in lines of JSON, with a timeout on every answer."""
+
+    def __init__(self, name: str, argv: list[str]):
+        self.name = name
+        self.log_path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
+        with open(self.log_path, "wb") as log:
+            self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                          bufsize=0)
+
+    def send(self, message: str | dict) -> None:
+        text = message if isinstance(message, str) else json.dumps(message)
+        self.popen.stdin.write(text.encode() + b"\n")
+
+    def receive(self, timeout: float = DEADLINE_S) -> dict:
+        deadline = time.monotonic() + timeout
+        data = b""
+        while not data.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{self.name} did not answer within {timeout:.0f} s")
+            if select.select([self.popen.stdout], [], [], left)[0]:
+                chunk = os.read(self.popen.stdout.fileno(), 65536)
+                if not chunk:
+                    raise RuntimeError(f"{self.name} exited (code {self.popen.wait()}): {self.log_tail()}")
+                data += chunk
+        return json.loads(data)
+
+    def log_tail(self, lines: int = 8) -> str:
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def close_input(self) -> None:
+        """"We are done": the child leaves its loop and exits (stop() waits for it)."""
+        if self.popen.poll() is None and not self.popen.stdin.closed:
+            self.popen.stdin.close()
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.close_input()
+            try:
+                self.popen.wait(15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+
+
+class Bench:
+    """A private server, a pool of drainer processes, and the measurements that use them."""
+
+    def __init__(self, server: PrivateServer):
+        self.server = server
+        self.admin = psycopg.connect(server.conninfo(), autocommit=True)
+        self.admin.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")  # exact dead-tuple counts
+        self.drainers: list[LineChild] = []
+        self.children: list = []  # every other process we started and have not stopped yet
+
+    def close(self) -> None:
+        for child in self.drainers + self.children:
+            if isinstance(child, LineChild):
+                child.stop()
+            else:
+                child.terminate(10)  # a worker: SIGTERM, then SIGKILL if it will not stop
+        self.drainers, self.children = [], []
+        self.admin.close()
+
+    # -- the jobs table --------------------------------------------------------------------------
+
+    def fresh_jobs_table(self) -> psycopg.Connection:
+        """A new empty jobs table in the schema `bench`; a connection to it."""
+        self.admin.execute(pgsql.SQL("DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}").format(
+            s=pgsql.Identifier(SCHEMA)))
+        conn = psycopg.connect(self.server.conninfo(SCHEMA), autocommit=True)
+        queue.install(conn)
+        return conn
+
+    @staticmethod
+    def fill(conn: psycopg.Connection, n: int, *, notify: bool = False, analyze: bool = True) -> float:
+        """COPY n no-op jobs in one transaction; return time.monotonic() right after the commit.
+
+        ANALYZE runs inside the transaction, which sees its own rows: the planner has statistics from
+        the moment the jobs become visible.
+        """
+        with conn.transaction():
+            with conn.cursor().copy("COPY jobs (type) FROM STDIN") as copy:
+                for _ in range(n):
+                    copy.write_row(("noop",))
+            if analyze:
+                conn.execute("ANALYZE jobs")
+            if notify:
+                conn.execute(sql.query("queue", "notify"), {"queue": queue.DEFAULT_QUEUE})
+        return time.monotonic()
+
+    @staticmethod
+    def dead_tuples(conn: psycopg.Connection, table: str) -> int:
+        return conn.execute("SELECT dead_tuple_count FROM public.pgstattuple(%s::regclass)", [table]).fetchone()[0]
+
+    @staticmethod
+    def wait_until_empty(conn: psycopg.Connection, query: str) -> float:
+        """Poll `query` (true while work is left) every few ms; return the moment it turned false."""
+        deadline = time.monotonic() + DEADLINE_S
+        while conn.execute(query).fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the queue did not drain within {DEADLINE_S:.0f} s")
+            time.sleep(0.003)
+        return time.monotonic()
+
+    # -- tight loops in drainer processes ----------------------------------------------------------
+
+    def drain_loop(self, loop: str, batch: int, processes: int, jobs: int) -> Drain:
+        while len(self.drainers) < processes:
+            self.drainers.append(LineChild(f"drainer{len(self.drainers)}",
+                                           [sys.executable, "-m", "course.evidence.benchmarks.drainer"]))
+        team = self.drainers[:processes]
+        with self.fresh_jobs_table() as conn:
+            self.fill(conn, jobs)
+            for drainer in team:
+                drainer.send({"conninfo": self.server.conninfo(SCHEMA), "loop": loop, "batch": batch})
+            for drainer in team:
+                drainer.receive(60)
+            started = time.monotonic()
+            for drainer in team:
+                drainer.send("go")
+            answers = [drainer.receive() for drainer in team]
+            done = sum(a["jobs"] for a in answers)
+            if done != jobs or conn.execute("SELECT count(*) FROM jobs").fetchone()[0]:
+                raise RuntimeError(f"{loop} loop: {done} of {jobs} jobs drained")
+            return Drain(jobs, max(a["finished"] for a in answers) - started, self.dead_tuples(conn, "jobs"))
+
+    # -- reference workers -------------------------------------------------------------------------
+
+    def start_workers(self, processes: int, concurrency: int, *, listen: bool = True) -> list:
+        dsn = self.server.conninfo(application_name=WORKER_NAME)
+        started = [worker.spawn(WORKER_APP, schema=SCHEMA, dsn=dsn, concurrency=concurrency, lease=LEASE_S,
+                                listen=listen, name=f"bench-worker{i}") for i in range(processes)]
+        self.children.extend(started)
+        # Ready: each has its connection open (and, listening, its LISTEN connection waiting).
+        query = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+                 + (" AND query LIKE 'LISTEN%%'" if listen else ""))
+        try:
+            wait_until(lambda: self.admin.execute(query, [WORKER_NAME]).fetchone()[0] >= len(started),
+                                 60, what="the workers to connect")
+        except TimeoutError:
+            raise RuntimeError("workers did not start: " + started[0].log_tail()) from None
+        return started
+
+    def stop(self, children: list) -> None:
+        for child in children:
+            child.terminate(15)
+            self.children.remove(child)
+
+    def drain_workers(self, processes: int, concurrency: int, jobs: int) -> Drain:
+        with self.fresh_jobs_table() as conn:
+            team = self.start_workers(processes, concurrency)
+            try:
+                started = self.fill(conn, jobs, notify=True)
+                finished = self.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)")
+                return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"))
+            finally:
+                self.stop(team)
+
+    def latencies(self, samples: int, *, listen: bool, rng) -> list[float]:
+        """Seconds from a producer calling enqueue() to the handler starting, one job at a time.
+
+        Jobs arrive at random moments with the worker idle (what a web app's receipts look like at
+        night). Without LISTEN, a job waits for the next poll: half a poll interval on average.
+        """
+        with self.fresh_jobs_table() as conn:
+            conn.execute(LATENCY_TABLE)
+            team = self.start_workers(1, 4, listen=listen)
+            try:
+                self._stamp(conn, 5, listen, lambda: None)  # warm-up: the handler's connection pool opens
+                conn.execute("TRUNCATE started")
+                gap = (lambda: rng.uniform(0.005, 0.03)) if listen else (lambda: rng.uniform(0.0, 0.15))
+                self._stamp(conn, samples, listen, lambda: time.sleep(gap()))
+                return [row[0] for row in conn.execute("SELECT latency_s FROM started")]
+            finally:
+                self.stop(team)
+
+    def _stamp(self, conn, n: int, listen: bool, pause) -> None:
+        for _ in range(n):
+            pause()
+            queue.enqueue(conn, "stamp", {"sent": time.time()}, notify=listen)
+        wait_until(lambda: conn.execute("SELECT count(*) FROM started").fetchone()[0] >= n, 60,
+                             what="the stamped jobs to start")
+
+    # -- enqueue rates -----------------------------------------------------------------------------
+
+    def enqueue_rate(self, how: str, jobs: int) -> float:
+        """Jobs stored per second: one enqueue() and commit each, enqueue_many() 1,000 at a time, COPY."""
+        with self.fresh_jobs_table() as conn:
+            started = time.monotonic()
+            if how == "one by one":
+                for i in range(jobs):
+                    queue.enqueue(conn, "noop", {"i": i}, notify=False)
+            elif how == "batched":
+                for first in range(0, jobs, 1000):
+                    queue.enqueue_many(conn, "noop", [{"i": i} for i in range(first, min(first + 1000, jobs))],
+                                       notify=False)
+            else:
+                self.fill(conn, jobs, analyze=False)
+            return jobs / (time.monotonic() - started)
+
+    # -- the physical limit ------------------------------------------------------------------------
+
+    def pgbench(self, clients: int, transactions: int) -> Drain:
+        """pgbench running `INSERT a job; DELETE it` as one transaction: the least a queue must do."""
+        with self.fresh_jobs_table() as conn:
+            script = self.server.home / "insert_delete.sql"
+            script.write_text("BEGIN;\n"
+                              "INSERT INTO jobs (type) VALUES ('noop') RETURNING id \\gset\n"
+                              "DELETE FROM jobs WHERE id = :id;\n"
+                              "END;\n")
+            per_client = max(1, transactions // clients)
+            result = subprocess.run(
+                [pgserver.binary("pgbench"), "-n", "-h", str(self.server.server.socket_dir),
+                 "-p", str(pgserver.PORT), "-U", pgserver.SUPERUSER, "-c", str(clients), "-j", str(clients),
+                 "-t", str(per_client), "-f", str(script), pgserver.DBNAME],
+                capture_output=True, text=True, timeout=DEADLINE_S,
+                env={**os.environ, "PGOPTIONS": f"-c search_path={SCHEMA}",
+                     "PGPASSFILE": str(self.server.server.password_file)})  # a path, not the password
+            match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
+            if result.returncode != 0 or not match:
+                raise RuntimeError(f"pgbench failed: {result.stdout[-500:]}{result.stderr[-500:]}")
+            tps = float(match.group(1))
+            done = per_client * clients
+            return Drain(done, done / tps, self.dead_tuples(conn, "jobs"))
+
+    # -- peers ---------------------------------------------------------------------------------------
+
+    def drain_peer(self, peer: str, processes: int, jobs: int, driver: str = "asyncpg",
+                   options: tuple[str, ...] = ()) -> Drain:
+        """pgqueuer or procrastinate, `processes` of them on a database of their own, draining the same
+        no-op jobs. The first installs the peer's tables; the rest start once it is ready. Starting
+        them is not timed: the clock starts at the fill's commit, as for our workers."""
+        self.admin.execute(pgsql.SQL("DROP DATABASE IF EXISTS {d} WITH (FORCE)").format(
+            d=pgsql.Identifier(PEER_DATABASE)))
+        self.admin.execute(pgsql.SQL("CREATE DATABASE {d}").format(d=pgsql.Identifier(PEER_DATABASE)))
+        conninfo = make_conninfo(self.server.conninfo(), dbname=PEER_DATABASE)
+        argv = [sys.executable, "-m", "course.evidence.benchmarks.peers", peer, "--conninfo", conninfo,
+                "--driver", driver, *options]
+        team: list[LineChild] = []
+        try:
+            team.append(LineChild(f"bench-{peer}0", argv))
+            self.children.append(team[0])
+            team[0].receive(120)  # ready: tables installed, consumers listening
+            for i in range(1, processes):
+                team.append(LineChild(f"bench-{peer}{i}", [*argv, "--no-install"]))
+                self.children.append(team[-1])
+            for child in team[1:]:
+                child.receive(120)
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+                team[0].send(f"fill {jobs}")
+                started = team[0].receive()["filled"]
+                finished = self.wait_until_empty(conn, PEER_UNFINISHED[peer])
+                return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]))
+        finally:
+            for child in team:
+                child.close_input()  # all of them at once: they shut down side by side
+            for child in team:
+                child.stop()
+                self.children.remove(child)
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), interpolated; what p50 and p99 mean below."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(sorted(values), n=100, method="inclusive")[round(q) - 1]
+
+
+def home_for_results() -> Path:
+    from course.infra.db import project_home
+
+    path = project_home()
+    path.mkdir(parents=True, exist_ok=True)
+    return path

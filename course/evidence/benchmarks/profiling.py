@@ -1,0 +1,155 @@
+"""Evidence for `python -m course bench --profile`: the claim's plan, and where a worker's time goes."""
+
+from __future__ import annotations
+
+import collections
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.core import queue, sql
+from course.evidence.benchmarks.measure import Bench
+
+OURS = ("course/", "psycopg/", "concurrent/futures/", "threading.py")
+
+
+def explain_claim(bench: Bench, jobs: int) -> list[str]:
+    """EXPLAIN ANALYZE of the claim, 1 and 100 at a time, on a full table (rolled back: nothing changes)."""
+    lines = []
+    with bench.fresh_jobs_table() as conn:
+        bench.fill(conn, jobs)
+        for limit in (1, 100):
+            params = {"queue": queue.DEFAULT_QUEUE, "limit": limit, "lease_s": 60.0, "worker": None}
+            with conn.transaction(force_rollback=True):
+                plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql.query("queue", "claim"),
+                                    params).fetchall()
+            lines.append(f"EXPLAIN ANALYZE claim, limit {limit}, {jobs:,} jobs waiting:")
+            lines += ["  " + row[0] for row in plan]
+    return lines
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time so far of these processes (all their threads), from /proc."""
+    fields = [f for f in map(_stat, pids) if f]
+    return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def postgres_cpu(bench: Bench) -> float:
+    """CPU time so far of the private server: the postmaster, the processes it runs now (backends, WAL
+    writer, ...) and those it has reaped (cutime, cstime): a backend that ends mid-drain still counts."""
+    root = bench.server.server.postmaster_pid()
+    fields = _stat(root) if root else None
+    if not fields:
+        return 0.0
+    total = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        child = _stat(int(stat.parent.name))
+        if child and int(child[1]) == root:  # ppid
+            total += int(child[11]) + int(child[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class CpuSplit:
+    what: str
+    jobs: int
+    seconds: float
+    client_s: float  # CPU of the draining processes (our workers, or the bare loops)
+    postgres_s: float  # CPU of the server's processes
+
+    def line(self) -> str:
+        per_job = lambda s: f"{s / self.jobs * 1e6:5.0f} us"
+        return (f"  {self.what:<44} {self.jobs / self.seconds:8,.0f} jobs/s   CPU per job: client {per_job(self.client_s)}, "
+                f"PostgreSQL {per_job(self.postgres_s)}, both {per_job(self.client_s + self.postgres_s)}   "
+                f"(wall {self.seconds * 1e6 / self.jobs:4.0f} us a job)")
+
+
+def cpu_split(bench: Bench, processes: int, jobs: int, concurrency: int) -> list[CpuSplit]:
+    """Where the two cores went during a drain: the worker processes' CPU and PostgreSQL's, per job,
+    beside the bare loop running the same claim + ack_many SQL at the same process count."""
+
+    out = []
+    with bench.fresh_jobs_table() as conn:
+        team = bench.start_workers(processes, concurrency)
+        try:
+            pids = [child.pid for child in team]
+            before = cpu_seconds(pids), postgres_cpu(bench)
+            started = bench.fill(conn, jobs, notify=True)
+            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)")
+            after = cpu_seconds(pids), postgres_cpu(bench)
+        finally:
+            bench.stop(team)
+    out.append(CpuSplit(f"reference worker x{processes}, concurrency {concurrency}", jobs, finished - started,
+                        after[0] - before[0], after[1] - before[1]))
+    for batch in sorted({32, concurrency, 100}):
+        bench.drain_loop("bare", batch, processes, 100)  # start the drainers (not measured)
+        pids = [d.popen.pid for d in bench.drainers[:processes]]
+        before = cpu_seconds(pids), postgres_cpu(bench)
+        drain = bench.drain_loop("bare", batch, processes, jobs)
+        after = cpu_seconds(pids), postgres_cpu(bench)
+        # The fill (COPY, ANALYZE) falls inside both spans, the worker's and the loop's alike.
+        out.append(CpuSplit(f"bare loop x{processes}, same SQL, {batch} per claim", jobs, drain.seconds,
+                            after[0] - before[0], after[1] - before[1]))
+    return out
+
+
+def worker_profile(bench: Bench, jobs: int, concurrency: int, processes: int = 1,
+                   seconds_cap: float = 30.0) -> list[str]:
+    """py-spy samples the worker processes while they drain `jobs` no-op jobs; the functions that cost most."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not Path(spy).exists():
+        return ["py-spy is not installed: .venv/bin/pip install py-spy (then run --profile again)"]
+    with bench.fresh_jobs_table() as conn, tempfile.TemporaryDirectory() as folder:
+        team = bench.start_workers(processes, concurrency)
+        raws = [Path(folder) / f"samples{i}.txt" for i in range(processes)]
+        recorders = []
+        try:
+            for worker, raw in zip(team, raws):
+                recorders.append(subprocess.Popen(
+                    [spy, "record", "--pid", str(worker.pid), "--rate", "250", "--format", "raw", "--output",
+                     str(raw), "--gil", "--nonblocking", "--duration", str(int(seconds_cap))],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+            time.sleep(1.0)  # py-spy attaches
+            started = bench.fill(conn, jobs, notify=True)
+            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)")
+            for recorder in recorders:
+                recorder.send_signal(2)  # Ctrl-C: py-spy writes what it has and exits
+            for recorder in recorders:
+                recorder.wait(30)
+        finally:
+            bench.stop(team)
+        if not any(raw.exists() for raw in raws):
+            return ["py-spy recorded nothing (it needs ptrace: run as root or set kernel.yama.ptrace_scope=0)"]
+        own, inclusive, total = collections.Counter(), collections.Counter(), 0
+        for raw in raws:
+            if not raw.exists():
+                continue
+            for line in raw.read_text().splitlines():
+                stack, _, count = line.rpartition(" ")
+                frames = stack.split(";")
+                total += int(count)
+                own[frames[-1]] += int(count)
+                for frame in set(frames):
+                    inclusive[frame] += int(count)
+    seconds = finished - started
+    lines = [f"py-spy, {processes} worker process(es) (concurrency {concurrency}), samples taken while a thread "
+             f"held the GIL, draining {jobs:,} jobs at {jobs / seconds:,.0f} jobs/s ({total} samples at 250 Hz: "
+             f"the GIL was held {total / (250 * seconds * processes):.0%} of the drain per process)",
+             "  where the time is spent (own time, top 15):"]
+    lines += [f"    {n / total:6.1%}  {frame}" for frame, n in own.most_common(15)]
+    lines.append("  the worker's steps (time inside, top 15):")
+    steps = [(frame, n) for frame, n in inclusive.most_common() if "course/" in frame]
+    lines += [f"    {n / total:6.1%}  {frame}" for frame, n in steps[:15]]
+    return lines

@@ -1,0 +1,22 @@
+"""The labs' programs: the systems they run and the demos they show. Each lab lists its own in
+course/grading/labs.toml (`python -m course map` prints them).
+
+The systems, each in a process of its own:
+
+    email_provider   an HTTP email API that is slow, flaky or down when you ask it to be
+    checkout         the Tiffin checkout: an HTTP web app that takes orders and sends receipts
+    tiffin           Tiffin's tables and its `send_receipt` job handler
+    stayhub          StayHub's booking API, its job handlers, and the slow channel-manager partner
+    http             the few HTTP pieces they share (JSON in and out, start-and-wait-until-ready)
+
+The demos:
+
+    retry_trace      lab 07, 12: a job's retries and their waits, drawn
+    newsletter       lab 09: one queue or two, the urgent confirmation behind a newsletter
+    queueing         labs 09-12: Little's law and Erlang C, the arithmetic of waiting
+    rush, pools, saturation_view    lab 10: the dinner rush, worker pools, utilisation and wait
+    jetstream_queue, jetstream_bench    lab 13: a work queue on a replicated broker, and its numbers
+
+Nothing is imported here on purpose: `python -m course.programs.checkout` runs the module as a program,
+and a package that had already imported it would run it twice.
+"""

@@ -1,0 +1,875 @@
+"""The course's job queue, on a NATS JetStream work queue: the same ideas, on a replicated broker.
+
+Each idea of the Postgres queue has a JetStream counterpart, and this module wires them together:
+
+    the jobs table              a stream with work-queue retention: a message is deleted when acked
+    claim + lease (run_at)      a pull consumer's fetch; the consumer's AckWait is the lease
+    extend_lease (heartbeat)    an in-progress ack (+WPI): `task.in_progress()` restarts the AckWait
+    ack                         ack: the message leaves the stream
+    fail -> retry with backoff  no ack: JetStream redelivers when the delivery's BackOff wait runs out
+    max_attempts                the consumer's MaxDeliver
+    PermanentError -> bury      our consumer copies the message to the dead-letter stream, then terms it
+    bury at max_attempts        the same, when the last delivery fails; when nobody is left to do it
+                                (the consumer died on the last delivery), JetStream's max-deliveries
+                                advisory is the signal, and our router moves the message
+    redrive                     `redrive()`: back to its subject, with a fresh Nats-Msg-Id
+    unique_key at enqueue       Nats-Msg-Id: the stream drops a second copy within its duplicate window
+
+Two JetStream facts this module works around, both easy to trip on:
+  * BackOff is the AckWait of each delivery in turn (the first value replaces AckWait itself): one timer
+    is both the lease and the retry delay. The server applies it to deliveries nobody acknowledged; a
+    bare nak comes back at once. So our consumer leaves a failed message unacknowledged, and a slow
+    handler calls `task.in_progress()` to keep its delivery.
+  * Advisories are plain NATS messages: nobody listening, nobody told. `reset()` creates a small stream
+    that stores the max-deliveries advisories, so a router that was down catches up when it comes back.
+
+    reset(queue, servers)                      create the streams and consumers, empty
+    Publisher(servers).publish(...)            one publish attempt (raises what a retry may fix)
+    publish_with_retry(publish, ...)           retry with the same Nats-Msg-Id until acknowledged
+    spawn_consumers(queue, handler, servers)   consumer processes (a handler may be notebook code)
+    spawn_producer(...)                        a producer process that publishes at a steady rate
+    dead_letters(queue, servers), redrive(...) the dead-letter stream, and back
+    read_history(path)                         what the processes did, for timelines and checks
+
+    python -m course.programs.jetstream_queue consume|produce SPEC    (what the spawn_ functions start)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import os
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cloudpickle
+import nats
+import nats.errors
+import nats.js.errors
+from nats.js import api
+
+from course.infra import broker, processes
+from course.infra.broker import MSG_ID, TRANSIENT
+from course.errors import InvalidArgument, PermanentError
+
+log = logging.getLogger("course.programs.jetstream_queue")
+
+ROUTER = "dead-letter-router"  # the durable consumer that turns advisories into dead letters
+MAX_DELIVERIES_ADVISORY = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES"
+
+
+# -- the queue's shape -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkQueue:
+    """A work queue: a stream, one durable consumer its workers share, and a dead-letter stream.
+
+    `ack_wait_s` is the lease. `backoff_s`, when given, is the wait of each delivery in turn (JetStream
+    BackOff): the lease of that delivery, and how long a failed message waits before it comes back. Its
+    first value replaces `ack_wait_s`. `max_deliver` counts deliveries, the first included (max_attempts).
+    """
+
+    name: str = "RECEIPTS"
+    replicas: int = 3
+    ack_wait_s: float = 30.0
+    backoff_s: tuple[float, ...] = ()
+    max_deliver: int = 8
+    consumer: str = "workers"
+    duplicate_window_s: float = broker.DEFAULT_DUPLICATE_WINDOW_S
+
+    def __post_init__(self) -> None:
+        if not broker_name(self.name):
+            raise InvalidArgument(f"{self.name!r} is not a stream name: use letters, digits, '_' or '-'.")
+        if not 1 <= self.replicas <= 5:
+            raise InvalidArgument(f"replicas must be 1 to 5 (3 survives one node's loss); got {self.replicas!r}.")
+        if self.ack_wait_s <= 0 or any(wait <= 0 for wait in self.backoff_s):
+            raise InvalidArgument("ack_wait_s and every backoff_s value are seconds, more than 0.")
+        if not 1 <= self.max_deliver <= 1000 or self.max_deliver < len(self.backoff_s):
+            raise InvalidArgument(f"max_deliver must be 1 to 1000 and at least the number of backoff values "
+                                  f"({len(self.backoff_s)}); got {self.max_deliver!r}.")
+        object.__setattr__(self, "backoff_s", tuple(float(w) for w in self.backoff_s))
+
+    @property
+    def prefix(self) -> str:
+        return self.name.lower()
+
+    def subject(self, kind: str = "job") -> str:
+        """Where to publish a job of this kind: 'receipts.send'."""
+        return f"{self.prefix}.{kind}"
+
+    @property
+    def dead_stream(self) -> str:
+        return f"{self.name}_DEAD"
+
+    @property
+    def advisory_stream(self) -> str:
+        return f"{self.name}_ADVISORIES"
+
+    @property
+    def advisory_subject(self) -> str:
+        return f"{MAX_DELIVERIES_ADVISORY}.{self.name}.{self.consumer}"
+
+    def wait_after(self, deliveries: int) -> float:
+        """How long delivery number `deliveries` may stay unacknowledged, and the pause after it fails."""
+        if not self.backoff_s:
+            return self.ack_wait_s
+        return self.backoff_s[min(deliveries, len(self.backoff_s)) - 1]
+
+
+def broker_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= 48 and all(c.isalnum() or c in "_-" for c in name)
+
+
+def reset(queue: WorkQueue, servers: broker.Servers, timeout: float = 60.0) -> None:
+    """Create the queue's streams and consumers, empty (deleting any from an earlier run)."""
+    common = dict(num_replicas=queue.replicas, storage=api.StorageType.FILE)
+    steps = [
+        *[("delete", stream, None) for stream in (queue.name, queue.dead_stream, queue.advisory_stream)],
+        ("stream", queue.name, dict(subjects=[f"{queue.prefix}.>"], retention=api.RetentionPolicy.WORK_QUEUE,
+                                    duplicate_window=queue.duplicate_window_s, **common)),
+        ("stream", queue.dead_stream, dict(subjects=[f"{queue.prefix}_dead.>"], **common)),
+        ("stream", queue.advisory_stream, dict(subjects=[queue.advisory_subject],
+                                               retention=api.RetentionPolicy.WORK_QUEUE, **common)),
+        ("consumer", queue.name, api.ConsumerConfig(
+            durable_name=queue.consumer, ack_policy=api.AckPolicy.EXPLICIT,
+            ack_wait=queue.backoff_s[0] if queue.backoff_s else queue.ack_wait_s,
+            backoff=list(queue.backoff_s) or None, max_deliver=queue.max_deliver, max_ack_pending=10_000)),
+        ("consumer", queue.advisory_stream, api.ConsumerConfig(
+            durable_name=ROUTER, ack_policy=api.AckPolicy.EXPLICIT, ack_wait=10.0)),
+    ]
+
+    async def step(js, kind: str, stream: str, config) -> None:
+        if kind == "delete":
+            try:
+                await js.delete_stream(stream)
+            except nats.js.errors.NotFoundError:
+                pass
+        elif kind == "stream":
+            await js.add_stream(name=stream, **config)
+        else:
+            await js.add_consumer(stream, config)
+
+    async def work(js):
+        deadline = time.monotonic() + timeout
+        for kind, stream, config in steps:
+            while True:  # a cluster that just formed may still be placing its first streams: try again
+                try:
+                    await step(js, kind, stream, config)
+                    break
+                except TRANSIENT as error:
+                    if isinstance(error, nats.js.errors.APIError) and not isinstance(error, nats.js.errors.ServiceUnavailableError):
+                        raise
+                    if time.monotonic() > deadline:
+                        raise broker.BrokerUnavailable(f"JetStream did not answer ({kind} {stream}) within "
+                                                       f"{timeout:.0f} s: {type(error).__name__}") from None
+                    log.info("reset: %s %s failed (%s); trying again", kind, stream, type(error).__name__)
+                    await asyncio.sleep(0.2)
+
+    broker.run(broker._using_jetstream(servers, work, 3.0), timeout=timeout + 30)
+
+
+def consumer_state(queue: WorkQueue, servers: broker.Servers) -> dict:
+    """What waits, what is out with a worker, and what was redelivered: the queue's dashboard numbers."""
+    async def work(js):
+        info = await js.consumer_info(queue.name, queue.consumer)
+        return {"waiting": info.num_pending, "in_flight": info.num_ack_pending,
+                "redelivered": info.num_redelivered, "leader": info.cluster.leader if info.cluster else None}
+
+    return broker.run(broker._using_jetstream(servers, work, 5.0), timeout=20)
+
+
+# -- publishing --------------------------------------------------------------------------------------
+
+
+class Publisher:
+    """One connection to the cluster, kept open; `publish` makes exactly one attempt.
+
+    A failed attempt raises one of broker.TRANSIENT (nats.errors.Error, OSError, TimeoutError): the
+    message may or may not be stored (the ack can be lost on the way back). Retrying with the same
+    Nats-Msg-Id is what makes "may or may not" safe.
+    """
+
+    def __init__(self, servers: broker.Servers, *, timeout: float = 1.0, name: str = "publisher"):
+        self.timeout = timeout
+        self._nc = broker.run(broker.connect(servers, name=f"{name}:{os.getpid()}", max_reconnect_attempts=-1,
+                                             reconnect_time_wait=0.1), timeout=30)
+        self._js = self._nc.jetstream(timeout=timeout)
+
+    def publish(self, subject: str, payload=b"", *, msg_id: str | None = None,
+                headers: dict[str, str] | None = None) -> api.PubAck:
+        all_headers = {**(headers or {}), **({MSG_ID: str(msg_id)} if msg_id is not None else {})}
+        return broker.run(self._js.publish(subject, broker.encode(payload), headers=all_headers or None),
+                          timeout=self.timeout + 10)
+
+    def close(self) -> None:
+        broker.run(self._nc.close(), timeout=10)
+
+    def __enter__(self) -> "Publisher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def publish_with_retry(publish: Callable, subject: str, payload, msg_id: str, give_up_after_s: float = 30.0):
+    """Publish until JetStream acknowledges, always with the same Nats-Msg-Id; return the PubAck.
+
+    A timed-out attempt may have been stored: with the same id, the stream keeps one copy either way.
+    Pauses double from 50 ms to 0.5 s, so an election of a few seconds is ridden out without hammering.
+    """
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+# -- what the processes did ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    t: float  # unix time
+    who: str  # the process's name: consumer0, producer, ...
+    pid: int
+    kind: str  # consumers: started, received, in_progress, finished, failed, acked, left (for a retry),
+    #            dead_lettered, routed, stopped; producers: published, publish_failed
+    seq: int | None = None  # the message's sequence in the stream
+    msg_id: str | None = None
+    deliveries: int | None = None
+    detail: str = ""
+
+
+def _record(history: str | None, **fields) -> None:
+    """Append one event in one O_APPEND write: a SIGKILL right after it loses nothing."""
+    if history is None:
+        return
+    line = json.dumps({"t": time.time(), "pid": os.getpid(), **fields}) + "\n"
+    fd = os.open(history, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def read_history(path: str | Path) -> list[Event]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    events = []
+    for line in path.read_text().splitlines():
+        try:
+            events.append(Event(**json.loads(line)))
+        except (ValueError, TypeError):
+            continue  # cut short by a kill
+    return sorted(events, key=lambda e: e.t)
+
+
+def new_history(prefix: str = "course-js-") -> str:
+    """A fresh, empty history file in the course's log folder."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.log_dir())
+    os.close(fd)
+    return path
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to the messages, from the processes' history."""
+
+    deliveries: dict[str, int]  # msg_id -> times a consumer received it
+    executions: dict[str, int]  # msg_id -> times a handler ran to its end (finished or failed)
+    acked: set[str]
+    dead: set[str]
+
+    @classmethod
+    def of(cls, events: Sequence[Event]) -> "Outcome":
+        received, ran = Counter(), Counter()
+        acked, dead = set(), set()
+        for e in events:
+            if e.msg_id is None:
+                continue
+            if e.kind == "received":
+                received[e.msg_id] += 1
+            elif e.kind in ("finished", "failed"):
+                ran[e.msg_id] += 1
+            elif e.kind == "acked":
+                acked.add(e.msg_id)
+            elif e.kind == "dead_lettered":
+                dead.add(e.msg_id)
+        return cls(dict(received), dict(ran), acked, dead)
+
+    def ran_more_than_once(self) -> list[str]:
+        return sorted(m for m, n in self.executions.items() if n > 1)
+
+
+def wait_for(history: str | Path, kind: str, msg_id: str | None = None, *, count: int = 1,
+             timeout: float = 30.0) -> Event:
+    """Wait until the history holds `count` events of `kind` (about `msg_id`, if given); return the last."""
+    def found():
+        matching = [e for e in read_history(history) if e.kind == kind and (msg_id is None or e.msg_id == msg_id)]
+        return matching[count - 1] if len(matching) >= count else None
+
+    return processes.wait_until(found, timeout, interval=0.02, what=f"{count} x {kind!r} {msg_id or ''}".strip())
+
+
+def settled(history: str | Path, msg_ids: Sequence[str]) -> bool:
+    """Every message acknowledged or dead-lettered, and no handler still running one of them."""
+    events = read_history(history)
+    outcome = Outcome.of(events)
+    running = Counter()
+    for e in events:
+        if e.kind == "received":
+            running[e.pid, e.msg_id] += 1
+        elif e.kind in ("finished", "failed"):
+            running[e.pid, e.msg_id] -= 1
+    dead_pids = {e.pid for e in events if e.kind == "killed"}
+    busy = any(n > 0 for (pid, _), n in running.items() if pid not in dead_pids and _alive(pid))
+    return not busy and all(m in outcome.acked or m in outcome.dead for m in msg_ids)
+
+
+_alive = processes.pid_alive
+
+
+def wait_settled(history: str | Path, msg_ids: Sequence[str], timeout: float = 120.0,
+                 children: Sequence[processes.Child] = ()) -> None:
+    """Wait until `settled`; when it does not come, say why: the messages left, what happened to the
+    first of them, and any of `children` (the lab's producer and consumers) that has exited."""
+    try:
+        processes.wait_until(lambda: settled(history, msg_ids), timeout, interval=0.2,
+                             what="every message acknowledged or dead-lettered")
+    except TimeoutError:
+        events = read_history(history)
+        outcome = Outcome.of(events)
+        left = [m for m in msg_ids if m not in outcome.acked and m not in outcome.dead]
+        lines = [f"after {timeout:g} s, {len(left)} of {len(msg_ids)} messages are neither acknowledged nor "
+                 f"dead-lettered{' (and a handler is still running)' if not left else ''}: {left[:8]}"]
+        for msg_id in left[:2]:
+            lines.append(f"what happened to {msg_id}:\n{timeline(events, msg_id)}")
+        for child in children:
+            if not child.alive():
+                lines.append(f"{child.name} exited (code {child.popen.poll()}):\n{child.log_tail(8)}")
+        raise TimeoutError("\n".join(lines)) from None
+
+
+def timeline(events: Sequence[Event], msg_id: str | None = None, since: float | None = None) -> str:
+    """One line per event (of one message, if given), in seconds from `since` (the first event)."""
+    chosen = [e for e in events if msg_id is None or e.msg_id == msg_id or e.kind in ("started", "stopped", "killed")]
+    if not chosen:
+        return "(nothing happened)"
+    t0 = since if since is not None else chosen[0].t
+    lines = []
+    for e in chosen:
+        what = e.kind + (f" (delivery {e.deliveries})" if e.deliveries else "") + (f": {e.detail}" if e.detail else "")
+        about = f"{e.msg_id}" if e.msg_id else ""
+        lines.append(f"{e.t - t0:6.2f} s  {e.who:<10} {about:<12} {what}")
+    return "\n".join(lines)
+
+
+# -- consuming -----------------------------------------------------------------------------------------
+
+
+class Task:
+    """One delivery of a message to a handler.
+
+    `data` is the payload (JSON decoded), `deliveries` is 1 on the first delivery, `msg_id` the
+    publisher's Nats-Msg-Id (None if it set none). Call `in_progress()` during long work: it tells
+    JetStream the message is still being worked on, and its AckWait starts again.
+    """
+
+    def __init__(self, msg, loop: asyncio.AbstractEventLoop, history: str | None, who: str):
+        self._msg, self._loop, self._history, self._who = msg, loop, history, who
+        meta = msg.metadata
+        self.subject: str = msg.subject
+        self.headers: dict[str, str] = dict(msg.headers or {})
+        self.data = broker.decode(msg.data or b"")
+        self.seq: int = meta.sequence.stream
+        self.deliveries: int = meta.num_delivered
+        self.msg_id: str | None = self.headers.get(MSG_ID)
+
+    def in_progress(self) -> None:
+        """Still working on it: restart this delivery's AckWait (an in-progress ack, +WPI)."""
+        if _running_loop() is self._loop:
+            self._loop.create_task(self._msg.in_progress())  # called from an async handler: do not block
+        else:
+            asyncio.run_coroutine_threadsafe(self._msg.in_progress(), self._loop).result(10)
+        self._note("in_progress")
+
+    def _note(self, kind: str, detail: str = "") -> None:
+        _record(self._history, who=self._who, kind=kind, seq=self.seq, msg_id=self.msg_id,
+                deliveries=self.deliveries, detail=detail)
+
+    def __repr__(self) -> str:
+        return f"<Task {self.subject} seq={self.seq} delivery={self.deliveries} data={self.data!r:.60}>"
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # a handler thread: no loop runs here
+        return None
+
+
+@dataclass
+class ConsumerSettings:
+    concurrency: int = 4  # messages handled at once, each in a thread (an async handler: on the loop)
+    fetch_timeout_s: float = 0.5  # how long one fetch waits for messages (and how soon SIGTERM is noticed)
+    route_dead_letters: bool = True  # also move max-deliveries advisories to the dead-letter stream
+    go_subject: str | None = None  # wait for one message here before fetching (the benchmark's start gun)
+    drain_timeout_s: float = 10.0  # on SIGTERM, how long running handlers may take to finish
+
+
+class Consumer:
+    """The loop of one consumer process: fetch as many messages as there are free slots, run each."""
+
+    def __init__(self, queue: WorkQueue, handler: Callable, servers: list[str], *, who: str = "consumer",
+                 history: str | None = None, settings: ConsumerSettings | None = None):
+        self.queue, self.handler, self.servers = queue, handler, servers
+        self.who, self.history = who, history
+        self.settings = settings or ConsumerSettings()
+        self.is_async = inspect.iscoroutinefunction(handler)
+        self.counters = Counter()
+
+    def _note(self, kind: str, **fields) -> None:
+        _record(self.history, who=self.who, kind=kind, **fields)
+
+    async def run(self, stopping: asyncio.Event) -> int:
+        loop = asyncio.get_running_loop()
+        s = self.settings
+        threads = ThreadPoolExecutor(s.concurrency, thread_name_prefix="handler") if not self.is_async else None
+        nc = await broker.connect(self.servers, name=f"{self.who}:{os.getpid()}", max_reconnect_attempts=-1,
+                                  reconnect_time_wait=0.1)
+        js = nc.jetstream(timeout=2.0)
+        try:
+            if s.go_subject:
+                await self._wait_for_go(nc, s.go_subject, stopping)
+            self._note("started", detail=f"concurrency {s.concurrency}")
+            jobs = [self._work(js, loop, threads, stopping)]
+            if s.route_dead_letters:
+                jobs.append(self._route(js, stopping))
+            await asyncio.gather(*jobs)
+            self._note("stopped", detail=", ".join(f"{k} {v}" for k, v in sorted(self.counters.items())))
+            return 0
+        finally:
+            await nc.close()
+            if threads is not None:
+                threads.shutdown(wait=False, cancel_futures=True)
+
+    async def _wait_for_go(self, nc, subject: str, stopping: asyncio.Event) -> None:
+        go = asyncio.Event()
+
+        async def on_go(msg):
+            go.set()
+
+        await nc.subscribe(subject, cb=on_go)
+        await nc.flush()
+        print("ready", flush=True)  # the parent waits for this line in our log before it fires the gun
+        while not go.is_set() and not stopping.is_set():
+            await asyncio.sleep(0.01)
+
+    async def _pull(self, js, stream: str, durable: str, stopping: asyncio.Event):
+        """Bind to a durable pull consumer, retrying while the cluster elects its leaders."""
+        while not stopping.is_set():
+            try:
+                return await js.pull_subscribe_bind(durable=durable, stream=stream)
+            except TRANSIENT:
+                await asyncio.sleep(0.2)
+        return None
+
+    async def _work(self, js, loop, threads, stopping: asyncio.Event) -> None:
+        s = self.settings
+        sub = await self._pull(js, self.queue.name, self.queue.consumer, stopping)
+        running: set[asyncio.Task] = set()
+        slot_freed = asyncio.Event()
+        while sub is not None and not stopping.is_set():
+            free = s.concurrency - len(running)
+            if free == 0:
+                slot_freed.clear()
+                await slot_freed.wait()
+                continue
+            try:
+                messages = await sub.fetch(free, timeout=s.fetch_timeout_s)
+            except nats.errors.TimeoutError:
+                continue
+            except TRANSIENT as error:  # a leader being elected, a node gone: try again shortly
+                self.counters["fetch_errors"] += 1
+                log.info("%s: fetch failed (%s); retrying", self.who, type(error).__name__)
+                await asyncio.sleep(0.1)
+                continue
+            for msg in messages:
+                job = asyncio.ensure_future(self._handle(js, msg, loop, threads))
+                running.add(job)
+                job.add_done_callback(lambda done: (running.discard(done), slot_freed.set()))
+        if running:  # SIGTERM: finish what runs (a rolling deploy), then go
+            await asyncio.wait(running, timeout=s.drain_timeout_s)
+
+    async def _handle(self, js, msg, loop, threads) -> None:
+        task = Task(msg, loop, self.history, self.who)
+        task._note("received")
+        self.counters["received"] += 1
+        try:
+            if self.is_async:
+                await self.handler(task)
+            else:
+                await loop.run_in_executor(threads, self.handler, task)
+        except Exception as error:  # a job's failure must not take the consumer down
+            task._note("failed", f"{type(error).__name__}: {error}"[:300])
+            self.counters["failed"] += 1
+            await self._after_failure(js, task, msg, error)
+            return
+        task._note("finished")
+        self.counters["succeeded"] += 1
+        try:
+            await msg.ack()
+            task._note("acked")
+        except TRANSIENT as error:  # the message comes back after its AckWait: at least once
+            task._note("ack_lost", type(error).__name__)
+
+    async def _after_failure(self, js, task: Task, msg, error: Exception) -> None:
+        """Dead-letter it (permanent, or out of deliveries), or leave it for JetStream to redeliver.
+
+        Leaving it unacknowledged is the retry: JetStream sends it again when this delivery's wait (its
+        BackOff value) runs out. A bare nak would bring it back at once, hammering a provider that is down.
+        """
+        last = task.deliveries >= self.queue.max_deliver
+        if not (isinstance(error, PermanentError) or last):
+            task._note("left", f"back in {self.queue.wait_after(task.deliveries):g} s")
+            return
+        reason = "permanent" if isinstance(error, PermanentError) else "max_deliveries"
+        try:
+            await dead_letter(js, self.queue, msg.subject, msg.data, task.headers, task.seq, reason,
+                              f"{type(error).__name__}: {error}", task.deliveries)
+            await msg.term()  # no more deliveries: it is in the dead-letter stream now
+            task._note("dead_lettered", reason)
+        except TRANSIENT as failure:  # unsaid: the advisory (or the next delivery) gets it there
+            task._note("dead_letter_failed", type(failure).__name__)
+
+    async def _route(self, js, stopping: asyncio.Event) -> None:
+        """Turn max-deliveries advisories into dead letters (a consumer died on a last delivery)."""
+        sub = await self._pull(js, self.queue.advisory_stream, ROUTER, stopping)
+        while sub is not None and not stopping.is_set():
+            try:
+                advisories = await sub.fetch(1, timeout=self.settings.fetch_timeout_s)
+            except nats.errors.TimeoutError:
+                continue
+            except TRANSIENT:
+                await asyncio.sleep(0.2)
+                continue
+            for advisory in advisories:
+                try:
+                    moved = await route_advisory(js, self.queue, json.loads(advisory.data))
+                    if moved:
+                        self._note("routed", seq=moved["seq"], msg_id=moved["msg_id"],
+                                   deliveries=moved["deliveries"], detail="max-deliveries advisory -> dead letters")
+                    await advisory.ack()
+                except TRANSIENT:
+                    pass  # not acked: the advisory comes back, and routing it again is harmless
+
+
+async def dead_letter(js, queue: WorkQueue, subject: str, data: bytes, headers: dict, seq: int, reason: str,
+                      error: str, deliveries: int) -> None:
+    """Copy a message to the dead-letter stream, with why. Its Nats-Msg-Id is derived from the original's
+    sequence, so doing it twice (the consumer and the router, or a retry) stores one copy."""
+    kept = {k: v for k, v in headers.items() if not k.startswith("Nats-")}
+    dead_headers = {**kept, MSG_ID: f"dead:{queue.name}:{seq}", "Dead-Reason": reason, "Dead-Error": error[:500],
+                    "Dead-Deliveries": str(deliveries), "Original-Subject": subject, "Original-Seq": str(seq)}
+    if headers.get(MSG_ID):
+        dead_headers["Original-Msg-Id"] = headers[MSG_ID]
+    await js.publish(f"{queue.prefix}_dead.{subject}", data or b"", headers=dead_headers)
+
+
+async def route_advisory(js, queue: WorkQueue, advisory: dict) -> dict | None:
+    """Move the message a max-deliveries advisory names to the dead-letter stream; None if it is gone."""
+    if advisory.get("stream") != queue.name:
+        return None
+    seq, deliveries = advisory["stream_seq"], advisory.get("deliveries", queue.max_deliver)
+    try:
+        raw = await js.get_msg(queue.name, seq)
+    except nats.js.errors.NotFoundError:
+        return None  # already dead-lettered by its consumer, or acknowledged after all
+    headers = dict(raw.headers or {})
+    await dead_letter(js, queue, raw.subject, raw.data, headers, seq, "max_deliveries",
+                      "its last delivery was never acknowledged: the consumer died, hung or lost its connection",
+                      deliveries)
+    try:
+        await js.delete_msg(queue.name, seq)
+    except nats.js.errors.NotFoundError:
+        pass
+    return {"seq": seq, "msg_id": headers.get(MSG_ID), "deliveries": deliveries}
+
+
+# -- dead letters and redrive ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    seq: int  # in the dead-letter stream
+    subject: str  # where it was published first
+    data: object
+    reason: str  # permanent, max_deliveries
+    error: str
+    deliveries: int
+    msg_id: str | None  # its original Nats-Msg-Id
+
+
+def dead_letters(queue: WorkQueue, servers: broker.Servers) -> list[DeadLetter]:
+    found = []
+    for m in broker.messages(queue.dead_stream, url=servers):
+        h = m.headers
+        found.append(DeadLetter(m.seq, h.get("Original-Subject", ""), m.data, h.get("Dead-Reason", ""),
+                                h.get("Dead-Error", ""), int(h.get("Dead-Deliveries", 0)), h.get("Original-Msg-Id")))
+    return found
+
+
+def redrive(queue: WorkQueue, servers: broker.Servers, seqs: Sequence[int] | None = None) -> list[int]:
+    """Publish dead letters back to their subject, then delete them; return their new sequence numbers.
+
+    Not with the original Nats-Msg-Id: within the duplicate window JetStream would take the redriven
+    copy for a duplicate of the first publish and drop it. Each gets `redrive:<dead seq>` instead, so
+    running redrive twice (after a crash half-way) still stores one copy.
+    """
+    async def work(js):
+        moved = []
+        info = await js.stream_info(queue.dead_stream)
+        wanted = set(seqs) if seqs is not None else None
+        for seq in range(info.state.first_seq, info.state.last_seq + 1):
+            if wanted is not None and seq not in wanted:
+                continue
+            try:
+                raw = await js.get_msg(queue.dead_stream, seq)
+            except nats.js.errors.NotFoundError:
+                continue
+            headers = dict(raw.headers or {})
+            original = {k: v for k, v in headers.items() if not k.startswith(("Nats-", "Dead-", "Original-"))}
+            if headers.get("Original-Msg-Id"):
+                original["Redriven-From-Msg-Id"] = headers["Original-Msg-Id"]
+            ack = await js.publish(headers["Original-Subject"], raw.data or b"",
+                                   headers={**original, MSG_ID: f"redrive:{queue.name}:{seq}"})
+            await js.delete_msg(queue.dead_stream, seq)
+            moved.append(ack.seq)
+        return moved
+
+    return broker.run(broker._using_jetstream(servers, work, 5.0), timeout=60)
+
+
+# -- processes ---------------------------------------------------------------------------------------
+
+
+def _spec_file(spec: dict) -> str:
+    fd, path = tempfile.mkstemp(prefix="course-js-spec-", suffix=".pkl", dir=processes.log_dir())
+    with os.fdopen(fd, "wb") as f:
+        f.write(cloudpickle.dumps(spec))
+    return path
+
+
+def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers, n: int = 2, *,
+                    history: str | None = None, settings: ConsumerSettings | None = None,
+                    name: str = "consumer", env: dict[str, str] | None = None) -> list[processes.Child]:
+    """Start `n` consumer processes running `handler(task)` (sync or async; notebook code travels by value).
+
+    Their events go to `history` (see read_history). Stop them with child.terminate() or child.kill().
+    """
+    if not callable(handler):
+        raise InvalidArgument(f"handler must be a function handler(task); got {handler!r}.")
+    spec = _spec_file({"queue": queue, "handler": handler, "servers": broker.server_list(servers),
+                       "history": history, "settings": settings or ConsumerSettings()})
+    return [processes.python(f"{name}{i}", __name__, "consume", spec, f"{name}{i}", env=env) for i in range(n)]
+
+
+def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_per_s: float = 50.0,
+                   id_prefix: str = "msg-", history: str | None = None, publish_timeout_s: float = 1.0,
+                   name: str = "producer") -> processes.Child:
+    """Start a producer process: `count` messages {"n": i} at a steady rate, each with Nats-Msg-Id
+    f"{id_prefix}{i}", each retried (same id) until JetStream acknowledges it."""
+    spec = _spec_file({"servers": broker.server_list(servers), "subject": subject, "count": count,
+                       "rate_per_s": rate_per_s, "id_prefix": id_prefix, "history": history,
+                       "publish_timeout_s": publish_timeout_s})
+    return processes.python(name, __name__, "produce", spec, name)
+
+
+def wait_ready(children: Sequence[processes.Child], timeout: float = 60.0) -> None:
+    """Wait until every consumer started with a go_subject says it is connected and waiting."""
+    def all_ready():
+        for child in children:
+            if not child.alive():
+                raise RuntimeError(f"{child.name} exited (code {child.popen.poll()}):\n{child.log_tail(10)}")
+        return all("ready" in child.log() for child in children)
+
+    processes.wait_until(all_ready, timeout, interval=0.02, what="the consumers to be ready")
+
+
+def _consume_main(spec: dict, who: str) -> int:
+    consumer = Consumer(spec["queue"], spec["handler"], spec["servers"], who=who, history=spec["history"],
+                        settings=spec["settings"])
+
+    async def main() -> int:
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stopping.set)
+        return await consumer.run(stopping)
+
+    return asyncio.run(main())
+
+
+def _produce_main(spec: dict, who: str) -> int:
+    history = spec["history"]
+    publisher = Publisher(spec["servers"], timeout=spec["publish_timeout_s"], name=who)
+    _record(history, who=who, kind="started", detail=f"{spec['count']} messages at {spec['rate_per_s']:g}/s")
+    attempt_of: dict[str, int] = defaultdict(int)
+
+    def one_attempt(subject, payload, *, msg_id):
+        attempt_of[msg_id] += 1
+        try:
+            return publisher.publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            _record(history, who=who, kind="publish_failed", msg_id=msg_id,
+                    detail=f"attempt {attempt_of[msg_id]}: {type(error).__name__}")
+            raise
+
+    interval = 1.0 / spec["rate_per_s"]
+    next_at = time.monotonic()
+    for n in range(spec["count"]):
+        msg_id = f"{spec['id_prefix']}{n}"
+        ack = publish_with_retry(one_attempt, spec["subject"], {"n": n}, msg_id, give_up_after_s=120)
+        _record(history, who=who, kind="published", seq=ack.seq, msg_id=msg_id,
+                detail=f"attempts {attempt_of[msg_id]}" + (", duplicate" if ack.duplicate else ""))
+        next_at += interval
+        time.sleep(max(0.0, next_at - time.monotonic()))
+    _record(history, who=who, kind="stopped")
+    publisher.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    command, spec_path, who = argv[0], argv[1], argv[2]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    spec = cloudpickle.loads(Path(spec_path).read_bytes())
+    code = {"consume": _consume_main, "produce": _produce_main}[command](spec, who)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # a handler thread that hangs (a call without a timeout) must not keep us alive
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+
+
+# -- the cluster at a glance (a notebook widget shows this) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    node: str
+    up: bool
+    role: str  # leader, follower, catching up, down, electing
+    pid: int | None
+
+
+def cluster_rows(cluster: broker.Cluster, stream: str) -> list[NodeRow]:
+    """Each node of the cluster, and its part in `stream` right now."""
+    try:
+        info = broker.stream_info(stream, url=cluster.live_urls, timeout=1.0).cluster
+    except (*TRANSIENT, broker.StreamNotFound, broker.BrokerUnavailable):
+        info = None
+    peers = {peer.name: peer for peer in (info.replicas or [])} if info else {}
+    rows = []
+    for name, node in cluster.nodes.items():
+        up = node.alive()
+        if not up:
+            role = "down"
+        elif info is None or not info.leader:
+            role = "electing"
+        elif info.leader == name:
+            role = "leader"
+        elif name in peers and not peers[name].current:
+            role = "catching up"
+        else:
+            role = "follower"
+        rows.append(NodeRow(name, up, role, node.pid if up else None))
+    return rows
+
+
+def cluster_html(rows: Sequence[NodeRow], extra: str = "") -> str:
+    colours = {"leader": "#1b7f3b", "follower": "#333", "catching up": "#b26b00", "down": "#b00020",
+               "electing": "#b26b00"}
+    cells = "".join(f"<tr><td><b>{r.node}</b></td><td style='color:{colours[r.role]}'>{r.role}</td>"
+                    f"<td>{r.pid or ''}</td></tr>" for r in rows)
+    return (f"<table><tr><th>node</th><th>role in the stream</th><th>pid</th></tr>{cells}</table>"
+            + (f"<p>{extra}</p>" if extra else ""))
+
+
+# -- figures -----------------------------------------------------------------------------------------
+
+
+def plot_deliveries(events: Sequence[Event], *, ack_wait_s: float | None = None, title: str = "", ax=None):
+    """Each delivery as a bar, from when a consumer received it to when its handler ended, one row per
+    consumer process: two bars over the same stretch of time are the same job running twice."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 2.4))
+    t0 = min((e.t for e in events if e.kind == "received"), default=0.0)
+    end = max((e.t for e in events), default=t0)
+    rows = sorted({e.who for e in events if e.kind == "received"})
+    open_runs: dict[tuple[int, str], Event] = {}
+    for e in events:
+        key = (e.pid, e.msg_id)
+        if e.kind == "received":
+            open_runs[key] = e
+        elif e.kind in ("finished", "failed") and key in open_runs:
+            start = open_runs.pop(key)
+            _bar(ax, rows.index(e.who), start.t - t0, e.t - start.t, start.deliveries, e.kind == "failed")
+    for start in open_runs.values():  # never finished: killed, or still hanging
+        _bar(ax, rows.index(start.who), start.t - t0, end - start.t, start.deliveries, True, hatch="//")
+    if ack_wait_s:
+        ax.axvline(ack_wait_s, color="#b00020", linestyle="--", linewidth=1, label=f"AckWait ({ack_wait_s:g} s)")
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xlabel("seconds since the first delivery")
+    ax.set_ylabel("consumer process")
+    ax.set_title(title or "Deliveries: one bar per handler run")
+    ax.set_xlim(left=0)
+    return ax
+
+
+def _bar(ax, row: int, start: float, width: float, delivery: int | None, failed: bool, hatch: str | None = None):
+    ax.barh(row, max(width, 0.02), left=start, height=0.5, color="#d9a0a0" if failed else "#8fb8de",
+            edgecolor="#333", hatch=hatch)
+    ax.text(start + 0.03, row, f"delivery {delivery}", va="center", fontsize=8)
+
+
+def plot_publishes(events: Sequence[Event], killed_at: float, *, bucket_s: float = 0.25, title: str = "", ax=None):
+    """Acknowledged publishes per `bucket_s`, with the moment the leader was killed: the gap is the failover."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 2.6))
+    times = [e.t for e in events if e.kind == "published"]
+    failures = [e.t for e in events if e.kind == "publish_failed"]
+    t0 = min(times + failures, default=killed_at)
+    end = max(times + failures, default=killed_at) - t0
+    bins = [i * bucket_s for i in range(int(end / bucket_s) + 2)]
+    ax.hist([t - t0 for t in times], bins=bins, color="#8fb8de", edgecolor="#333", label="acknowledged publishes")
+    if failures:
+        ax.plot([t - t0 for t in failures], [0.5] * len(failures), "x", color="#b00020", label="failed attempts")
+    ax.axvline(killed_at - t0, color="#b00020", linestyle="--", linewidth=1, label="leader SIGKILLed")
+    ax.set_xlabel("seconds since the producer started")
+    ax.set_ylabel(f"publishes per {bucket_s:g} s")
+    ax.set_title(title or "A producer through a leader failover")
+    ax.legend(fontsize=8)
+    return ax

@@ -1,0 +1,112 @@
+"""The tree shows the layers, and holds to them (course/grading/layout.py says what they are):
+
+- a module imports only its own layer or lower ones, never relatively;
+- every course.programs module belongs to a lab (labs.toml `modules`), so a lab's code is one hop away;
+- a notebook and a lab's checks use only their own lab's programs, and notebooks only public modules.
+
+Each rule is a function returning what breaks it, tried here on the real tree and on a made-up breach.
+"""
+
+from pathlib import Path
+
+import pytest
+
+import course.grading
+from course.grading import layout, manifest
+
+ROOT = layout.ROOT
+LABS = manifest.load().labs
+PUBLIC_LAYERS = {"errors", "infra", "core"}
+
+
+def upward_imports(module: str, source: str) -> list[str]:
+    """The imports in `module`'s source that reach a higher layer, or are relative."""
+    here = layout.RANK[layout.layer_of(module)]
+    wrong = []
+    for imp in layout.imports_in(source):
+        if imp.relative:
+            wrong.append(f"{module} line {imp.line}: relative import of {imp.module!r} (write it absolute)")
+        elif layout.RANK[layout.layer_of(imp.module)] > here:
+            wrong.append(f"{module} line {imp.line}: imports {imp.module} ({layout.layer_of(imp.module)}), "
+                         f"a layer above {layout.layer_of(module)}")
+    return wrong
+
+
+def notebook_breaches(lab: manifest.Lab, source: str) -> list[str]:
+    """Imports a lab's notebook may not make: internals, evidence, another lab's programs."""
+    wrong = []
+    for imp in layout.imports_in(source):
+        layer = layout.layer_of(imp.module) if not imp.relative else "relative"
+        if layer in PUBLIC_LAYERS:
+            continue
+        if layer == "programs" and imp.module in lab.modules:
+            continue
+        if imp.module == "course.grading" and set(imp.names) <= set(course.grading.__all__):
+            continue
+        if imp.names and imp.module == f"course.grading.{imp.names[0]}" and imp.names[0] in course.grading.__all__:
+            continue  # `from course.grading import faults`: a submodule the package exports
+        wrong.append(f"lab {lab.id} line {imp.line}: imports {imp.module} {list(imp.names)}"
+                     + (" (not in its labs.toml modules)" if layer == "programs" else " (not public)"))
+    return wrong
+
+
+def module_source(module: str) -> str:
+    path = ROOT / Path(*module.split("."))
+    return (path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()
+
+
+def test_no_module_imports_a_higher_layer():
+    wrong = [w for m in layout.modules() for w in upward_imports(m, module_source(m))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_layer_rule_catches_an_upward_and_a_relative_import():
+    assert upward_imports("course.core.queue", "from course.programs import tiffin\n")
+    assert upward_imports("course.infra.db", "def f():\n    from course.core.queue import enqueue\n")
+    assert upward_imports("course.core.queue", "from .backoff import backoff_delay\n")
+    assert not upward_imports("course.core.worker", "from course.infra import db\nfrom course.core import queue\n")
+
+
+def test_every_programs_module_belongs_to_a_lab():
+    owners = layout.owners()
+    programs = [m for m in layout.modules() if layout.layer_of(m) == "programs" and m != "course.programs"]
+    assert [m for m in programs if m not in owners] == []
+
+
+def test_the_labs_list_only_real_programs_modules():
+    known = set(layout.modules())
+    for lab in LABS:
+        for module in lab.modules:
+            assert module in known and layout.layer_of(module) == "programs", (lab.id, module)
+
+
+@pytest.mark.parametrize("folder", ["solutions", "labs"])
+@pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
+def test_a_notebook_imports_only_public_modules_and_its_own_labs_programs(lab, folder):
+    source = layout.notebook_source(ROOT / folder / lab.notebook)
+    assert notebook_breaches(lab, source) == []
+
+
+def test_the_notebook_rule_catches_internals_and_another_labs_programs():
+    lab03 = manifest.load().lab("03")
+    assert notebook_breaches(lab03, "from course.grading.sandbox import Sandbox\n")
+    assert notebook_breaches(lab03, "from course.evidence.benchmarks import measure\n")
+    assert notebook_breaches(lab03, "from course.programs import stayhub\n")
+    assert notebook_breaches(lab03, "from course.grading import trial\n")
+    assert notebook_breaches(lab03, "import course.grading.faults\n")
+    assert not notebook_breaches(lab03, "from course.core import queue\nfrom course.grading import check, hint\n")
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
+def test_a_labs_checks_use_only_its_own_programs(lab):
+    source = (ROOT / "course" / "grading" / "checks" / f"lab{lab.id}.py").read_text()
+    used = {i.module for i in layout.imports_in(source) if layout.layer_of(i.module) == "programs"}
+    assert used <= set(lab.modules), f"lab {lab.id}'s checks use {sorted(used - set(lab.modules))}"
+
+
+def test_the_map_names_every_lab_and_layer():
+    text = layout.map_text()
+    for name, prefix, _ in layout.LAYERS:
+        assert prefix.replace(".", "/") in text
+    for lab in LABS:
+        assert lab.notebook in text
