@@ -1,6 +1,7 @@
 """Lab 00's check fails plausible wrong first jobs, each for the one rule it breaks."""
 
-from course import db, queue
+from course.core import queue
+from course.infra import db
 from course.grading import run_check
 
 from .wrong_answers import assert_fails_with, failed
