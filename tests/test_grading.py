@@ -10,6 +10,8 @@ from course.errors import CourseError
 from course.grading import build, check, checks, hint, manifest, notebooks, run_check
 from course.grading import progress_file as progress_module
 
+from .rules_trace import rules_without_a_check
+
 COURSE = manifest.load()
 EXERCISES = [e.id for e in COURSE.exercises]
 
@@ -31,6 +33,9 @@ def test_the_check_passes_on_the_solution(exercise_id):
     lab = COURSE.lab(exercise_id.split(".")[0])
     report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "solutions" / lab.notebook, exercise_id))
     assert report.passed, report.render()
+    # Each of the exercise's rules (labs.toml) names checks this report shows (tests/test_rules_trace.py).
+    unchecked = rules_without_a_check(COURSE.exercise(exercise_id), [result.name for result in report.results])
+    assert not unchecked, "\n".join(unchecked)
 
 
 # -- the manifest and the two trees ----------------------------------------------------------------
@@ -46,7 +51,7 @@ def test_every_exercise_has_a_check_and_a_cell_in_both_trees():
 
 
 def test_labs_are_exactly_what_the_build_writes_from_solutions():
-    assert build.stale() == [], "labs/ is out of date: run `python -m course build` and commit labs/"
+    assert build.stale() == [], "labs/ or the rules in solutions/ are out of date: run `python -m course build`"
 
 
 def test_lab_notebooks_carry_no_outputs_and_no_solutions():

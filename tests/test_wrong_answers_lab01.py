@@ -74,21 +74,22 @@ def test_the_course_function_passes():
 # -- 01.lose_a_receipt: real processes, a few seconds each -----------------------------------------------
 
 
-def lose_with(deploy_by="terminate", restore_after_refusal=True):
+def lose_with(deploy_by="terminate", crash_by="kill", restore_after_refusal=True, restore=True, return_id=True):
     def lose_a_receipt(app, provider, how):
         if how == "provider_error":
             provider.configure(down=True)
-        order_id = app.place_order(1, total_cents=1250)["id"]
+        order = app.place_order(1, total_cents=1250)
         if how == "deploy":
             getattr(app, deploy_by)()
         elif how == "crash":
-            app.kill()
+            getattr(app, crash_by)()
         elif restore_after_refusal:
             processes.wait_until(provider.requests, timeout=30)
-            provider.healthy()
+            if restore:
+                provider.healthy()
         else:
             provider.healthy()  # too soon: the receipt is still rendering, and will go through
-        return order_id
+        return order["id"] if return_id else order
 
     return lose_a_receipt
 
@@ -98,6 +99,26 @@ def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
     assert failed(report) == ["deploy: the app was stopped with SIGTERM"], report.render()
     assert "exit code -9 (SIGKILL)" in report.render()
+
+
+@pytest.mark.slow
+def test_a_crash_by_sigterm_is_a_deploy_not_a_crash():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(crash_by="terminate"))
+    assert failed(report) == ["crash: the app was stopped with SIGKILL"], report.render()
+
+
+@pytest.mark.slow
+def test_leaving_the_provider_down_loses_the_next_customers_receipt_too():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(restore=False))
+    assert failed(report) == ["provider_error: the provider works again when your function returns"], report.render()
+
+
+@pytest.mark.slow
+def test_returning_the_order_instead_of_its_id():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(return_id=False))
+    assert_fails_with(report, "deploy: returns the id of an order the checkout accepted",
+                      "crash: returns the id of an order the checkout accepted",
+                      "provider_error: returns the id of an order the checkout accepted")
 
 
 @pytest.mark.slow

@@ -68,6 +68,34 @@ def place_order_and_enqueue(conn, customer_id, items):
 """
 
 
+ANOTHER_TYPE = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, items=items)
+        queue.enqueue(conn, "receipt", {"order_id": order["id"]})
+    return order["id"]
+"""
+
+RETURNS_THE_ORDER = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, items=items)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order  # the whole order, not its id
+"""
+
+HIDES_A_REFUSED_ORDER = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        try:
+            order = tiffin.place_order(conn, customer_id, items=items)
+        except Exception:
+            return None  # the checkout said no: nothing to enqueue, and no need to bother the caller
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+"""
+
+
 def producer(source: str):
     function = notebook_function(source, "place_order_and_enqueue")
     function.__globals__["psycopg"] = psycopg
@@ -97,6 +125,22 @@ def test_a_connection_of_its_own_escapes_the_callers_transaction():
         "uses the connection it is given (the caller's rollback takes the order and its job away)"], report.render()
 
 
+def test_a_job_of_another_type_is_not_the_receipt_job():
+    report = run_check("02.place_order", place_order_and_enqueue=producer(ANOTHER_TYPE))
+    assert failed(report) == ["the job's type is 'send_receipt'"], report.render()
+
+
+def test_returning_the_order_is_not_returning_its_id():
+    report = run_check("02.place_order", place_order_and_enqueue=producer(RETURNS_THE_ORDER))
+    assert_fails_with(report, "returns the new order's id (an int)")
+
+
+def test_hiding_the_checkouts_refusal_tells_the_customer_nothing_went_wrong():
+    report = run_check("02.place_order", place_order_and_enqueue=producer(HIDES_A_REFUSED_ORDER))
+    assert failed(report) == ["an order the checkout refuses (no customer 999) leaves no job and raises"], \
+        report.render()
+
+
 # -- 02.send_receipt: the handler, in this process and in worker processes ------------------------------------
 
 READ_FRESH = """
@@ -121,6 +165,14 @@ def send_receipt(job, conn):
                 "SELECT name, email, address FROM customers WHERE id = %s", [order["customer_id"]]).fetchone()
     receipt = tiffin.render_receipt({**order, **customers[order["customer_id"]]})
     send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+SENDS_TWICE = """
+def send_receipt(job, conn):
+    details = tiffin.receipt_details(conn, job.payload["order_id"])
+    receipt = tiffin.render_receipt(details)
+    for _ in range(2):  # once more, in case the first one got lost
+        send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
 """
 
 SWALLOWS_ERRORS = """
@@ -171,6 +223,11 @@ def test_a_handler_that_swallows_the_providers_refusal_loses_receipts_in_the_wor
     text = report.render()
     assert "must raise out of the handler" in text and "timeline of job" in text
     assert "check('02.send_receipt', seed=11)" in text
+
+
+def test_a_handler_that_sends_twice_to_be_sure_sends_two_receipts():
+    report = run_check("02.send_receipt", send_receipt=handler(SENDS_TWICE))
+    assert failed(report) == ["sends one receipt for order 9812"], report.render()
 
 
 @pytest.mark.slow

@@ -217,7 +217,7 @@ def test_a_batch_claim_that_leaves_a_job_due_exactly_now_fails():
     assert_fails_with(run_check("03.claim_batch", claim_batch=claim_batch_strictly_before_now), "a job due exactly now")
 
 
-# -- 03.claim_batch: one wrong answer per rule (course/grading/proposals/lab03_rules.toml) -----------------
+# -- 03.claim_batch: one wrong answer per rule (its rules in course/grading/labs.toml) ----------------------
 
 
 def test_a_batch_claim_that_returns_none_on_an_empty_queue():
@@ -239,3 +239,23 @@ def test_a_batch_claim_that_forgets_attempts():
     report = run_check("03.claim_batch",
                        claim_batch=batch_with(mark="locked_until = now() + make_interval(secs => %(lease_s)s)"))
     assert_fails_with(report, "each claimed job: attempts = 1 and locked_until")
+
+
+def test_a_claim_that_returns_only_the_id_is_not_the_row_asked_for():
+    statement = claim_sql().replace("RETURNING id, type, payload", "RETURNING id")
+
+    def claim(conn, lease_s):
+        row = conn.execute(statement, {"lease_s": lease_s}).fetchone()
+        return None if row is None else row[0]
+
+    assert failed(run_check("03.claim", claim=claim)) == ["returns the claimed job as a row (id, type, payload)"]
+
+
+def test_a_batch_claim_that_returns_only_the_ids_is_not_the_rows_asked_for():
+    statement = claim_sql(match="id IN", limit="%(limit)s").replace("RETURNING id, type, payload", "RETURNING id")
+
+    def claim_batch(conn, limit, lease_s):
+        return [job_id for (job_id,) in conn.execute(statement, {"lease_s": lease_s, "limit": limit})]
+
+    report = run_check("03.claim_batch", claim_batch=claim_batch)
+    assert failed(report) == ["returns a list of rows (id, type, payload)"], report.render()

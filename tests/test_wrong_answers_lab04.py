@@ -135,3 +135,10 @@ def test_an_ack_that_returns_nothing():
 def test_the_quiz_fails_a_wrong_letter():
     report = run_check("04.quiz", q1="c", q2="c", q3="b", q4="a", q5="c")
     assert failed(report) == ["q1: the worker that deleted its job on read, then died"], report.render()
+
+
+def test_an_ack_that_marks_the_job_instead_of_deleting_it():
+    report = run_check("04.fenced_ack", ack=ack_with(
+        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"))  # "done", kept forever
+    assert_fails_with(report, "deletes the job while the lease is ours")
+

@@ -56,6 +56,13 @@ def its_own_connection(conn, customer_id, total_cents):
     return order["id"]
 
 
+def another_job_type(conn, customer_id, total_cents):
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
+        queue.enqueue(conn, "receipt", {"order_id": order["id"]})
+    return order["id"]
+
+
 def returns_the_order(conn, customer_id, total_cents):
     with conn.transaction():
         order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
@@ -70,6 +77,7 @@ def returns_the_order(conn, customer_id, total_cents):
     (data_in_the_payload, ["its payload is the order's id and nothing else"]),
     (its_own_connection, ["uses the connection it is given"]),
     (returns_the_order, ["returns the new order's id"]),
+    (another_job_type, ["the job's type is 'send_receipt'"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
 @pytest.mark.slow
 def test_place_order_wrong_answers_fail(place_order, reasons):
@@ -177,6 +185,33 @@ def marks_what_failed_too(conn, publish, limit=10):
     return len(rows)
 
 
+def newest_first(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute("SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL "
+                            "ORDER BY id DESC LIMIT %(limit)s FOR UPDATE SKIP LOCKED", {"limit": limit}).fetchall()
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
+def never_marks_sent(conn, publish, limit=10):
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+    return len(rows)  # Nats-Msg-Id drops the repeats, so why mark them?
+
+
+def returns_the_rows(conn, publish, limit=10):
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+    return rows
+
+
 def marks_without_publishing(conn, publish, limit=10):
     with conn.transaction():
         rows = claim(conn, limit)
@@ -199,6 +234,9 @@ def test_a_relay_that_publishes_nothing_hears_that_first_and_nothing_built_on_it
     (claims_outside_a_transaction, ["does not publish the rows the first one holds"]),
     (ignores_the_limit, ["takes at most `limit` rows per call"]),
     (marks_what_failed_too, ["rows it did not publish stay unsent"]),
+    (newest_first, ["publishes every row once, oldest first"]),
+    (never_marks_sent, ["marks the published rows sent"]),
+    (returns_the_rows, ["returns how many rows it published"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
 @pytest.mark.slow
 def test_relay_wrong_answers_fail(relay_batch, reasons):

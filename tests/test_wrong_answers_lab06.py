@@ -75,12 +75,22 @@ def raises_when_nothing_to_do(job, conn):
         conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = %s", [changed[0]])
 
 
+def confirms_a_cancelled_booking(job, conn):
+    with conn.transaction():
+        changed = conn.execute(  # "not confirmed yet" is not "pending": a cancelled booking comes back
+            "UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status <> 'confirmed' RETURNING hotel_id",
+            [job.payload["booking_id"]]).fetchone()
+        if changed:
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = %s", [changed[0]])
+
+
 @pytest.mark.parametrize("confirm_booking, reasons", [
     (unconditional, ["the job delivered again (attempt 2): no second room"]),
     (room_taken_every_time, ["the job delivered again (attempt 2): no second room"]),
     (check_then_act, ["two workers run the same booking's job at the same moment"]),
     (two_commits, ["the room update fails once"]),
     (raises_when_nothing_to_do, [f"confirm_booking(job for booking {lab06.FIRST_BOOKING}) redelivered"]),
+    (confirms_a_cancelled_booking, ["a cancelled booking: nothing to do"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
 def test_confirm_booking_wrong_answers_fail(confirm_booking, reasons):
     assert_fails_with(run_check("06.confirm_booking", confirm_booking=confirm_booking), *reasons)

@@ -1,6 +1,7 @@
 """Lab 07: plausible wrong answers must fail their check, for the reason the learner needs to hear."""
 
 import random
+from datetime import timedelta
 
 import pytest
 
@@ -28,16 +29,22 @@ def right_backoff(attempt, rng):
 
 WRONG_BACKOFFS = {
     # the ceiling itself: every job that failed together comes back in the same instant
-    "no_jitter": (lambda attempt, rng: min(CAP_S, 2 ** (attempt - 1)), "full jitter"),
+    "no_jitter": (lambda attempt, rng: min(CAP_S, 2 ** (attempt - 1)), "full jitter: waits spread evenly"),
     # doubles forever: attempt 20 may wait six days
     "no_cap": (lambda attempt, rng: rng.uniform(0, 2 ** (attempt - 1)), "never more than 5 minutes"),
     # the cap applied to the draw: from attempt 10 on, most waits are exactly 300 s
-    "cap_after_the_draw": (lambda attempt, rng: min(CAP_S, rng.uniform(0, 2 ** (attempt - 1))), "full jitter"),
+    "cap_after_the_draw": (lambda attempt, rng: min(CAP_S, rng.uniform(0, 2 ** (attempt - 1))),
+                           "full jitter: waits spread evenly"),
     # "equal jitter": half fixed, half random; never short
     "equal_jitter": (lambda attempt, rng: min(CAP_S, 2 ** (attempt - 1)) / 2
-                     + rng.uniform(0, min(CAP_S, 2 ** (attempt - 1)) / 2), "full jitter"),
+                     + rng.uniform(0, min(CAP_S, 2 ** (attempt - 1)) / 2), "full jitter: waits spread evenly"),
     # 2^attempt: the first wait is up to 2 s
     "off_by_one": (lambda attempt, rng: rng.uniform(0, min(CAP_S, 2 ** attempt)), "between 0 and 2^(attempt-1)"),
+    # jittered, but never grows: every retry within a second, however often the provider failed
+    "no_growth": (lambda attempt, rng: rng.uniform(0, 1), "the wait grows with each attempt"),
+    # a timedelta is not a number of seconds: the queue needs seconds
+    "not_a_number": (lambda attempt, rng: timedelta(seconds=rng.uniform(0, min(CAP_S, 2 ** (attempt - 1)))),
+                     "returns a number of seconds"),
     # ignores the rng it is given: nobody can repeat its draws
     "module_random": (lambda attempt, rng: random.uniform(0, min(CAP_S, 2 ** (attempt - 1))), "draws from the rng"),
 }
@@ -131,13 +138,13 @@ def returns_a_number(job, error):
 
 
 WRONG_ROUTES = {
-    "retries_permanent_failures": (retries_everything, "permanent ones"),
+    "retries_permanent_failures": (retries_everything, "permanent ones (422, 409, PermanentError)"),
     "one_attempt_too_many": (one_attempt_too_many, "out of attempts"),
     "hard_coded_budget": (eight_for_everyone, "out of attempts"),
-    "no_backoff": (fixed_delay, "jittered"),
+    "no_backoff": (fixed_delay, "the backoff is jittered"),
     "ignores_retry_after": (lambda job, error: queue.decide(job, permanent=isinstance(error, PermanentError)),
-                            "Retry-After"),
-    "budget_checked_before_the_reason": (budget_before_reason, "permanent ones"),
+                            "a provider's Retry-After is respected"),
+    "budget_checked_before_the_reason": (budget_before_reason, "permanent ones (422, 409, PermanentError)"),
     "timeouts_are_permanent": (timeouts_are_permanent, "transient failures"),
     "bugs_are_permanent": (only_email_errors_are_retried, "transient failures"),
     "not_a_retry_or_dead": (returns_a_number, "transient failures"),

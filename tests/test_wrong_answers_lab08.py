@@ -73,8 +73,8 @@ def catch_up_drops_a_lone_slot(due, on_missed):
 
 
 WRONG_PLANS = {
-    "skip_crashes_on_nothing_due": (skip_crashes_on_nothing_due, "nothing due"),
-    "catch_up_drops_a_lone_slot": (catch_up_drops_a_lone_slot, "one slot due"),
+    "skip_crashes_on_nothing_due": (skip_crashes_on_nothing_due, "nothing due: nothing to run or skip"),
+    "catch_up_drops_a_lone_slot": (catch_up_drops_a_lone_slot, "one slot due is simply run"),
     "skip_forgets_the_older_slots": (skip_forgets_the_older_slots, "no slot silently lost"),
     "skip_runs_the_oldest": (skip_runs_the_oldest, "skip runs only the latest slot"),
     "catch_up_runs_the_latest_only": (catch_up_runs_the_latest_only, "catch_up runs every missed slot"),
@@ -169,7 +169,7 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
-def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None):
+def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None, returns_ids=True):
     """The solution's tick with one rule broken (each found by the mutation sweep, passing every check)."""
     claim = CLAIM if on_conflict else CLAIM.replace(" ON CONFLICT (task, slot) DO NOTHING", "")
 
@@ -186,7 +186,7 @@ def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True
                         conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s",
                                      [job_id if stored_id is None else stored_id, schedule.task, slot])
                 enqueued.append(job_id)
-        return enqueued
+        return enqueued if returns_ids else len(enqueued)
     return tick
 
 
@@ -208,6 +208,7 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
     "unique_key_in_the_jobs_table": (unique_key_in_the_jobs_table, ["not enqueued again"],
                                      ["must outlive its job"]),
     "reads_the_wall_clock": (reads_the_wall_clock, ["one tick at 01:52"], ["not the wall clock"]),
+    "returns_how_many": (solution_tick_but(returns_ids=False), ["returns the ids of the jobs it enqueued"], []),
 }
 
 

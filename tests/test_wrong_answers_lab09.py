@@ -120,6 +120,12 @@ def newsletter_with_the_guests_email(conn, guest_ids):
     return queue.enqueue_many(conn, "send_newsletter", payloads, priority=NEWSLETTER_PRIORITY)
 
 
+def newsletter_ids_newest_first(conn, guest_ids):
+    ids = queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                             priority=NEWSLETTER_PRIORITY)
+    return sorted(ids, reverse=True)  # "the latest first", as a list of jobs is often shown
+
+
 @pytest.mark.parametrize("answer, reason", [
     (newsletter_with_a_high_priority, "is claimed first"),
     (newsletter_at_the_default_priority, "is claimed first"),
@@ -127,6 +133,7 @@ def newsletter_with_the_guests_email(conn, guest_ids):
     (newsletter_on_a_bulk_queue, "on the one queue"),
     (newsletter_later_guests_first, "goes out in the order given"),
     (newsletter_with_the_guests_email, "with the guest's id and nothing else"),
+    (newsletter_ids_newest_first, "the ids returned are the stored jobs' ids, in the guests' order"),
 ])
 def test_wrong_newsletters_fail(answer, reason):
     fails_because(run_check("09.newsletter", enqueue_newsletter=answer), reason)

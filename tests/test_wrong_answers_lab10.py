@@ -45,12 +45,18 @@ def counted_once_a_second(jobs, start, end):
     return sum(samples) / (end - start)
 
 
+def clipped_but_negative_outside(jobs, start, end):
+    # clipped at both ends, but a job entirely outside the window gives a negative stay
+    return sum(min(left, end) - max(arrived, start) for arrived, left in jobs) / (end - start)
+
+
 @pytest.mark.parametrize("answer, reason", [
     (total_time_without_clipping, "a job that arrived before the window counts only from its start"),
     (mean_time_in_system, "one job there the whole window"),
     (jobs_seen_in_the_window, "0.2 on average, not 1"),
     (clipped_at_the_start_only, "a job still in the system at the end of the window"),
     (counted_once_a_second, "over a whole rush"),
+    (clipped_but_negative_outside, "a job entirely after the window does not count"),
 ])
 def test_wrong_averages_fail(answer, reason):
     fails_because(run_check("10.in_progress", average_in_system=answer), reason)

@@ -61,6 +61,36 @@ def invoice_still_in_the_request(conn, guest_id, room_id, nights):
     return booking_id
 
 
+def a_copy_in_the_jobs(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:  # "saves each worker a query"
+            queue.enqueue(conn, job_type, {"booking_id": booking_id, "guest_id": guest_id, "nights": nights})
+    return booking_id
+
+
+def returns_the_payment(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return payment
+
+
+@pytest.mark.slow
+def test_a_copy_of_the_booking_in_the_jobs_is_data_not_an_id():
+    report = run_check("12.checkout", checkout=a_copy_in_the_jobs)
+    assert_fails_with(report, "each job carries the booking's id and nothing else")
+
+
+@pytest.mark.slow
+def test_returning_the_payment_is_not_returning_the_bookings_id():
+    report = run_check("12.checkout", checkout=returns_the_payment)
+    assert_fails_with(report, "returns the new booking's id")
+
+
 def test_enqueueing_after_the_commit_leaves_a_paid_booking_without_its_email():
     report = run_check("12.checkout", checkout=enqueue_after_commit)
     assert_passes_except(report, "if the jobs cannot be stored, neither is the booking")
@@ -170,9 +200,10 @@ def policy(delay, attempts=8):
      "8 attempts, then the dead-letter table"),
     ("no cap", policy(lambda n: random.uniform(0, 2 ** (n - 1))), "never more than 5 minutes"),
     ("off by one: 2^attempt", policy(lambda n: random.uniform(0, min(300, 2 ** n))), "between 0 and 2^(attempt-1)"),
-    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "full jitter"),
+    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "full jitter: waits spread evenly"),
     ("equal jitter, not the material's full jitter",
-     policy(lambda n: min(300, 2 ** (n - 1)) / 2 + random.uniform(0, min(300, 2 ** (n - 1)) / 2)), "full jitter"),
+     policy(lambda n: min(300, 2 ** (n - 1)) / 2 + random.uniform(0, min(300, 2 ** (n - 1)) / 2)),
+     "full jitter: waits spread evenly"),
 ])
 def test_a_retry_policy_red_flag_fails_for_its_reason_alone(name, answers, reason):
     assert_passes_except(run_check("12.retry_policy", **answers), reason)
@@ -251,7 +282,7 @@ def test_a_cap_applied_after_the_draw_fails_the_full_jitter_rule():
     """min(300, uniform(0, 2^(n-1))) piles the waits of late attempts up at 300 s: 07.backoff rejects it."""
     answers = policy(lambda n: min(300, random.uniform(0, 2 ** (n - 1))))
     report = run_check("12.retry_policy", **answers)
-    assert_passes_except(report, "full jitter")
+    assert_passes_except(report, "full jitter: waits spread evenly")
     assert "cap" in report.render()
 
 

@@ -220,12 +220,17 @@ def a_number_from_a_blog(peak, ceiling, born_in_tx, teams):
     return "broker + outbox" if born_in_tx else "broker"
 
 
+def always_a_broker(peak, ceiling, born_in_tx, teams):
+    return "broker + outbox" if born_in_tx else "broker"  # "a real queue needs a real broker"
+
+
 @pytest.mark.parametrize("choose_queue, case", [
-    (always_postgres, "a clickstream"),
+    (always_postgres, "a clickstream: 30,000 events/s"),
     (ignores_teams, "read by billing, analytics and search"),
-    (at_half_already, "exactly half"),
+    (at_half_already, "drains 8,000/s (exactly half)"),
     (forgets_the_outbox, "read by billing, analytics and search"),
     (a_number_from_a_blog, "a smaller machine"),
+    (always_a_broker, "Tiffin receipts: 11 orders/s"),
 ])
 def test_wrong_decisions_fail_on_the_case_that_shows_them(choose_queue, case):
     assert_fails_with(run_check("13.choose", choose_queue=choose_queue), case)

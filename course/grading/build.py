@@ -14,6 +14,11 @@ between `<!-- BEGIN SOLUTION -->` and `<!-- END SOLUTION -->` (a model answer) b
 write your own. Cells tagged `solution-only` are left out. Outputs are cleared; everything else —
 prose, set-up, demos, check cells, cell ids — is kept, so a lab and its solution line up cell by cell.
 
+Each exercise's rules (labs.toml) are rendered into its statement — the markdown cell with its
+"Exercise NN.name" heading — as a block between two markers, in the solution and so in the lab. The
+build writes that block into `solutions/` too (markdown only: no output changes), so the notebook a
+learner reads always states the rules the check enforces.
+
 `python -m course build` writes the labs; `--check` only says whether they are up to date.
 """
 
@@ -34,6 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 MD_REGION = re.compile(r"<!-- BEGIN SOLUTION -->.*?<!-- END SOLUTION -->", re.DOTALL)
 MD_PROMPT = "*Your answer here: write it before you open the solution.*"
+
+
+RULES_BLOCK = re.compile(r"\n*<!-- BEGIN RULES (\S+) .*?<!-- END RULES \1 -->", re.DOTALL)
 
 
 def exercise_of(cell) -> str | None:
@@ -76,9 +84,50 @@ def _stub(region: list[str], indent: str, exercise_id: str, where: str) -> list[
     return [f"{name} = ...  # your answer" for name in names]
 
 
+def rules_block(exercise: manifest.Exercise) -> str:
+    """The markdown an exercise's statement ends with: its rules, as labs.toml lists them."""
+    lines = [f"<!-- BEGIN RULES {exercise.id} (written by `python -m course build` from labs.toml) -->",
+             f"**The rules `check(\"{exercise.id}\")` holds your answer to:**", ""]
+    lines += [f"{number}. {rule.text} <small>(`{rule.id}`)</small>"
+              for number, rule in enumerate(exercise.rules, start=1)]
+    return "\n".join(lines + [f"<!-- END RULES {exercise.id} -->"])
+
+
+def _statement_cell(cells, code_index: int, exercise_id: str, where: str):
+    """The last markdown cell from the exercise's heading to its code cell: where the statement ends."""
+    heading = re.compile(rf"Exercise {re.escape(exercise_id)}(?![\w])")
+    for start in range(code_index - 1, -1, -1):
+        if cells[start].cell_type == "markdown" and heading.search(cells[start].source):
+            return [cell for cell in cells[start:code_index] if cell.cell_type == "markdown"][-1]
+    raise CourseError(f"{where}: no markdown cell before exercise {exercise_id} has the heading "
+                      f"'Exercise {exercise_id}', so its rules have nowhere to go")
+
+
+def with_rules(notebook, where: str):
+    """`notebook` with every exercise's rules block rewritten from the manifest (in place; returned)."""
+    course = manifest.load()
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = RULES_BLOCK.sub("", cell.source)
+    for index, cell in enumerate(notebook.cells):
+        exercise_id = exercise_of(cell)
+        if cell.cell_type != "code" or exercise_id is None:
+            continue
+        exercise = course.exercise(exercise_id)
+        if exercise.rules:
+            statement = _statement_cell(notebook.cells, index, exercise_id, where)
+            statement.source = statement.source.rstrip("\n") + "\n\n" + rules_block(exercise)
+    return notebook
+
+
+def solution_notebook(solution_path: Path):
+    """One solution notebook as the build leaves it: its rules blocks rendered from the manifest."""
+    return with_rules(nbformat.read(solution_path, as_version=4), solution_path.name)
+
+
 def lab_notebook(solution_path: Path):
     """The lab version of one solution notebook."""
-    notebook = nbformat.read(solution_path, as_version=4)
+    notebook = solution_notebook(solution_path)
     known = {e.id for e in manifest.load().exercises}
     cells = []
     for index, cell in enumerate(notebook.cells):
@@ -109,19 +158,22 @@ def render(notebook) -> str:
 
 
 def planned(only: str | None = None) -> dict[Path, str]:
-    """Every lab file the build writes (or just lab `only`'s), with its content."""
+    """Every file the build writes (or just lab `only`'s), with its content: each solution (its rules
+    rendered) and the lab made from it."""
     course = manifest.load()
     out = {}
     for lab in [course.lab(only)] if only else course.labs:
         source = ROOT / "solutions" / lab.notebook
         if not source.exists():
             raise CourseError(f"labs.toml lists lab {lab.id}, but {source.relative_to(ROOT)} does not exist")
+        out[source] = render(solution_notebook(source))
         out[ROOT / "labs" / lab.notebook] = render(lab_notebook(source))
     return out
 
 
 def stale() -> list[Path]:
-    """Lab files that differ from what the build would write now (or should not be there)."""
+    """Files that differ from what the build would write now — a lab, or a solution whose rendered rules
+    are not the manifest's — or lab files that should not be there."""
     wanted = planned()
     differ = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     extra = [path for path in (ROOT / "labs").glob("*.ipynb") if path not in wanted]
@@ -129,7 +181,8 @@ def stale() -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course build", description="Write labs/ from solutions/.")
+    parser = argparse.ArgumentParser(prog="python -m course build", description=(
+        "Write labs/ from solutions/, and each exercise's rules from labs.toml into both."))
     parser.add_argument("--check", action="store_true", help="only report labs that are out of date")
     parser.add_argument("--only", metavar="NN", help="build just this lab, e.g. 03")
     args = parser.parse_args(argv)
@@ -138,7 +191,7 @@ def main(argv: list[str]) -> int:
         for path in out_of_date:
             print(f"out of date: {path.relative_to(ROOT)}")
         if out_of_date:
-            print("Run `python -m course build` and commit labs/.", file=sys.stderr)
+            print("Run `python -m course build` and commit labs/ and solutions/.", file=sys.stderr)
         return 1 if out_of_date else 0
     (ROOT / "labs").mkdir(exist_ok=True)
     for path, text in planned(args.only).items():

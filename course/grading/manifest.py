@@ -25,12 +25,22 @@ class UnknownExercise(CourseError, KeyError):
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One requirement an exercise states, and what proves the check holds a learner to it."""
+    id: str  # "skip-leased": short and stable, unique within its exercise
+    text: str  # the rule as the exercise states it; rendered into the notebook's statement
+    checks: tuple[str, ...]  # fragments of the names of the checks that enforce it
+    wrong_answers: tuple[str, ...]  # tests in tests/test_wrong_answers_labNN.py that break it
+
+
+@dataclass(frozen=True)
 class Exercise:
     id: str  # "03.claim"
     title: str
     answers: tuple[str, ...]  # names the learner defines, read by the check
     hints: tuple[str, ...]
     kind: str = "code"  # "code" or "quiz"
+    rules: tuple[Rule, ...] = ()
 
     @property
     def lab_id(self) -> str:
@@ -82,6 +92,24 @@ def _problem(where: str, message: str) -> CourseError:
     return CourseError(f"{MANIFEST.name}, {where}: {message}")
 
 
+RULE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+def _rules(entries: list[dict], where: str) -> tuple[Rule, ...]:
+    rules = []
+    for entry in entries:
+        rule_id = entry.get("id", "")
+        if not RULE_ID.fullmatch(rule_id):
+            raise _problem(where, f"rule id {rule_id!r} must be lowercase words joined by '-', like 'skip-leased'")
+        if rule_id in {rule.id for rule in rules}:
+            raise _problem(where, f"rule id {rule_id!r} appears twice")
+        if not entry.get("text") or not entry.get("checks"):
+            raise _problem(where, f"rule {rule_id!r} needs a text and at least one check")
+        rules.append(Rule(id=rule_id, text=entry["text"], checks=tuple(entry["checks"]),
+                          wrong_answers=tuple(entry.get("wrong_answers", []))))
+    return tuple(rules)
+
+
 @cache
 def load(path: Path = MANIFEST) -> Manifest:
     raw = tomllib.loads(path.read_text())
@@ -103,6 +131,7 @@ def load(path: Path = MANIFEST) -> Manifest:
             exercises.append(Exercise(
                 id=item["id"], title=item["title"], answers=tuple(item.get("answers", [])),
                 hints=tuple(item["hints"]), kind=item.get("kind", "code"),
+                rules=_rules(item.get("rules", []), f"{where}, exercise {item['id']}"),
             ))
         labs.append(Lab(id=lab_id, slug=entry["slug"], title=entry["title"], minutes=entry.get("minutes", 30),
                         requires=tuple(entry.get("requires", [])), exercises=tuple(exercises),

@@ -36,7 +36,9 @@ _is_seconds = rules.is_seconds
 @exercise_check("07.backoff")
 def backoff_check(t: Trial, backoff, seed=None):
     seed = DEFAULT_SEED if seed is None else seed
-    rules.expect_backoff_with_full_jitter(t, lambda attempt: _draws(t, backoff, attempt, seed), "backoff({n}, rng)")
+    draws = rules.expect_backoff_with_full_jitter(t, lambda attempt: _draws(t, backoff, attempt, seed),
+                                                  "backoff({n}, rng)")
+    rules.expect_growth(t, draws, "backoff({n}, rng)")
 
     def five_draws(seed_value):
         rng = random.Random(seed_value)

@@ -1,6 +1,7 @@
 """Rule checkers that more than one lab asks for: one rule, one checker, one set of messages.
 
     backoff with full jitter   07.backoff, 12.retry_policy: wait random(0, min(300, 2^(attempt-1))) s
+    the wait grows             07.backoff: the mean wait doubles with each attempt, up to the cap
 
 A later lab that asks again for what an earlier lab checked calls the checker here, so an answer the
 earlier lab rejects cannot pass the later one (12.retry_policy used to accept a cap applied after the
@@ -53,12 +54,13 @@ def describe_draws(values: list[float]) -> str:
 
 
 def expect_backoff_with_full_jitter(t: Trial, draw: Callable[[int], list], call: str, *,
-                                    at_cap: tuple[int, ...] = AT_CAP) -> None:
+                                    at_cap: tuple[int, ...] = AT_CAP) -> dict[int, list]:
     """The rule: after attempt n failed, wait random(0, min(300, 2^(n-1))) seconds, spread evenly.
 
     `draw(n)` returns DRAWS waits for attempt n (through t.call: learner code); `call` names one call in
     the messages, with {n} for the attempt: "backoff({n}, rng)", "retry_delay({n})". A range failure is
-    the first cause: the spread is judged only on attempts whose draws all lie in range."""
+    the first cause: the spread is judged only on attempts whose draws all lie in range. Returns the
+    draws, by attempt, for a caller that judges more of them (expect_growth)."""
     draws = {attempt: draw(attempt) for attempt in BELOW_CAP + at_cap}
 
     not_numbers = [(a, v) for a, values in draws.items() for v in values if not is_seconds(v)]
@@ -92,3 +94,28 @@ def expect_backoff_with_full_jitter(t: Trial, draw: Callable[[int], list], call:
              example=f"{call.format(n=first[0])}, {DRAWS:,} times" if first else None,
              note=(first[1] + "\n(random.uniform(0, ceiling) draws evenly; capping *after* the draw, or "
                    "adding jitter on top of a fixed part, does not)") if first else None)
+    return draws
+
+
+GROWTH = "the wait grows with each attempt: the mean wait doubles from one attempt to the next, up to the cap"
+
+
+def expect_growth(t: Trial, draws: dict[int, list], call: str) -> None:
+    """The rule: the wait grows with each attempt, below the cap — the mean wait doubles with the ceiling.
+
+    Its own check, so an answer that never grows (rng.uniform(0, 1) for every attempt) hears that, not
+    only that its draws miss the ceiling. Judged on consecutive attempts below the cap; a mean of 2,000
+    uniform draws is within 3 % of half its ceiling, so asking for three quarters of the growth the
+    ceilings give (1.5 times the last mean when the ceiling doubles) never fails a right answer."""
+    attempts = [a for a in BELOW_CAP if a in draws and all(is_seconds(v) for v in draws[a])]
+    means = {a: sum(draws[a]) / len(draws[a]) for a in attempts}
+    flat = [(a, b) for a, b in zip(attempts, attempts[1:])
+            if means[b] < 1.5 * means[a] * backoff_ceiling(b) / (2 * backoff_ceiling(a))]
+    if not flat:
+        t.expect(GROWTH, ok=True)
+        return
+    a, b = flat[0]
+    t.expect(GROWTH, ok=False, got=f"mean wait {means[a]:.3g} s after attempt {a}, {means[b]:.3g} s after attempt {b}",
+             expected=f"about {backoff_ceiling(a) / 2:g} s, then about {backoff_ceiling(b) / 2:g} s",
+             example=f"{call.format(n=a)} and {call.format(n=b)}, {DRAWS:,} times each",
+             note="the ceiling is 2^(attempt-1) s: it doubles with each attempt, until the 5-minute cap")
