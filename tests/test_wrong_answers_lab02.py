@@ -217,9 +217,10 @@ def test_a_handler_that_caches_customers_sends_the_old_address():
 @pytest.mark.slow
 def test_a_handler_that_swallows_the_providers_refusal_loses_receipts_in_the_workers():
     report = run_check("02.send_receipt", send_receipt=handler(SWALLOWS_ERRORS), seed=11)
-    assert failed(report) == [
-        "in 2 worker processes, with about a third of the sends refused (503), every order gets its receipt"], \
-        report.render()
+    # Which orders' sends the provider refuses depends on the order the workers reach it in; when both
+    # refusals fall on one customer, a check about that customer's receipts fails as well, by the same cause.
+    assert_fails_with(
+        report, "in 2 worker processes, with about a third of the sends refused (503), every order gets its receipt")
     text = report.render()
     assert "must raise out of the handler" in text and "timeline of job" in text
     assert "check('02.send_receipt', seed=11)" in text
