@@ -50,6 +50,29 @@ def test_handler_mutations_remove_the_transaction_the_key_and_a_where_term():
     assert any("if row is None" not in m.source for m in found["drop a guard (if ...: return/continue/raise)"])
 
 
+CHECKOUT = '''
+def checkout(conn, guest_id, room_id, nights):
+    payment = charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = insert_booking(conn, payment)
+        enqueue(conn, booking_id)
+    return booking_id
+'''
+
+
+def test_statements_move_into_and_out_of_the_transaction():
+    found = by_operator(CHECKOUT)
+    [inside] = found["move the statement before a transaction into it"]
+    body = ast.parse(inside.source).body[0].body
+    assert isinstance(body[0], ast.With) and "charge" in ast.unparse(body[0].body[0]), inside.source
+    [first_out] = found["move the transaction's first statement out, before it"]
+    body = ast.parse(first_out.source).body[0].body
+    assert "insert_booking" in ast.unparse(body[1]) and isinstance(body[2], ast.With), first_out.source
+    [last_out] = found["move the transaction's last statement out, after it"]
+    body = ast.parse(last_out.source).body[0].body
+    assert isinstance(body[1], ast.With) and "enqueue" in ast.unparse(body[2]), last_out.source
+
+
 def test_every_mutant_differs_from_the_solution_and_compiles():
     for source in (BACKOFF, HANDLER):
         original = ast.unparse(ast.parse(source))

@@ -259,3 +259,26 @@ def test_a_batch_claim_that_returns_only_the_ids_is_not_the_rows_asked_for():
 
     report = run_check("03.claim_batch", claim_batch=claim_batch)
     assert failed(report) == ["returns a list of rows (id, type, payload)"], report.render()
+
+
+def locked_read_then_mark(conn, lease_s):
+    """A row lock, in autocommit: the SELECT commits (and its lock ends) before the UPDATE runs."""
+    row = conn.execute(f"SELECT id, type, payload FROM jobs WHERE {READY} ORDER BY run_at LIMIT 1 "
+                       "FOR UPDATE SKIP LOCKED").fetchone()
+    if row is not None:
+        conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
+                     "WHERE id = %s", [lease_s, row[0]])
+    return row
+
+
+def test_a_row_lock_in_its_own_autocommit_select_is_told_the_lock_ended_at_its_commit():
+    """Not "the claim needs a row lock": it had one, which ended when the SELECT's transaction committed."""
+    report = run_check("03.claim", claim=locked_read_then_mark)
+    assert_fails_with(report, "no job is claimed twice")
+    text = report.render()
+    assert "the lock ended when that SELECT committed" in text and "needs a row lock" not in text, text
+
+
+def test_a_read_without_a_lock_is_still_told_it_needs_one():
+    text = run_check("03.claim", claim=read_then_mark).render()
+    assert "the claim needs a row lock" in text and "the lock ended" not in text, text

@@ -71,8 +71,8 @@ def returns_the_order(conn, customer_id, total_cents):
 
 
 @pytest.mark.parametrize("place_order, reasons", [
-    (order_then_job_in_two_commits, ["when enqueueing the job fails", "SIGKILLed between the two writes"]),
-    (job_then_order_in_two_commits, ["when saving the order fails", "SIGKILLed between the two writes"]),
+    (order_then_job_in_two_commits, ["when the job cannot be stored, the order is not stored", "SIGKILLed between the two writes"]),
+    (job_then_order_in_two_commits, ["when the order cannot be stored, no job is stored", "SIGKILLed between the two writes"]),
     (compensating_delete, ["SIGKILLed between the two writes"]),
     (data_in_the_payload, ["its payload is the order's id and nothing else"]),
     (its_own_connection, ["uses the connection it is given"]),
@@ -255,3 +255,13 @@ def test_a_lost_row_and_a_doubled_row_are_told_apart():
 def test_the_quiz_rejects_a_half_right_multiple_choice():
     report = run_check("05.quiz", q1="b", q2="b", q3="b", q4="c")
     assert failed(report) == ["q3: why consumers stay idempotent with Nats-Msg-Id"], report.render()
+
+
+def test_a_half_right_multiple_choice_is_told_it_is_right_but_not_all_of_it():
+    text = run_check("05.quiz", q1="b", q2="b", q3="b", q4="c").render()
+    assert "right, but not all of it" in text and "not this one" not in text, text
+
+
+def test_a_multiple_choice_with_a_wrong_option_in_it_is_still_not_this_one():
+    text = run_check("05.quiz", q1="b", q2="b", q3="b, a", q4="c").render()
+    assert "not this one" in text and "right, but" not in text, text

@@ -189,3 +189,14 @@ def test_the_quiz_takes_the_right_answers_in_any_spelling():
 def test_a_wrong_quiz_answer_fails_only_its_question(answers, wrong):
     report = run_check("07.quiz", **answers)
     assert [name.split(":")[0] for name in failed(report)] == [wrong], report.render()
+
+
+def test_an_error_raised_inside_a_library_names_the_learners_calling_line():
+    """randrange raises inside random.py: the message names the line of the answer that called it."""
+    def backoff(attempt, rng):
+        return rng.randrange(0, min(CAP_S, 2 ** (attempt - 1)) * 1.5)  # a float bound: random.py raises
+
+    text = run_check("07.backoff", backoff=backoff).render()
+    assert "your code raised ValueError" in text, text
+    assert "(line " in text and "return rng.randrange(0, min(CAP_S" in text, text
+    assert "raise ValueError" not in text, text  # random.py's own line

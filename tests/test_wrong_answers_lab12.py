@@ -93,7 +93,7 @@ def test_returning_the_payment_is_not_returning_the_bookings_id():
 
 def test_enqueueing_after_the_commit_leaves_a_paid_booking_without_its_email():
     report = run_check("12.checkout", checkout=enqueue_after_commit)
-    assert_passes_except(report, "if the jobs cannot be stored, neither is the booking")
+    assert_passes_except(report, "when the job cannot be stored, the booking is not stored either")
 
 
 def test_jobs_on_another_connection_outlive_a_booking_that_failed():
@@ -106,6 +106,58 @@ def test_jobs_on_another_connection_outlive_a_booking_that_failed():
 def test_side_work_left_in_the_request_is_too_slow():
     report = run_check("12.checkout", checkout=invoice_still_in_the_request)
     assert_passes_except(report, "checkout answers fast")
+
+
+def charges_inside_the_transaction(conn, guest_id, room_id, nights):
+    """Everything in one transaction, the card too: the booking's transaction stays open ~300 ms while the
+    payment provider thinks."""
+    with conn.transaction():
+        payment = stayhub.charge(conn, guest_id, room_id, nights)
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def jobs_before_the_booking(conn, guest_id, room_id, nights):
+    """The jobs committed first (autocommit), the booking after: its failure leaves jobs for nothing."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = conn.execute("SELECT nextval(pg_get_serial_sequence('bookings', 'id'))").fetchone()[0]
+    for job_type in stayhub.SIDE_JOBS:
+        queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    conn.execute("INSERT INTO bookings (id, guest_id, room_id, check_in, nights, total_cents, payment_ref, status) "
+                 "VALUES (%s, %s, %s, %s, %s, %s, %s, 'confirmed')",
+                 [booking_id, guest_id, room_id, stayhub.CHECK_IN, nights, payment.total_cents, payment.ref])
+    return booking_id
+
+
+def on_its_own_connection(conn, guest_id, room_id, nights):
+    """One transaction, but on a connection of its own: the caller's rollback cannot take it back."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with psycopg.connect(conn.info.dsn, autocommit=True) as own, own.transaction():
+        own.execute(f"SET search_path TO {conn.execute('SHOW search_path').fetchone()[0]}")
+        booking_id = stayhub.insert_booking(own, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(own, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def test_charging_the_card_inside_the_transaction_fails_the_shared_no_external_call_rule():
+    """The same rule checker as every lab that asks for it (checks/rules.py), caught in lab 12."""
+    report = run_check("12.checkout", checkout=charges_inside_the_transaction)
+    assert failed(report) == ["stayhub.charge (the card, ~300 ms at the payment provider) is called with no "
+                              "transaction open (not inside the transaction)"], report.render()
+    assert "call charge before `with conn.transaction():`" in report.render()
+
+
+@pytest.mark.parametrize("checkout, reason", [
+    (jobs_before_the_booking, "when the booking cannot be stored, no job is stored either"),
+    (on_its_own_connection, "uses the connection it is given (the caller's rollback takes the booking"),
+], ids=["jobs_before_the_booking", "on_its_own_connection"])
+def test_the_shared_jobs_in_the_business_transaction_rule_catches_it_in_lab_12(checkout, reason):
+    """02 and 05 ask for it first; 12.checkout calls the same checker (checks/rules.py)."""
+    report = run_check("12.checkout", checkout=checkout)
+    assert_fails_with(report, reason)
 
 
 # -- 12.confirmation_email: the red flag "no duplicate protection" ----------------------------------------
@@ -252,7 +304,34 @@ def invoices_the_cancelled(job, conn):
 @pytest.mark.slow
 def test_checking_without_a_lock_lets_two_overlapping_runs_both_invoice():
     report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=SEED)
-    assert_passes_except(report, "two runs at the same moment")
+    assert_passes_except(report, "two runs at the same moment",
+                         "a second run while the first waits at its commit, its lock held: still one invoice")
+
+
+@pytest.mark.slow
+def test_checking_without_a_lock_fails_the_two_workers_on_cue_check_whatever_the_seed():
+    """Run 1 is held at its commit (locks held) while run 2 goes: no seed or timing decides the overlap."""
+    for seed in (1, 2):
+        report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=seed)
+        assert_fails_with(report, "a second run while the first waits at its commit, its lock held")
+        assert "run 1 held at its commit, then committed" in report.render(), report.render()
+
+
+def locks_the_whole_table(job, conn):
+    """One invoice each, but every invoice waits for every other: the lock is far wider than the booking."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("LOCK TABLE invoices IN EXCLUSIVE MODE")
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_a_lock_wider_than_the_booking_makes_other_bookings_wait():
+    report = run_check("12.invoice_worker", render_invoice=locks_the_whole_table, seed=SEED)
+    assert_passes_except(report, "a run for another booking does not wait for this one")
+    assert "run 2 waited for a lock" in report.render()
 
 
 @pytest.mark.slow
@@ -373,3 +452,32 @@ def invoices_without_looking_for_the_booking(job, conn):
 def test_an_invoice_job_for_a_missing_booking_must_end_at_once():
     report = run_check("12.invoice_worker", render_invoice=invoices_without_looking_for_the_booking, seed=SEED)
     assert_passes_except(report, "a booking that does not exist ends at once")
+
+
+# -- 12.invoice_worker: faults placed on purpose first ------------------------------------------------------
+
+
+def reserves_before_rendering(job, conn):
+    """A "started" mark committed before the work: two overlapping runs and a kill after the work are fine,
+    but a run killed before its invoice is committed leaves the mark, and every re-run skips the booking."""
+    booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None or booking.status == "cancelled":
+        return
+    conn.execute("CREATE TABLE IF NOT EXISTS invoice_started (booking_id bigint PRIMARY KEY)")
+    if not conn.execute("INSERT INTO invoice_started VALUES (%s) ON CONFLICT DO NOTHING", [booking_id]).rowcount:
+        return  # "another run has it"
+    stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_mark_committed_before_the_work_fails_at_the_kill_points_whatever_the_seed(seed):
+    """The kills before the commit and in the middle of rendering are placed on cue: no seed misses them."""
+    report = run_check("12.invoice_worker", render_invoice=reserves_before_rendering, seed=seed)
+    assert_fails_with(report, "a worker killed after storing the invoice, before the commit",
+                      "a worker killed while rendering the invoice")
+    text = report.render()
+    assert "the re-run must render the invoice when the first run's work was lost" in text, text
+    assert "SIGKILLed in the middle of render_invoice_pdf (killed)" in text, text
+    assert f"seed {seed}" in text, text

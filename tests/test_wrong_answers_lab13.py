@@ -57,6 +57,20 @@ def hands_the_work_to_a_thread(task):
     threading.Thread(target=work, daemon=True).start()
 
 
+def renders_the_demos_booking(task):
+    """The demo's booking id written into the code: every invoice is booking 981's."""
+    for page in range(task.data["pages"]):
+        render_page(981, page)
+        task.in_progress()
+
+
+def test_an_invoice_of_the_demos_booking_fails_the_own_booking_rule():
+    report = run_check("13.keep_alive", render_invoice=renders_the_demos_booking)
+    assert [r.name for r in report.results if not r.passed] == [
+        "renders the task's own booking, every page once: render_page(booking_id, 0), (booking_id, 1) ..."], \
+        report.render()
+
+
 @pytest.mark.parametrize("handler", [renders_but_never_says_so, says_so_once_before_starting,
                                      says_so_once_at_the_end])
 def test_a_handler_that_is_silent_longer_than_the_ack_wait_fails(handler):
@@ -189,6 +203,27 @@ def test_three_quick_retries_do_not_outlast_a_leader_election():
     report = run_check("13.publish_retry", seed=2, publish_with_retry=retries_three_times)
     assert_fails_with(report, "leader SIGKILLed")
     assert all(r.passed for r in report.results if "lost acks" in r.name), report.render()
+
+
+def pause_keeps_doubling(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """max() where min() belongs: the pause jumps to 0.5 s, then doubles without end."""
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = max(pause * 2, 0.5)
+
+
+def test_a_pause_that_keeps_doubling_fails_the_pause_rule_alone():
+    report = run_check("13.publish_retry", seed=3, publish_with_retry=pause_keeps_doubling)
+    assert [r.name for r in report.results if not r.passed] == [
+        "the pauses start around 50 ms, double, and stay under about half a second"], report.render()
+    assert "pause = min(pause * 2, 0.5)" in report.render()
 
 
 # -- 13.choose -------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ For each code exercise of a lab it takes the solution's answer (the exercise cel
 run after the notebook's set-up cells, as `compare` and the tests load an answer), applies one generic
 mutation at a time — drop `ORDER BY`, drop `SKIP LOCKED`, drop one `WHERE`/`AND` term, replace an
 argument by a literal the notebook's demos use, move a `min` cap inside/outside a random draw, remove
-`with conn.transaction():`, drop a keyword argument, flip `<=`/`<` and `>=`/`>`, swap `+ 1`/`- 1`, drop
-a guard or a call — and runs the exercise's checks on each mutant, each in a process of its own with a
+`with conn.transaction():`, move a statement into or out of a transaction, drop a keyword argument,
+flip `<=`/`<` and `>=`/`>`, swap `+ 1`/`- 1`, drop a guard or a call — and runs the exercise's checks on each mutant, each in a process of its own with a
 time limit. A mutant the checks fail is killed; one that passes survived: either the checks have a hole
 (fix the check, and add the mutant as a wrong answer to tests/test_wrong_answers_NN.py) or the mutant is
 equivalent to the solution (say why in the note).
@@ -146,6 +146,21 @@ def _is_transaction(node: ast.AST) -> bool:
         and item.context_expr.func.attr == "transaction" for item in node.items))
 
 
+def _is_docstring(node: ast.stmt, docstrings: set[int]) -> bool:
+    return isinstance(node, ast.Expr) and id(node.value) in docstrings
+
+
+def _next_transaction(tree: ast.AST, node: ast.stmt) -> ast.With | None:
+    """The `with conn.transaction():` that comes right after this statement in the same block, if any."""
+    for parent in ast.walk(tree):
+        for _, value in ast.iter_fields(parent):
+            if isinstance(value, list) and any(s is node for s in value):
+                index = next(i for i, s in enumerate(value) if s is node)
+                after = value[index + 1] if index + 1 < len(value) else None
+                return after if after is not None and _is_transaction(after) else None
+    return None
+
+
 def _is_draw(node: ast.AST) -> bool:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DRAWS)
 
@@ -204,6 +219,11 @@ def _sites(tree: ast.AST, literals: list[int]) -> Iterator[tuple[str, int, objec
                 yield f"replace {ast.unparse(node)} by the demo's literal {literal}", position, literal
         if _is_transaction(node):
             yield "remove `with conn.transaction():` (its body runs in autocommit)", position, None
+            if len(node.body) > 1:
+                yield "move the transaction's first statement out, before it", position, None
+                yield "move the transaction's last statement out, after it", position, None
+        if isinstance(node, ast.stmt) and not _is_docstring(node, skip) and _next_transaction(tree, node) is not None:
+            yield "move the statement before a transaction into it", position, None
         if isinstance(node, ast.If) and not node.orelse and len(node.body) == 1 \
                 and isinstance(node.body[0], (ast.Return, ast.Continue, ast.Raise, ast.Break)):
             yield "drop a guard (if ...: return/continue/raise)", position, None
@@ -269,6 +289,15 @@ def _apply(tree: ast.AST, operator: str, position: int, detail) -> None:
         _set_child(parent, name, node, ast.Constant(detail))
     elif operator.startswith("remove `with"):
         _replace_statement(tree, node, node.body)
+    elif operator == "move the transaction's first statement out, before it":
+        _replace_statement(tree, node, [node.body.pop(0), node])
+    elif operator == "move the transaction's last statement out, after it":
+        _replace_statement(tree, node, [node, node.body.pop()])
+    elif operator == "move the statement before a transaction into it":
+        block = _next_transaction(tree, node)
+        parent, name = _parents(tree)[id(node)]
+        getattr(parent, name).remove(node)  # the transaction follows it, so the block is never left empty
+        block.body.insert(0, node)
     elif operator.startswith("drop a guard") or operator == "drop a call statement":
         _replace_statement(tree, node, [])
     else:

@@ -18,8 +18,10 @@ fails, for checks that the next ones build on.
 from __future__ import annotations
 
 import reprlib
+import sysconfig
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from course.grading.sandbox import Sandbox
@@ -98,10 +100,28 @@ class Trial:
 
 
 def describe(error: BaseException) -> str:
-    """'KeyError: order_id (line 4 of your cell)' — the error and where in the learner's code."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/course/" not in f.filename.replace("\\", "/")]
+    """'KeyError: order_id (line 4: ...)' — the error and the line of the learner's code it came from.
+
+    When the error was raised inside a library (psycopg, the course package, the standard library) the
+    line named is the learner's call into it — the innermost frame that is in the learner's code —
+    never the library's own line, which the learner did not write and cannot change."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if is_learner_code(f.filename)]
     where = f" (line {frames[-1].lineno}: {frames[-1].line.strip()})" if frames and frames[-1].line else ""
     return f"{type(error).__name__}: {error}{where}"
+
+
+_LIBRARY_DIRS = tuple(str(Path(p)) for p in {
+    sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib"), sysconfig.get_path("purelib"),
+    sysconfig.get_path("platlib"), str(Path(__file__).resolve().parents[1])} if p)  # .. the course package
+
+
+def is_learner_code(filename: str) -> bool:
+    """A notebook cell (Jupyter's ipykernel file, or '<06_x.ipynb 06.x cell 3>' as the checks load
+    one) or a learner's own file; not the standard library, an installed package or the course."""
+    if filename.startswith("<"):
+        return not filename.startswith("<frozen ")
+    path = str(Path(filename).resolve())
+    return not path.startswith(_LIBRARY_DIRS) and "site-packages" not in path and "dist-packages" not in path
 
 
 def short(value: Any) -> str:

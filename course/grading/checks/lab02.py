@@ -20,25 +20,13 @@ from course.programs import tiffin
 from course.programs.email_provider import EmailProvider
 
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, rules
 from course.grading.checks.quiz import ask
 
 THALI = [{"name": "paneer thali", "quantity": 2, "price_cents": 1150}]
 
 
-class _RollBack(Exception):
-    pass
-
-
 # -- 02.place_order -----------------------------------------------------------------------------------
-
-REFUSE_JOBS = """
-CREATE FUNCTION refuse_job() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION 'the jobs table refused this insert (a failure the check injected)';
-END $$;
-CREATE TRIGGER refuse_job BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_job();
-"""
 
 
 def _counts(conn) -> tuple[int, int]:
@@ -71,22 +59,10 @@ def place_order_check(t: Trial, place_order_and_enqueue):
              note="the worker reads the customer, the address and the items when it runs")
 
     _empty(conn)
-    conn.execute(REFUSE_JOBS)
-    raised = None
-    try:
-        place_order_and_enqueue(conn, 2, THALI)
-    except Exception as error:  # the injected failure, as the learner's code let it through
-        raised = error
-    finally:
-        conn.execute("DROP TRIGGER refuse_job ON jobs; DROP FUNCTION refuse_job()")
-    left_orders, _ = _counts(conn)
-    t.expect("when the job cannot be stored, the order is not stored either (one transaction)",
-             got=f"{left_orders} order(s) stored", expected="0 orders stored", ok=left_orders == 0,
-             example="the jobs table refuses the insert (an injected failure), for Ben's order",
-             note="an order without its job is a customer who paid and never gets a receipt: store both in "
-                  "one transaction (with conn.transaction(): ...)")
-    t.expect("and the failure reaches the caller (the customer is not told 'order placed')", ok=raised is not None,
-             got="returned normally", expected="an exception")
+    rules.expect_jobs_in_the_business_transaction(
+        t, lambda c: place_order_and_enqueue(c, 2, THALI), conn, table="orders", thing="order",
+        told="the customer is not told 'order placed'", gets="a receipt",
+        call="place_order_and_enqueue(conn, 2, THALI)")
 
     _empty(conn)
     refused = None
@@ -98,18 +74,6 @@ def place_order_check(t: Trial, place_order_and_enqueue):
              ok=refused is not None and _counts(conn) == (0, 0),
              got=f"{'raised' if refused else 'returned'}, {_counts(conn)[1]} job(s) stored",
              expected="raised, 0 jobs stored", example="place_order_and_enqueue(conn, 999, THALI)")
-
-    _empty(conn)
-    try:
-        with conn.transaction():
-            t.call(place_order_and_enqueue, conn, 3, THALI, during="place_order_and_enqueue inside a transaction")
-            raise _RollBack
-    except _RollBack:
-        pass
-    t.expect("uses the connection it is given (the caller's rollback takes the order and its job away)",
-             got=_counts(conn), expected=(0, 0),
-             example="with conn.transaction(): place_order_and_enqueue(conn, 3, THALI); then roll back",
-             note="open no connection of your own: the caller's transaction decides")
 
 
 # -- 02.send_receipt --------------------------------------------------------------------------------

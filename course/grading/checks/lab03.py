@@ -3,6 +3,7 @@ one connection step by step and then from many connections at once."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 
@@ -105,13 +106,59 @@ def _claim_while_a_row_is_locked(t: Trial, box, locked_id: int, claim_once: Call
         holder.close()
 
 
-def _claim_from_many_connections(box, claim_rows: Callable, total_jobs: int) -> tuple[list[tuple[int, int]], str | None]:
+ROW_LOCK = re.compile(r"\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b", re.I)
+
+
+class _Recorded(psycopg.Cursor):
+    """A cursor that writes down each statement it runs and whether it ran as a transaction of its own
+    (autocommit, no transaction open): what the check needs to name why a row lock did not protect."""
+
+    log: list[tuple[str, bool]]  # set per connection class, below
+
+    def execute(self, query, params=None, **kwargs):
+        text = query.as_string(self.connection) if hasattr(query, "as_string") else str(query)  # sql.SQL too
+        alone = self.connection.autocommit and \
+            self.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        self.log.append((text, alone))
+        return super().execute(query, params, **kwargs)
+
+
+def _recording(conn: psycopg.Connection, log: list[tuple[str, bool]]) -> psycopg.Connection:
+    conn.cursor_factory = type("RecordedCursor", (_Recorded,), {"log": log})
+    return conn
+
+
+def lock_released_at_once(log: list[tuple[str, bool]]) -> bool:
+    """A SELECT ... FOR UPDATE (or SHARE) that ran as its own autocommit transaction: it took the row lock,
+    and the lock ended when that SELECT committed, before any later statement could mark the row."""
+    return any(alone and ROW_LOCK.search(text) and _only_reads(text) for text, alone in log)
+
+
+def _only_reads(text: str) -> bool:
+    """A SELECT (or a WITH ... SELECT) that writes nothing: its lock is all it leaves, until it commits."""
+    return text.lstrip().upper().startswith(("SELECT", "WITH")) and not WRITES.search(ROW_LOCK.sub("", text))
+
+
+WRITES = re.compile(r"\b(UPDATE\s+\w+(\s+\w+)?\s+SET|DELETE\s+FROM|INSERT\s+INTO)\b", re.I)
+
+
+SPLIT_CLAIM = ("your SELECT ... FOR UPDATE did lock the row, but it ran as a transaction of its own (the "
+               "connection is in autocommit), and the lock ended when that SELECT committed — before your UPDATE "
+               "marked the row, so another connection read the same job in between. Lock and mark in one "
+               "statement (UPDATE jobs SET ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING ...), "
+               "or run both inside one `with conn.transaction():`")
+NO_LOCK = "two workers read the same 'next job' before either marked it: the claim needs a row lock"
+
+
+def _claim_from_many_connections(box, claim_rows: Callable, total_jobs: int,
+                                 log: list[tuple[str, bool]] | None = None) -> tuple[list[tuple[int, int]], str | None]:
     """Every connection claims until it finds nothing. Returns [(connection number, job id)] and the first
-    error any connection raised. Stops early if far more claims come back than there are jobs."""
+    error any connection raised. Stops early if far more claims come back than there are jobs. Each
+    statement the claims run is written down in `log` (text, ran as its own transaction)."""
     claims: list[tuple[int, int]] = []
     errors: list[str] = []
     start = threading.Barrier(CONNECTIONS)
-    conns = [box.connect() for _ in range(CONNECTIONS)]
+    conns = [_recording(box.connect(), log if log is not None else []) for _ in range(CONNECTIONS)]
 
     def worker(number: int, conn) -> None:
         try:
@@ -134,7 +181,8 @@ def _claim_from_many_connections(box, claim_rows: Callable, total_jobs: int) -> 
     return claims, (errors[0] if errors else None)
 
 
-def _expect_each_job_once(t: Trial, claims: list[tuple[int, int]], job_ids: list[int], how: str) -> None:
+def _expect_each_job_once(t: Trial, claims: list[tuple[int, int]], job_ids: list[int], how: str,
+                          log: list[tuple[str, bool]] = ()) -> None:
     by_job: dict[int, list[int]] = {}
     for number, job_id in claims:
         by_job.setdefault(job_id, []).append(number)
@@ -146,8 +194,7 @@ def _expect_each_job_once(t: Trial, claims: list[tuple[int, int]], job_ids: list
     t.expect(f"no job is claimed twice when {CONNECTIONS} connections claim at once", ok=not twice,
              got=f"{len(twice)} of {len(job_ids)} jobs claimed more than once" if twice else "each job once",
              expected="each job once", example=example,
-             note="two workers read the same 'next job' before either marked it: the claim needs a row lock"
-             if twice else None)
+             note=(SPLIT_CLAIM if lock_released_at_once(log) else NO_LOCK) if twice else None)
     if twice:
         return  # the claims were stopped early, so "never claimed" would mislead
     missed = [j for j in job_ids if j not in by_job]
@@ -220,11 +267,12 @@ def claim_check(t: Trial, claim):
 
     conn.execute("TRUNCATE jobs")
     job_ids = _add_jobs(conn, [1.0] * 200)
-    claims, error = _claim_from_many_connections(box, lambda c: [r] if (r := claim(c, 30)) else [], len(job_ids))
+    log: list[tuple[str, bool]] = []
+    claims, error = _claim_from_many_connections(box, lambda c: [r] if (r := claim(c, 30)) else [], len(job_ids), log)
     if error:
         t.expect(f"claim runs from {CONNECTIONS} connections at once", ok=False, note=f"your code raised {error}")
         return
-    _expect_each_job_once(t, claims, job_ids, f"{CONNECTIONS} connections each calling claim(conn, 30) until None")
+    _expect_each_job_once(t, claims, job_ids, f"{CONNECTIONS} connections each calling claim(conn, 30) until None", log)
 
 
 # -- 03.claim_batch ----------------------------------------------------------------------------------
@@ -280,11 +328,12 @@ def claim_batch_check(t: Trial, claim_batch):
 
     conn.execute("TRUNCATE jobs")
     job_ids = _add_jobs(conn, [1.0] * 300)
-    claims, error = _claim_from_many_connections(box, lambda c: list(claim_batch(c, 7, 30) or []), len(job_ids))
+    log: list[tuple[str, bool]] = []
+    claims, error = _claim_from_many_connections(box, lambda c: list(claim_batch(c, 7, 30) or []), len(job_ids), log)
     if error:
         t.expect(f"claim_batch runs from {CONNECTIONS} connections at once", ok=False, note=f"your code raised {error}")
         return
-    _expect_each_job_once(t, claims, job_ids, f"{CONNECTIONS} connections each calling claim_batch(conn, 7, 30) until []")
+    _expect_each_job_once(t, claims, job_ids, f"{CONNECTIONS} connections each calling claim_batch(conn, 7, 30) until []", log)
 
 
 # -- 03.quiz ----------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from course.core import outbox
 from course.programs import tiffin
 
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, rules
 from course.grading.checks.quiz import ask
 
 CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Python process
@@ -58,14 +58,6 @@ def _backend_gone(conn: psycopg.Connection, application_name: str) -> bool:
 
 # -- 05.place_order --------------------------------------------------------------------------------
 
-REFUSE_INSERTS = """
-CREATE OR REPLACE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION 'injected failure: the write to % did not happen', TG_TABLE_NAME;
-END $$;
-CREATE TRIGGER refuse_insert BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION refuse_insert();
-"""
-
 # The second of the two writes (whichever it is) waits on an advisory lock the check holds, so the
 # check can SIGKILL the process at exactly that moment.
 HOLD_SECOND_WRITE = """
@@ -82,10 +74,6 @@ CREATE TRIGGER hold_second_write BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNC
 """
 
 
-class _RollBack(Exception):
-    pass
-
-
 def _counts(conn: psycopg.Connection) -> tuple[int, int]:
     return conn.execute("SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM jobs)").fetchone()
 
@@ -96,8 +84,7 @@ def _in_words(counts: tuple[int, int]) -> str:
 
 
 def _start_over(conn: psycopg.Connection) -> None:
-    conn.execute("DROP TRIGGER IF EXISTS refuse_insert ON orders; DROP TRIGGER IF EXISTS refuse_insert ON jobs;"
-                 "DROP TRIGGER IF EXISTS hold_second_write ON orders; DROP TRIGGER IF EXISTS hold_second_write ON jobs;"
+    conn.execute("DROP TRIGGER IF EXISTS hold_second_write ON orders; DROP TRIGGER IF EXISTS hold_second_write ON jobs;"
                  "TRUNCATE jobs, orders")
 
 
@@ -134,30 +121,10 @@ def place_order_check(t: Trial, place_order):
              example=example, note="ids, not data: the worker reads the order fresh")
 
     _start_over(box.conn)
-    try:
-        with box.conn.transaction():
-            t.call(place_order, box.conn, 1, 2350, during="place_order(conn, 1, 2350) inside a transaction")
-            raise _RollBack
-    except _RollBack:
-        pass
-    t.expect("uses the connection it is given (a rolled-back transaction leaves nothing)",
-             got=_in_words(_counts(box.conn)), expected=_in_words((0, 0)),
-             example="with conn.transaction(): place_order(conn, 1, 2350); then roll back",
-             note="open no connection of your own: the caller's transaction decides")
-
-    for table, what in (("jobs", "enqueueing the job fails"), ("orders", "saving the order fails")):
-        _start_over(box.conn)
-        box.conn.execute(REFUSE_INSERTS.format(table=table))
-        try:
-            place_order(box.conn, 1, 2350)  # it should raise: the failure is the point
-        except NotImplementedError:
-            raise
-        except Exception:
-            pass
-        counts = _counts(box.conn)
-        t.expect(f"when {what}, nothing is left behind", got=_in_words(counts), expected=_in_words((0, 0)),
-                 example=f"place_order(conn, 1, 2350) while every INSERT INTO {table} fails",
-                 note=_what_was_left(counts))
+    rules.expect_jobs_in_the_business_transaction(
+        t, lambda c: place_order(c, 1, 2350), box.conn, table="orders", thing="order",
+        told="the customer is not told 'order placed'", gets="a receipt",
+        call="place_order(conn, 1, 2350)")
 
     _start_over(box.conn)
     _crash_between_the_writes(t, box, place_order)

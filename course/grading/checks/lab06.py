@@ -28,10 +28,11 @@ from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, rules
 from course.grading.checks.quiz import ask
 
 PROVIDER_URL_ENV = "EMAIL_PROVIDER_URL"
+PROVIDER_LATENCY_S = 0.02
 FIRST_BOOKING = 981
 ROOMS = 40
 KILLS = faults.Faults(kill_after_work=0.3, kill_mid_work=0.1, max_kills=4)
@@ -242,7 +243,7 @@ def _confirm_under_kills(t: Trial, box, confirm_booking, bookings: list[int], se
 
 def _keys_note(inbox: "Inbox", booking_id: int) -> str:
     """What the provider was told, when a booking got more than one email."""
-    keys = [r.idempotency_key for r in inbox.provider.requests() if inbox.booking_of.get(r.to) == booking_id]
+    keys = inbox.keys(booking_id)
     if not any(keys):
         return "the provider got no Idempotency-Key, so it cannot tell a repeat from a new email"
     return (f"the provider got these Idempotency-Keys for booking {booking_id}: {keys}. The key must name the "
@@ -262,16 +263,28 @@ class Inbox:
     def of(self, booking_id: int) -> int:
         return self.per_booking()[booking_id]
 
+    def keys(self, booking_id: int) -> list:
+        """The Idempotency-Keys the provider was sent for this booking, in order."""
+        return [r.idempotency_key for r in self.provider.requests() if self.booking_of.get(r.to) == booking_id]
+
 
 @exercise_check("06.send_confirmation")
 def send_confirmation_check(t: Trial, send_confirmation, seed=None):
     box = t.sandbox()
-    bookings = install_stayhub(box.conn)
-    provider = EmailProvider.start(latency_s=0.02, seed=1, name="lab06-check-provider")
+    bookings = install_stayhub(box.conn, bookings=len(GUESTS) + 3)
+    provider = EmailProvider.start(latency_s=PROVIDER_LATENCY_S, seed=1, name="lab06-check-provider")
     try:
         inbox = Inbox(box.conn, provider)
         with processes.environment({PROVIDER_URL_ENV: provider.url}):  # as in a worker
             _one_email_on_cue(t, box.conn, send_confirmation, inbox, bookings[:4])
+        if all(result.passed for result in t.results):
+            # The rule 12.confirmation_email asks again, by the same checker: a worker process SIGKILLed at
+            # each critical point (after the send before the commit, during it, after the commit before
+            # the ack), then the job run again.
+            send = rules.Send(handler=send_confirmation, provider=provider, env={PROVIDER_URL_ENV: provider.url},
+                              marks="processed", key="confirm:<booking id>", emails=inbox.of,
+                              keys=inbox.keys, latency_s=PROVIDER_LATENCY_S)
+            rules.expect_one_email_through_kills(t, box, send, tuple(bookings[14:17]))
         if all(result.passed for result in t.results):
             _the_acceptance_test(t, box, send_confirmation, inbox, provider, bookings[4:14], seed)
     finally:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import contextlib
 import random
 import statistics
-import uuid
-from datetime import datetime, timezone
+import tempfile
+import threading
+from pathlib import Path
 
 import psycopg
 from psycopg import sql as pgsql
@@ -29,7 +30,6 @@ from psycopg import sql as pgsql
 from course.core import monitoring, queue
 from course.infra import processes
 from course.infra.processes import wait_until
-from course.programs.http import call as http_call
 from course.core.queue import PermanentError
 from course.programs import stayhub
 from course.programs.email_provider import EmailProvider
@@ -62,9 +62,7 @@ def _bookings(conn, guests: list[int], *, cancelled: set[int] = frozenset()) -> 
 
 
 def _job(booking_id: int, attempts: int = 1) -> queue.Job:
-    return queue.Job(id=0, queue="default", type=faults.TASK, payload={"booking_id": booking_id}, priority=0,
-                     attempts=attempts, max_attempts=stayhub.MAX_ATTEMPTS, lease_token=uuid.uuid4(),
-                     lease_expires_at=datetime.now(timezone.utc))
+    return rules.booking_job(booking_id, attempts, max_attempts=stayhub.MAX_ATTEMPTS)
 
 
 def _started(t: Trial, handler, box) -> None:
@@ -85,28 +83,6 @@ def _started(t: Trial, handler, box) -> None:
 # -- 12.checkout ----------------------------------------------------------------------------------------
 
 
-class _Injected(Exception):
-    pass
-
-
-def _counts(conn) -> tuple[int, int]:
-    return conn.execute("SELECT (SELECT count(*) FROM bookings), (SELECT count(*) FROM jobs)").fetchone()
-
-
-def _call_expecting_failure(t: Trial, checkout, conn, during: str):
-    """Run the checkout while we break something; its exception is expected, anything it returns is noted."""
-    try:
-        return checkout(conn, 1, 1, 2)
-    except NotImplementedError:
-        t.call(checkout, conn, 1, 1, 2, during=during)  # reports "not started"
-    except Exception:
-        return None
-    finally:
-        with contextlib.suppress(psycopg.Error):
-            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                conn.rollback()
-
-
 @exercise_check("12.checkout")
 def checkout(t: Trial, checkout):
     box = _stayhub_box(t)
@@ -125,35 +101,17 @@ def checkout(t: Trial, checkout):
         expected=[{"booking_id": booking_id}] * 3, example="one checkout",
         note="the worker reads the booking fresh when it runs")
 
-    # A crash between the booking and its jobs: here the first enqueue fails.
+    # The card is charged before the booking's transaction opens (it is another company's server).
     box.conn.execute("DELETE FROM jobs")
-    before = _counts(box.conn)
-    box.conn.execute("""
-        CREATE FUNCTION refuse_jobs() RETURNS trigger LANGUAGE plpgsql AS
-          $$ BEGIN RAISE EXCEPTION 'injected: the process died before the jobs were stored'; END $$;
-        CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_jobs();""")
-    _call_expecting_failure(t, checkout, box.conn, "checkout while the jobs cannot be stored")
-    box.conn.execute("DROP TRIGGER refuse_jobs ON jobs")
-    bookings, jobs_left = _counts(box.conn)
-    t.expect("if the jobs cannot be stored, neither is the booking (no paid booking without its email)",
-             got=bookings - before[0], expected=0,
-             example="an INSERT into jobs that fails, as a crash between the two writes would",
-             note="a booking committed on its own, with the jobs enqueued after the commit, leaves a guest who paid "
-                  "and will never get an email, an invoice or a sync: write them in the booking's transaction")
-
-    # The other way round: the booking's commit fails after the jobs were written.
-    box.conn.execute("""
-        CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
-          $$ BEGIN RAISE EXCEPTION 'injected: the booking could not be committed'; END $$;
-        CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON bookings
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_commit();""")
-    _call_expecting_failure(t, checkout, box.conn, "checkout whose commit fails")
-    box.conn.execute("DROP TRIGGER refuse_commit ON bookings")
-    bookings, jobs_left = _counts(box.conn)
-    t.expect("if the booking does not commit, no job is left behind (no email for a booking that does not exist)",
-             got=jobs_left, expected=0, example="the booking's COMMIT fails (a deferred constraint)",
-             note="jobs written on another connection, or committed before the booking, survive its failure: use "
-                  "the connection you are given, inside one transaction")
+    rules.expect_called_outside_any_transaction(
+        t, checkout, lambda: t.call(checkout, box.conn, 2, 3, 1, during="checkout(conn, 2, 3, 1)"), box.conn,
+        name="charge", module=stayhub, what="stayhub.charge (the card, ~300 ms at the payment provider)",
+        call="checkout(conn, guest_id=2, room_id=3, nights=1)")
+    # The booking and its jobs: stored together or not at all (the same rule as 02 and 05).
+    rules.expect_jobs_in_the_business_transaction(
+        t, lambda c: checkout(c, 1, 1, 2), box.conn, table="bookings", thing="booking",
+        told="the guest is not told 'booking confirmed'", gets="an email, an invoice or a sync",
+        call="checkout(conn, 1, 1, 2)")
 
     # The real processes take ~6 s; they can only add failures to a checkout already wrong in-process.
     if all(result.passed for result in t.results):
@@ -256,22 +214,22 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
         provider.configure(down=True, latency_s=0.05)
         [flaky] = _bookings(box.conn, [3])
         with processes.environment(env):
-            first = _outcome(send_confirmation, _job(flaky, attempts=1), box.conn)
+            first = rules.outcome(send_confirmation, _job(flaky, attempts=1), box.conn)
             provider.healthy()
-            second = _outcome(send_confirmation, _job(flaky, attempts=2), box.conn)
+            second = rules.outcome(send_confirmation, _job(flaky, attempts=2), box.conn)
         got = stayhub.emails_by_booking(provider.deliveries())[flaky]
         t.expect("a 503 on the first attempt, then the provider works: the email still goes out, once", got=got,
-                 expected=1, example=f"booking {flaky}: attempt 1 while the provider answered 503 ({_said(first)}), "
-                                     f"attempt 2 once it was back ({_said(second)})",
+                 expected=1, example=f"booking {flaky}: attempt 1 while the provider answered 503 ({rules.said(first)}), "
+                                     f"attempt 2 once it was back ({rules.said(second)})",
                  note="a row committed before the email is sent says 'sent' even when the send failed: insert it and "
                       "send in one transaction, so a failed send rolls the row back")
 
         # 3. An address that cannot exist: the provider answers 422, and retrying cannot help.
         [impossible] = _bookings(box.conn, [4])  # guest 4: nobody@stayhub.invalid
         with processes.environment(env):
-            refused = _outcome(send_confirmation, _job(impossible), box.conn)
+            refused = rules.outcome(send_confirmation, _job(impossible), box.conn)
         t.expect("an impossible address ends the job at once: a PermanentError reaches the worker",
-                 ok=isinstance(refused, PermanentError), got=_said(refused), expected="raised EmailRejected "
+                 ok=isinstance(refused, PermanentError), got=rules.said(refused), expected="raised EmailRejected "
                  "(a PermanentError)", example="guest 4, nobody@stayhub.invalid: the provider answers 422",
                  note="let EmailRejected through: the worker dead-letters a PermanentError at once instead of "
                       "retrying it 8 times; catching it hides the problem from everyone")
@@ -308,108 +266,27 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
         provider.kill()
 
 
-def _in_flight(provider: EmailProvider) -> int:
-    reply = http_call("GET", f"{provider.url}/health", timeout=5.0)
-    return reply.data.get("requests_in_flight", 0) if reply.ok else 0
-
-
 def _kills_on_cue(t: Trial, box, send_confirmation, provider: EmailProvider, env: dict[str, str]) -> None:
-    """A worker SIGKILLed at each point where a crash can double an email, each followed by a re-run (the
-    next attempt): after the send and before the commit, while the provider is delivering, after the commit
-    and before the ack. Placed on cue, not at random, so no seed can miss one."""
-    before_commit, mid_send, before_ack = _bookings(box.conn, [2, 3, 1])
-    no_key = ("the first run's row was rolled back with the crash, so your table cannot remember this send: "
-              "only the provider can recognise the repeat — send with idempotency_key= the same key as your row "
-              "(stayhub.confirmation_key(booking_id)); the provider saw Idempotency-Keys {keys}")
-
-    def emails(booking_id: int) -> int:
-        return stayhub.emails_by_booking(provider.deliveries())[booking_id]
-
+    """The idempotent-send rule, as 06.send_confirmation asks it too (checks/rules.py): a worker killed at
+    each critical point, then the job run again. Then lab 12's own: a booking that does not exist."""
     def keys(booking_id: int) -> list:
         address = stayhub.booking(box.conn, booking_id).guest_email
         return [r.idempotency_key for r in provider.requests() if r.to == address]
 
-    def judge(name: str, booking_id: int, example: str, note_if_doubled: str) -> None:
-        got = emails(booking_id)
-        t.expect(name, got=got, expected=1, example=example,
-                 note=(note_if_doubled.format(keys=keys(booking_id)) if got > 1 else
-                       "the guest got no email: the re-run must send when the first run's work was lost"
-                       if got == 0 else None))
-
-    # After the send, before the commit: a deferred trigger holds the commit until the worker is killed.
-    killpoint.hold_commit(box.conn, "confirmations")
-    try:
-        what = killpoint.run_and_kill(box, send_confirmation, _job(before_commit),
-                                      when=killpoint.waiting_at_commit(box), env=env)
-    finally:
-        killpoint.release_commit(box.conn, "confirmations")
-    with processes.environment(env):
-        again = _outcome(send_confirmation, _job(before_commit, attempts=2), box.conn)
-    judge("a worker killed after the send, before the commit, then the job runs again: one email", before_commit,
-          f"booking {before_commit}: attempt 1 SIGKILLed while its transaction commits ({what}), "
-          f"then attempt 2 ({_said(again)})", no_key)
-
-    # While the provider delivers: the request has arrived (it will be delivered), the reply never will.
-    provider.configure(latency_s=1.0)
-    try:
-        what = killpoint.run_and_kill(box, send_confirmation, _job(mid_send),
-                                      when=lambda name: _in_flight(provider) > 0, env=env)
-        wait_until(lambda: _in_flight(provider) == 0, 10.0, interval=0.05, what="the provider's last delivery")
-    finally:
-        provider.configure(latency_s=stayhub.EMAIL_S)
-    with processes.environment(env):
-        again = _outcome(send_confirmation, _job(mid_send, attempts=2), box.conn)
-    judge("a worker killed while the provider was delivering its email, then the job runs again: one email",
-          mid_send, f"booking {mid_send}: attempt 1 SIGKILLed while its request was at the provider ({what}), "
-                    f"then attempt 2 ({_said(again)})", no_key)
-
-    # After the commit, before the ack: the whole first run happened, and the job comes back.
-    with processes.environment(env):
-        first = _outcome(send_confirmation, _job(before_ack), box.conn)
-        again = _outcome(send_confirmation, _job(before_ack, attempts=2), box.conn)
-    example = (f"booking {before_ack}: attempt 1 ran to the end ({_said(first)}) but was never acked, "
-               f"then attempt 2 ({_said(again)})")
-    judge("a worker killed after the commit, before the ack, then the job runs again: one email", before_ack,
-          example, "a second run must find what the first one did: the same key every time (confirm:<booking id>), "
-                   "in your table and as the Idempotency-Key; the provider saw Idempotency-Keys {keys}")
-    t.expect("that re-run returns normally: the work is done, so the job is acked (not retried to the dead-letter "
-             "table)", ok=first is None and again is None, got=f"attempt 1 {_said(first)}, attempt 2 {_said(again)}",
-             expected="both returned", example=example,
-             note="INSERT ... ON CONFLICT (key) DO NOTHING RETURNING key: no row back means an earlier run sent it; "
-                  "return, do not raise" if again is not None else None)
-    asked = len(keys(before_ack))
-    t.expect("that re-run stops at its confirmations row: no second request to the provider", got=asked,
-             expected=1, example=example,
-             note="no row back from the INSERT means an earlier run already sent it: stop before calling the "
-                  "provider (its memory of keys does not last forever; the row does)" if asked > 1 else None)
+    send = rules.Send(handler=send_confirmation, provider=provider, env=env, marks="confirmations",
+                      key="stayhub.confirmation_key(booking_id), confirm:<booking id>",
+                      emails=lambda b: stayhub.emails_by_booking(provider.deliveries())[b], keys=keys,
+                      latency_s=stayhub.EMAIL_S)
+    rules.expect_one_email_through_kills(t, box, send, tuple(_bookings(box.conn, [2, 3, 1])))
 
     # A booking that does not exist: nothing to send, ever.
     with processes.environment(env):
-        missing = _outcome(send_confirmation, _job(MISSING_BOOKING), box.conn)
+        missing = rules.outcome(send_confirmation, _job(MISSING_BOOKING), box.conn)
     t.expect("a job for a booking that does not exist raises a PermanentError (nothing to send, ever)",
-             ok=isinstance(missing, PermanentError), got=_said(missing), expected="raised PermanentError",
+             ok=isinstance(missing, PermanentError), got=rules.said(missing), expected="raised PermanentError",
              example=f"booking {MISSING_BOOKING}: stayhub.booking(conn, {MISSING_BOOKING}) is None",
              note="a job that can never succeed must not use up 8 attempts: raise PermanentError and the worker "
                   "dead-letters it at once")
-
-
-
-
-def _outcome(handler, job, conn) -> BaseException | None:
-    """Run one attempt in this process; what it raised (None: it returned), as a worker would see it."""
-    try:
-        handler(job, conn)
-    except Exception as error:  # noqa: BLE001 (the learner's handler may raise anything)
-        return error
-    finally:
-        with contextlib.suppress(psycopg.Error):
-            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                conn.rollback()
-    return None
-
-
-def _said(outcome: BaseException | None) -> str:
-    return "returned" if outcome is None else f"raised {type(outcome).__name__}"
 
 
 # -- 12.retry_policy --------------------------------------------------------------------------------------
@@ -448,13 +325,17 @@ def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
 def invoice_worker(t: Trial, render_invoice, seed=None):
     box = _stayhub_box(t)
     _started(t, render_invoice, box)
-    missing = _outcome(render_invoice, _job(MISSING_BOOKING), box.conn)
+    missing = rules.outcome(render_invoice, _job(MISSING_BOOKING), box.conn)
     t.expect("a job for a booking that does not exist ends at once: nothing to do (no error the queue would retry)",
-             ok=missing is None or isinstance(missing, PermanentError), got=_said(missing),
+             ok=missing is None or isinstance(missing, PermanentError), got=rules.said(missing),
              expected="returned (or raised PermanentError)",
              example=f"booking {MISSING_BOOKING}: stayhub.booking(conn, {MISSING_BOOKING}) is None",
              note="(A): no booking is nothing to do; any other error is retried 8 times, then dead-lettered")
     env = {stayhub.INVOICE_S_ENV: "0.3"}
+    # 0. Two workers at once and a kill at each critical point, placed on purpose; then (1., 2.) seeded
+    #    random rounds.
+    _two_runs_at_once(t, box, render_invoice, env)
+    _invoice_kills_on_cue(t, box, render_invoice, env)
     # 1. Two jobs for each booking, side by side: the two runs overlap.
     pairs = _bookings(box.conn, [1, 2, 3])
     payloads = [{"booking_id": b} for b in pairs for _ in range(2)]
@@ -484,6 +365,122 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
              note="(A): an invoice that exists already means there is nothing left to do")
     t.expect("a cancelled booking gets no invoice", got=counts[cancelled], expected=0,
              example=f"booking {cancelled}, cancelled before its job ran", note="(A): skip it")
+
+
+def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
+    """Two workers at once, placed on cue: a first run held at its COMMIT with every lock it took still
+    held (checks/killpoint.py), while a second worker runs — for the same booking, then for another one."""
+    same, held_other, other = _bookings(box.conn, [1, 2, 3])
+
+    def second_run(booking_id: int) -> dict:
+        """Start the second worker's run on a session of its own; return once it finished or waits for a
+        lock. The dict gets "thread", "waited" (it waited for a lock) and, once done, "outcome"."""
+        run: dict = {"waited": False}
+        started = threading.Event()
+
+        def work():
+            with box.connect() as conn:
+                run["pid"] = conn.info.backend_pid
+                started.set()
+                run["outcome"] = rules.outcome(render_invoice, _job(booking_id), conn)
+
+        run["thread"] = threading.Thread(target=work, daemon=True, name="check-12-second-worker")
+        run["thread"].start()
+        started.wait(10)
+
+        def done_or_waiting() -> bool:
+            run["waited"] = run["waited"] or bool(box.conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
+                [run.get("pid")]).fetchone()[0])
+            return run["waited"] or not run["thread"].is_alive()
+
+        with contextlib.suppress(TimeoutError):
+            wait_until(done_or_waiting, 20.0, interval=0.02, what="the second run to finish or wait")
+        return run
+
+    with processes.environment(env):
+        runs: dict[int, dict] = {}
+        what = killpoint.run_and_hold(box, render_invoice, _job(same), table="invoices", env=env,
+                                      meanwhile=lambda: runs.setdefault(same, second_run(same)))
+        for run in runs.values():
+            run["thread"].join(30)
+        counts = stayhub.invoices_by_booking(box.conn)
+        second = runs.get(same, {})
+        t.expect("a second run while the first waits at its commit, its lock held: still one invoice",
+                 got=counts[same], expected=1,
+                 example=f"booking {same}: run 1 {what}; run 2 started meanwhile "
+                         f"({'waited for a lock, then ' if second.get('waited') else ''}{rules.said(second.get('outcome'))})",
+                 note="(B): run 2 checked before run 1 committed, so both stored one: take the booking's row lock "
+                      "(SELECT ... FOR NO KEY UPDATE) in the transaction, then check" if counts[same] > 1 else None)
+
+        runs = {}
+        what = killpoint.run_and_hold(box, render_invoice, _job(held_other), table="invoices", env=env,
+                                      meanwhile=lambda: runs.setdefault(other, second_run(other)))
+        for run in runs.values():
+            run["thread"].join(30)
+        counts = stayhub.invoices_by_booking(box.conn)
+        second = runs.get(other, {})
+        t.expect("a run for another booking does not wait for this one: each run locks its own booking's row",
+                 ok=not second.get("waited") and counts[other] == 1,
+                 got=f"run 2 {'waited for a lock' if second.get('waited') else 'did not wait'}, "
+                     f"{counts[other]} invoice(s) for booking {other}",
+                 expected=f"did not wait, 1 invoice for booking {other}",
+                 example=f"booking {held_other}: run 1 {what}; meanwhile run 2 for booking {other}",
+                 note="lock the row of job.payload['booking_id'], not a fixed row or the whole table: invoices of "
+                      "different bookings must not queue behind each other" if second.get("waited") else None)
+
+
+def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
+    """A worker SIGKILLed at each critical point of the invoice job, each followed by a re-run (the next
+    attempt): after the invoice is stored and before the commit, in the middle of rendering, after the commit
+    and before the ack. Placed on cue (checks/killpoint.py), not at random, so no seed can miss one."""
+    before_commit, mid_render, before_ack = _bookings(box.conn, [3, 1, 2])
+
+    def judge(name: str, booking_id: int, example: str) -> None:
+        got = stayhub.invoices_by_booking(box.conn)[booking_id]
+        t.expect(name, got=got, expected=1, example=example,
+                 note="(A): an invoice that exists already means there is nothing left to do" if got > 1 else
+                 "the re-run must render the invoice when the first run's work was lost" if got == 0 else None)
+
+    def again(booking_id: int) -> BaseException | None:
+        with processes.environment(env):
+            return rules.outcome(render_invoice, _job(booking_id, attempts=2), box.conn)
+
+    # After the invoice is stored, before the commit: a deferred trigger holds the commit until the kill.
+    killpoint.hold_commit(box.conn, "invoices")
+    try:
+        what = killpoint.run_and_kill(box, render_invoice, _job(before_commit), when=killpoint.waiting_at_commit(box),
+                                      env=env)
+    finally:
+        killpoint.release_commit(box.conn, "invoices")
+    second = again(before_commit)
+    judge("a worker killed after storing the invoice, before the commit, then the job runs again: one invoice",
+          before_commit, f"booking {before_commit}: attempt 1 SIGKILLed while its transaction commits ({what}), "
+                         f"then attempt 2 ({rules.said(second)})")
+
+    # In the middle of rendering: the child marks the start of render_invoice_pdf, and is killed there.
+    with tempfile.TemporaryDirectory(prefix="course-invoice-") as folder:
+        marker = Path(folder) / "rendering"
+        handler = killpoint.marked_at(render_invoice, stayhub.__name__, "render_invoice_pdf", marker)
+        what = killpoint.run_and_kill(box, handler, _job(mid_render), when=killpoint.in_the_effect(marker), env=env)
+    second = again(mid_render)
+    judge("a worker killed while rendering the invoice, then the job runs again: one invoice", mid_render,
+          f"booking {mid_render}: attempt 1 SIGKILLed in the middle of render_invoice_pdf ({what}), "
+          f"then attempt 2 ({rules.said(second)})")
+
+    # After the commit, before the ack: the whole first run happened, and the job comes back.
+    with processes.environment(env):
+        first = rules.outcome(render_invoice, _job(before_ack), box.conn)
+    second = again(before_ack)
+    example = (f"booking {before_ack}: attempt 1 ran to the end ({rules.said(first)}) but was never acked, "
+               f"then attempt 2 ({rules.said(second)})")
+    judge("a worker killed after the commit, before the ack, then the job runs again: one invoice", before_ack,
+          example)
+    t.expect("that re-run returns normally: nothing is left to do, so the job is acked", ok=first is None and
+             second is None, got=f"attempt 1 {rules.said(first)}, attempt 2 {rules.said(second)}",
+             expected="both returned", example=example,
+             note="(A): an invoice that exists already is nothing to do: return, do not raise"
+             if second is not None else None)
 
 
 # -- 12.quiz --------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from course.programs import jetstream_queue as jq
 from course.programs import jetstream_run
 
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, rules
 from course.grading.checks.quiz import ask
 
 # 13.keep_alive: an invoice of PAGES pages, each taking the notebook's PAGE_S (0.4 s): longer than ACK_WAIT_S.
@@ -67,17 +67,27 @@ def _longest_silence(started: float, signals: list[float], ended: float) -> floa
     return max(b - a for a, b in zip(marks, marks[1:]))
 
 
+QUICK_BOOKING = 4417  # not the demo's bookings (981, 982): an id copied from the demo shows
+
+
 @exercise_check("13.keep_alive")
 def keep_alive(t: Trial, render_invoice):
-    task = RecordingTask({"booking_id": 981, "pages": QUICK_PAGES})
+    task = RecordingTask({"booking_id": QUICK_BOOKING, "pages": QUICK_PAGES})
+    drawn: list[tuple] = []
     started = time.monotonic()
-    t.call(render_invoice, task, during=f"render_invoice(task) for a {QUICK_PAGES}-page invoice")
+    with rules.watching(render_invoice, "render_page", lambda *args, **kwargs: drawn.append(
+            tuple(args) + tuple(kwargs.values()))):
+        t.call(render_invoice, task, during=f"render_invoice(task) for a {QUICK_PAGES}-page invoice")
     ended = time.monotonic()
     took = ended - started
     t.require(f"renders every page ({QUICK_PAGES} pages x {PAGE_S} s)", ok=took >= QUICK_PAGES * PAGE_S * 0.9,
               got=f"returned after {took:.2f} s", expected=f"at least {QUICK_PAGES * PAGE_S * 0.9:.2f} s",
               example=f"task.data = {task.data}", note="call render_page(booking_id, page) for each page, "
               "in the handler itself: once it returns, the consumer acknowledges the message")
+    wanted = [(QUICK_BOOKING, page) for page in range(QUICK_PAGES)]
+    t.expect("renders the task's own booking, every page once: render_page(booking_id, 0), (booking_id, 1) ...",
+             got=drawn, expected=wanted, example=f"task.data = {task.data}",
+             note="take both from task.data: task.data['booking_id'] and range(task.data['pages'])")
     silence = _longest_silence(started, task.signals, ended)
     t.require(f"no stretch of work longer than the AckWait ({ACK_WAIT_S} s) without task.in_progress()",
               ok=silence < ACK_WAIT_S - 0.15, got=f"{len(task.signals)} in-progress ack(s); longest silence "
@@ -133,8 +143,9 @@ class Abandoned(BaseException):
     """Raised into learner code that would otherwise retry forever after the check gave up on it."""
 
 
-def _gives_up(t: Trial, publish_with_retry) -> None:
-    """Against a publish that always times out: it must pause between attempts and give up in time."""
+def _against_a_dead_publish(publish_with_retry, give_up_after_s: float, wait_s: float):
+    """Run publish_with_retry against a publish that always times out, for at most wait_s. Returns (the
+    times of its attempts, seconds it ran, what it did: returned/raised/not_started, still running)."""
     attempts = []
     abandoned = threading.Event()
     outcome: dict = {}
@@ -148,7 +159,7 @@ def _gives_up(t: Trial, publish_with_retry) -> None:
     def run():
         try:
             outcome["returned"] = publish_with_retry(always_times_out, "tasks.x", {"n": 0}, "msg-0",
-                                                     give_up_after_s=1.0)
+                                                     give_up_after_s=give_up_after_s)
         except Abandoned:
             outcome["abandoned"] = True
         except NotImplementedError:
@@ -159,16 +170,23 @@ def _gives_up(t: Trial, publish_with_retry) -> None:
     thread = threading.Thread(target=run, daemon=True, name="check-13-gives-up")
     started = time.monotonic()
     thread.start()
-    thread.join(5)
+    thread.join(wait_s)
     took = time.monotonic() - started
-    if thread.is_alive():
+    running = thread.is_alive()
+    if running:
         abandoned.set()
+    return attempts, took, outcome, running
+
+
+def _gives_up(t: Trial, publish_with_retry) -> None:
+    """Against a publish that always times out: it must pause between attempts and give up in time."""
+    attempts, took, outcome, running = _against_a_dead_publish(publish_with_retry, 1.0, 5)
     if outcome.get("not_started"):
-        t.call(publish_with_retry, always_times_out, "tasks.x", {}, "msg-0", give_up_after_s=0.0,
+        t.call(publish_with_retry, lambda *a, **k: None, "tasks.x", {}, "msg-0", give_up_after_s=0.0,
                during="publish_with_retry")  # reports "not started" the usual way
     example = "publish always raises nats.errors.TimeoutError; give_up_after_s=1.0"
     t.require("gives up: raises once give_up_after_s has passed", ok="raised" in outcome,
-              got="still retrying after 5 s" if thread.is_alive() else
+              got="still retrying after 5 s" if running else
               f"returned {outcome.get('returned')!r}" if "returned" in outcome else "did not raise",
               expected="the last error raised, within a few seconds", example=example,
               note="the caller must hear that the message was not published")
@@ -177,6 +195,33 @@ def _gives_up(t: Trial, publish_with_retry) -> None:
     t.require("pauses between attempts (a leader election is not helped by hammering)", ok=2 <= len(attempts) <= 50,
              got=f"{len(attempts)} attempts in {took:.2f} s", expected="2 to 50 attempts in about a second",
              example=example)
+    _pauses_double_and_stay_short(t, publish_with_retry)
+
+
+LONGEST_PAUSE_S = 0.75  # "stay under about half a second"
+
+
+def _pauses_double_and_stay_short(t: Trial, publish_with_retry) -> None:
+    """Three seconds of a dead publish: the pauses start near 50 ms, grow, and never pass about 0.5 s.
+    The pauses are what the learner's code asked time.sleep for (not measured: a busy machine oversleeps);
+    the gaps between attempts only when it pauses some other way."""
+    asked: list[float] = []
+
+    def note_pause(seconds, *args, **kwargs):
+        if threading.current_thread().name == "check-13-gives-up":
+            asked.append(float(seconds))
+
+    with rules.watching(publish_with_retry, "sleep", note_pause, module=time):
+        attempts, took, _, _ = _against_a_dead_publish(publish_with_retry, 3.0, 8)
+    pauses = asked or [b - a for a, b in zip(attempts, attempts[1:])]
+    shape = ", ".join(f"{p:.2f}" for p in pauses[:8]) + (" ..." if len(pauses) > 8 else "")
+    ok = len(pauses) >= 3 and pauses[0] <= 0.2 and max(pauses) >= 2 * pauses[0] and max(pauses) <= LONGEST_PAUSE_S
+    t.expect("the pauses start around 50 ms, double, and stay under about half a second", ok=ok,
+             got=f"pauses of {shape} s" if pauses else f"{len(attempts)} attempt(s) in {took:.2f} s",
+             expected="about 0.05, 0.1, 0.2, 0.4, then 0.5 s each",
+             example="publish always raises nats.errors.TimeoutError; give_up_after_s=3.0",
+             note="pause = min(pause * 2, 0.5): an election takes seconds, and a pause that keeps doubling "
+                  "leaves the cluster idle long after it is back" if pauses and max(pauses) > LONGEST_PAUSE_S else None)
 
 
 class FaultyPublish:

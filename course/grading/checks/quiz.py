@@ -25,5 +25,10 @@ def ask(t: Trial, name: str, value, correct: str | Iterable[str], question: str,
     right = letters(correct)
     if chosen == right:
         t.expect(f"{name}: {question}", ok=True)
+    elif chosen and chosen < right:  # every letter chosen is right, but some right ones are missing
+        missing = len(right - chosen)
+        t.expect(f"{name}: {question}", ok=False, got=value,
+                 note=f"right, but not all of it — {missing} more option{'s are' if missing > 1 else ' is'} also "
+                      f"true; {reconsider}")
     else:
         t.expect(f"{name}: {question}", ok=False, got=value, note=f"not this one — {reconsider}")
