@@ -8,7 +8,7 @@ Read it bottom up. A module imports only from its own layer or the layers below 
                 nats_server, nats_cluster), child processes (processes) and what they did (eventlog),
                 and what this machine has (doctor)
     core/       the reference queue, what a production engineer would lift out: sql/, queue, backoff,
-                payloads, worker, scheduler, outbox, monitoring
+                payloads, arguments, worker, scheduler, outbox, monitoring
     programs/   the labs' programs: the Tiffin and StayHub systems, the email provider, and each lab's
                 demos (retry_trace, newsletter, queueing, rush, pools, saturation_view, watching,
                 dead_rows, jetstream_*);

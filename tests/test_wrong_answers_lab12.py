@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 from course.grading import run_check
+from course.core import queue
 from course.core.queue import PermanentError
 from course.programs import stayhub
 from course.programs.email_provider import send_email
