@@ -137,6 +137,15 @@ def marked_before_published(conn, publish, limit=10):
     return len(rows)
 
 
+def marked_after_the_commit(conn, publish, limit=10):
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+    mark_sent(conn, [row[0] for row in rows])  # after the commit: the rows are unlocked and still unsent
+    return len(rows)
+
+
 def _relay_with(claim_sql: str):
     def relay_batch(conn, publish, limit=10):
         with conn.transaction():
@@ -229,6 +238,7 @@ def test_a_relay_that_publishes_nothing_hears_that_first_and_nothing_built_on_it
     (without_a_message_id, ["sets Nats-Msg-Id", "each row is in the stream once"]),
     (the_row_id_as_message_id, ["sets Nats-Msg-Id", "ids start again at 1"]),
     (marked_before_published, ["each row is in the stream once"]),
+    (marked_after_the_commit, ["relay A held just before it marks its rows sent: a second relay publishes none"]),
     (no_row_locks, ["does not publish the rows the first one holds"]),
     (locks_without_skip_locked, ["does not wait for rows the first one holds"]),
     (claims_outside_a_transaction, ["does not publish the rows the first one holds"]),
@@ -250,6 +260,15 @@ def test_a_lost_row_and_a_doubled_row_are_told_apart():
     assert "Lost: it was marked sent before it was published" in lost
     doubled = run_check("05.relay", relay_batch=without_a_message_id).render()
     assert "is in the stream 2 time(s)" in doubled and "same Nats-Msg-Id" in doubled
+
+
+@pytest.mark.slow
+def test_a_mark_after_the_commit_lets_a_second_relay_publish_the_rows_again_and_says_why():
+    report = run_check("05.relay", relay_batch=marked_after_the_commit)
+    assert failed(report) == ["relay A held just before it marks its rows sent: a second relay publishes none of them"], \
+        report.render()
+    text = report.render()
+    assert "published by both relays" in text and "mark the rows sent inside the transaction that claimed" in text
 
 
 def test_the_quiz_rejects_a_half_right_multiple_choice():

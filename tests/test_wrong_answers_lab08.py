@@ -169,7 +169,12 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
-def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None, returns_ids=True):
+def store_job_id(conn, schedule, slot, job_id):
+    conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s", [job_id, schedule.task, slot])
+
+
+def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None, returns_ids=True,
+                      stores_the_id_after_the_commit=False):
     """The solution's tick with one rule broken (each found by the mutation sweep, passing every check)."""
     claim = CLAIM if on_conflict else CLAIM.replace(" ON CONFLICT (task, slot) DO NOTHING", "")
 
@@ -182,9 +187,10 @@ def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True
                         continue
                     job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot),
                                            **({"queue": schedule.queue} if on_its_queue else {}))
-                    if stores_the_id:
-                        conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s",
-                                     [job_id if stored_id is None else stored_id, schedule.task, slot])
+                    if stores_the_id and not stores_the_id_after_the_commit:
+                        store_job_id(conn, schedule, slot, job_id if stored_id is None else stored_id)
+                if stores_the_id_after_the_commit:
+                    store_job_id(conn, schedule, slot, job_id)  # a crash just before this loses it for good
                 enqueued.append(job_id)
         return enqueued if returns_ids else len(enqueued)
     return tick
@@ -195,6 +201,9 @@ WRONG_TICKS = {  # the tick, the check that must fail, and what its report must 
                       ["queue=schedule.queue"]),
     "job_id_not_stored": (solution_tick_but(stores_the_id=False), ["holds its job's id"], ["UPDATE schedule_runs"]),
     "the_demos_job_id": (solution_tick_but(stored_id=1), ["holds the id of its own job"], ["job_id 1"]),
+    "job_id_stored_after_the_commit": (solution_tick_but(stores_the_id_after_the_commit=True),
+                                       ["killed after enqueueing a slot's job and before storing its id"],
+                                       ["('enqueued', None)", "inside the transaction that claimed the slot"]),
     "no_on_conflict": (solution_tick_but(on_conflict=False), ["losing the race for a slot"],
                        ["UniqueViolation", "ON CONFLICT"]),
     "no_claim_at_all": (no_claim_at_all, ["enqueue each slot once"],

@@ -3,9 +3,10 @@
 
 The check, not a random timer, decides when the process dies: when its connection waits at the commit
 (a deferred trigger holds it there), while its request is at the email provider, or in the middle of an
-effect the child marks (`marked_at`). See `run_and_kill` below; checks/rules.py's idempotent send (06 and
-12) and 12.invoice_worker use it. `run_and_hold` stops a child at its commit, its locks held, while the
-check runs a second worker, then lets it commit: two workers at once, on cue.
+effect the child marks (`marked_at`), or before a statement `hold_statements` holds (08.tick). See
+`run_and_kill` below; checks/rules.py's idempotent send (06 and 12) and 12.invoice_worker use it.
+`run_and_hold` stops a child at its commit, its locks held, while the check runs a second worker, then
+lets it commit: two workers at once, on cue. 05.relay holds a relay before its mark the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
+import psycopg.sql
 
 from course.infra import processes
 
@@ -97,6 +99,44 @@ def release_held_commit(conn: psycopg.Connection, table: str, key: int) -> None:
     conn.execute(f"DROP TRIGGER IF EXISTS hold_commit_until_released ON {table}")
 
 
+def hold_statements(conn: psycopg.Connection, table: str, event: str, key: int, *,
+                    sessions: str = "killpoint-%") -> None:
+    """Every `event` statement (UPDATE, INSERT, DELETE) on `table` by a session whose application_name is
+    LIKE `sessions` waits before it touches a row, on the advisory lock `key` that `conn` takes here: a
+    statement moved after its transaction's commit is caught with that commit done and nothing else.
+    release_statements(conn, table, key) lets them go."""
+    conn.execute("SELECT pg_advisory_lock(%s)", [key])
+    conn.execute(f"""
+        CREATE OR REPLACE FUNCTION hold_statements() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF current_setting('application_name') LIKE {_literal(conn, sessions)} THEN
+                PERFORM pg_advisory_xact_lock({int(key)});
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER hold_statements BEFORE {event} ON {table}
+          FOR EACH STATEMENT EXECUTE FUNCTION hold_statements();""")
+
+
+def release_statements(conn: psycopg.Connection, table: str, key: int) -> None:
+    conn.execute("SELECT pg_advisory_unlock(%s)", [key])
+    conn.execute(f"DROP TRIGGER IF EXISTS hold_statements ON {table}")
+
+
+def _literal(conn: psycopg.Connection, text: str) -> str:
+    return psycopg.sql.Literal(text).as_string(conn)
+
+
+def waiting_on_a_held_statement(box) -> Callable[[str], bool]:
+    """True once the session named `name` waits at a statement hold_statements holds (or at a commit
+    hold_commit_until_released holds)."""
+    def check(name: str) -> bool:
+        return bool(box.conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock' "
+            "AND wait_event = 'advisory'", [name]).fetchone()[0])
+    return check
+
+
 def run_and_hold(box, handler, job, *, table: str, meanwhile: Callable[[], object], env: dict[str, str],
                  timeout_s: float = 20.0) -> str:
     """Run handler(job, conn) in a child process and stop it at its COMMIT with every lock it took still
@@ -109,10 +149,9 @@ def run_and_hold(box, handler, job, *, table: str, meanwhile: Callable[[], objec
     held = False
     try:
         deadline = time.monotonic() + timeout_s
+        waiting = waiting_on_a_held_statement(box)
         while child.alive() and time.monotonic() < deadline and not held:
-            held = bool(box.conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock' "
-                "AND wait_event = 'advisory'", [name]).fetchone()[0])
+            held = waiting(name)
             time.sleep(0 if held else 0.01)
         if held:
             meanwhile()

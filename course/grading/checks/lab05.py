@@ -3,8 +3,9 @@
 Both code checks break things on purpose. `05.place_order` makes the second of the two writes fail, and
 SIGKILLs a real process while that write waits; `05.relay` SIGKILLs a real process after it published
 and before it could mark the rows sent, recreates the outbox so ids start again at 1, and runs two
-relays at once. Everything goes to the real PostgreSQL and to the course's real NATS JetStream server,
-in a stream of the check's own that is deleted afterwards.
+relays at once: once with the first held mid-publish, once with it held just before its mark.
+Everything goes to the real PostgreSQL and to the course's real NATS JetStream server, in a stream of
+the check's own that is deleted afterwards.
 
 Learner code that must crash runs in a child process: `python -m course.grading.checks.lab05 SPEC`
 runs the (cloudpickled) function and arguments in SPEC, so the SIGKILL is a real one.
@@ -29,8 +30,8 @@ from course.infra import broker, processes
 from course.core import outbox
 from course.programs import tiffin
 
-from course.grading.trial import Trial
-from course.grading.checks import exercise_check, rules
+from course.grading.trial import Trial, describe
+from course.grading.checks import exercise_check, killpoint, rules
 from course.grading.checks.quiz import ask
 
 CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Python process
@@ -305,6 +306,7 @@ def _relay_checks(t: Trial, relay_batch, box, stream: str) -> None:
     _a_crash_after_publishing(t, relay_batch, box, orders, stream)
     _ids_that_start_again(t, relay_batch, box, orders, stream)
     _two_relays_at_once(t, relay_batch, box, orders, stream)
+    _a_relay_between_its_publishes_and_its_mark(t, relay_batch, box, orders, stream)
 
 
 def _a_publish_that_fails(t: Trial, relay_batch, box, orders: _Orders, stream: str) -> None:
@@ -417,6 +419,74 @@ def _two_relays_at_once(t: Trial, relay_batch, box, orders: _Orders, stream: str
     t.expect("... and does not publish the rows the first one holds", got=both, expected=[], example=example,
              note=(f"orders {both} were published by both relays: claim with FOR UPDATE (SKIP LOCKED) inside the "
                    "transaction that later marks them sent") if both else None)
+
+
+def _a_relay_between_its_publishes_and_its_mark(t: Trial, relay_batch, box, orders: _Orders, stream: str) -> None:
+    """Relay A stopped on cue when it is about to mark its batch sent; relay B runs then. Inside A's
+    transaction its rows are still locked, and B skips them. A mark moved after the commit leaves them
+    unlocked and unsent at that moment: B claims them and publishes them a second time."""
+    orders.add(box.conn, 8)
+    key = secrets.randbelow(2**31 - 1) + 1
+    name = f"lab05-relay-A-{secrets.token_hex(3)}"
+    # A's UPDATEs of outbox wait, before they touch a row, on a lock the check holds: A is stopped on cue
+    # after its last publish and before its mark, with whatever row locks it still has.
+    killpoint.hold_statements(box.conn, "outbox", "UPDATE", key, sessions=name)
+    first, second = Publisher(stream), Publisher(stream)
+    outcome: dict[str, object] = {}
+
+    def run_first() -> None:
+        with psycopg.connect(box.conninfo, autocommit=True, application_name=name) as conn:
+            try:
+                outcome["first"] = relay_batch(conn, first, 5)
+            except Exception as error:  # reported below
+                outcome["first"] = error
+
+    thread = threading.Thread(target=run_first, name="relay-A", daemon=True)
+    example = ("8 unsent rows; relay A runs relay_batch(conn, publish, 5) and is stopped as it marks its rows sent; "
+               "meanwhile relay B runs relay_batch(conn, publish, 5)")
+    held = False
+    try:
+        thread.start()
+        deadline, waiting = time.monotonic() + CHILD_TIMEOUT_S, killpoint.waiting_on_a_held_statement(box)
+        while thread.is_alive() and time.monotonic() < deadline and not held:
+            held = waiting(name)
+            time.sleep(0 if held else 0.01)
+        if held:
+            outcome["second"] = _second_relay(relay_batch, box, second)
+    finally:
+        killpoint.release_statements(box.conn, "outbox", key)
+        thread.join(CHILD_TIMEOUT_S)
+    if not held:
+        first_outcome = outcome.get("first")
+        t.expect("(set-up) relay A reached the UPDATE that marks its rows sent", ok=False,
+                 got=describe(first_outcome) if isinstance(first_outcome, Exception) else first_outcome,
+                 example=example)
+        return
+    if outcome["second"] == "waited":
+        return  # a relay that waits for another's locks is told so above, by the SKIP LOCKED check
+    both = sorted(set(first.orders()) & set(second.orders()))
+    t.expect("relay A held just before it marks its rows sent: a second relay publishes none of them",
+             ok=not both and not isinstance(outcome["second"], Exception),
+             got=(f"relay B raised {describe(outcome['second'])}" if isinstance(outcome["second"], Exception)
+                  else f"orders {both} published by both relays"),
+             expected="relay B publishes only rows relay A did not claim", example=example,
+             note=("all in one transaction: mark the rows sent inside the transaction that claimed them. Once it "
+                   "commits, its rows are unlocked and still unsent, and the next relay claims and publishes "
+                   "them again (JetStream drops such a copy only within its duplicate window)") if both else None)
+
+
+def _second_relay(relay_batch, box, publish: Publisher):
+    """Relay B's run while relay A is held: what it returned, "waited" if it waited for A's row locks."""
+    with box.connect() as conn:
+        conn.execute("SET lock_timeout = '2s'")
+        try:
+            return relay_batch(conn, publish, 5)
+        except psycopg.errors.LockNotAvailable:
+            return "waited"
+        except NotImplementedError:
+            raise
+        except Exception as error:  # reported by the caller
+            return error
 
 
 @exercise_check("05.quiz")

@@ -10,6 +10,9 @@ by 50 ms in the database, so a tick that checks before it inserts is caught in t
   * the clock jumps two days, as if every scheduler had been down: the nightly job catches up, night
     by night; the five-minute job runs once and records every slot it skipped.
 
+Then, on cue: a rival's claim in flight when a tick claims the same slot, and a tick SIGKILLed as its
+UPDATE of schedule_runs (the job's id) is about to run (killpoint.hold_statements holds it there).
+
 A trigger copies every job that commits into `jobs_ever`, with the application_name of the scheduler
 that wrote it, so the check sees duplicates even after the jobs are gone.
 
@@ -21,6 +24,7 @@ labs.toml names, or a fixture those checks share, and the wrong-answer tests hol
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 import sys
 import tempfile
@@ -35,7 +39,7 @@ from course.infra import eventlog, processes
 from course.core import scheduler
 
 from course.grading.trial import Stop, Trial, describe
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, killpoint
 from course.grading.checks.quiz import ask
 
 HOLDS, INVOICES = "release_unpaid_holds", "nightly_invoices"
@@ -44,6 +48,7 @@ HOLDS_QUEUE = "maintenance"
 DAY = datetime(2099, 3, 14, tzinfo=UTC)
 SCHEDULERS = 3
 STEP_TIMEOUT_S = 30.0
+CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Python process
 
 INSTRUMENTS = """
 CREATE TABLE jobs_ever (id bigint, type text, slot text, by text, at float8);
@@ -364,6 +369,7 @@ def tick_check(t: Trial, tick):
                  example="every slot the three schedulers enqueued")
         run.stop()
         _lose_a_race_on_cue(t, run, tick)
+        _killed_before_storing_the_job_id(t, run, tick)
     finally:
         run.stop()
 
@@ -409,6 +415,39 @@ def _lose_a_race_on_cue(t: Trial, run: _Run, tick) -> None:
                                                       "committed while this tick's INSERT waited for it",
              note="INSERT ... ON CONFLICT (task, slot) DO NOTHING RETURNING slot: no row back means another "
                   "scheduler has the slot; a tick that raises instead skips every schedule after this one")
+
+
+def _killed_before_storing_the_job_id(t: Trial, run: _Run, tick) -> None:
+    """The kill placed on purpose: a tick in a process of its own is SIGKILLed as its UPDATE of
+    schedule_runs (the job's id) is about to run. Inside the claim's transaction the crash takes the claim
+    and the job back, and the next tick tries the slot again; an UPDATE moved after the commit leaves a
+    slot recorded as enqueued whose row never gets its job's id."""
+    box, slot = run.box, at(2, 2, 15)
+    key = secrets.randbelow(2**31 - 1) + 1
+    killpoint.hold_statements(box.conn, "schedule_runs", "UPDATE", key)
+    try:
+        what = killpoint.run_and_kill(box, _tick_at(tick), slot, when=killpoint.waiting_on_a_held_statement(box),
+                                      env={}, timeout_s=CHILD_TIMEOUT_S)
+    finally:
+        killpoint.release_statements(box.conn, "schedule_runs", key)  # waits for the killed session's end
+    jobs = [job_id for job_id, _, _ in run.enqueued().get((HOLDS, slot), [])]
+    stored = [(r.outcome, r.job_id) for r in scheduler.runs(box.conn, HOLDS) if r.slot == slot]
+    t.expect("killed after enqueueing a slot's job and before storing its id: the slot's row holds its job's id, "
+             "or neither is there", ok=stored == [("enqueued", *jobs)] if jobs else not stored,
+             got=f"schedule_runs: {stored or 'no row'}; committed jobs: {jobs or 'none'}",
+             expected="[('enqueued', <its job's id>)] with its job, or no row and no job",
+             example=f"tick(conn, {hhmm(slot)}) in a process of its own, "
+                     + ("SIGKILLed as its UPDATE of schedule_runs was about to run" if what == "killed" else what),
+             note="store the job's id in its row's job_id inside the transaction that claimed the slot and "
+                  "enqueued the job: a crash after that commit leaves the slot enqueued with no job id, and "
+                  "no tick ever fills it in")
+
+
+def _tick_at(tick):
+    """tick as a kill-point handler: handler(job, conn), the job being the clock time to tick at."""
+    def handler(now, conn):
+        tick(conn, now)
+    return handler
 
 
 def _expect_skipped(t: Trial, run: _Run) -> None:
