@@ -118,6 +118,13 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
 # -- a database role per notebook ----------------------------------------------------------------------
 
 
+# GRANT on the database and DROP OWNED update the database's shared catalog row: two sessions doing it
+# at once fail with "tuple concurrently updated". The thread lock orders one grader's threads; this
+# advisory lock (held to the end of the transaction) orders every grader on the server, and the test
+# suite's parallel processes.
+CATALOG_LOCK = "SELECT pg_advisory_xact_lock(hashtext('course grade: roles'))"
+
+
 class Roles:
     """Makes a login role per graded notebook that can create schemas and own only those."""
 
@@ -180,6 +187,7 @@ class Roles:
             return None, self.base
         role, password = ROLE_PREFIX + secrets.token_hex(4), secrets.token_hex(16)
         with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
+            conn.execute(CATALOG_LOCK)
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
                                  "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
@@ -189,21 +197,29 @@ class Roles:
         return role, make_conninfo(self.base, user=role, password=password)
 
     def drop(self, role: str | None) -> None:
-        """End the role's sessions, drop the schemas it made (sandboxes a killed check left) and the role."""
+        """End the role's sessions, drop the schemas it made (sandboxes a killed check left) and the role.
+        A role already gone is fine: another grader's clean-up (left_behind) may have got there first."""
         if role is None:
             return
         with self.db.connect() as conn:
-            conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))  # no new sessions
+            if not self._locked(conn, role, "ALTER ROLE {} NOLOGIN"):  # no new sessions
+                return
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
             for _ in range(100):
                 if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
                     break
                 time.sleep(0.1)
-            with self.lock:
-                conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
-                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+            self._locked(conn, role, "DROP OWNED BY {} CASCADE", "DROP ROLE {}")
 
-
+    def _locked(self, conn, role: str, *statements: str) -> bool:
+        """Run the statements on `role` under the catalog lock, if the role still exists; did it?"""
+        with self.lock, conn.transaction():
+            conn.execute(CATALOG_LOCK)
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone():
+                return False
+            for statement in statements:
+                conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
+        return True
 
 
 def schemas() -> set[str]:
