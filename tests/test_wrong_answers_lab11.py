@@ -168,6 +168,38 @@ def test_the_last_query_is_not_the_transactions_age():
     assert_fails_with(report, "lists monthly-report")
 
 
+def every_database(conn, older_than_s):
+    """The solution without `datname = current_database()`: another database's sessions are listed too."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < now() - make_interval(secs => %s)
+        ORDER BY xact_start""", [older_than_s]).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def test_sessions_of_another_database_are_not_ours_to_chase():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=every_database)
+    assert failed(report) == ["leaves out other-database"], report.render()
+
+
+def by_the_clock_and_itself_too(conn, older_than_s):
+    """The solution by the clock (clock_timestamp()) and without `pid <> pg_backend_pid()`: called in a
+    transaction older than the threshold, it lists its own session."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < clock_timestamp() - make_interval(secs => %s)
+        ORDER BY xact_start""", [older_than_s]).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def test_a_query_that_does_not_leave_out_its_own_session_lists_it():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=by_the_clock_and_itself_too)
+    assert failed(report) == ["leaves out your own session (pg_backend_pid())"], report.render()
+    assert "pid <> pg_backend_pid()" in report.render()
+
+
 def test_youngest_first_is_the_wrong_order():
     report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, order="xact_start DESC"))
     assert_passes_except(report, "oldest transaction first")

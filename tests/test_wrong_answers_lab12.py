@@ -335,6 +335,26 @@ def test_a_lock_wider_than_the_booking_makes_other_bookings_wait():
     assert "run 2 waited for a lock" in report.render()
 
 
+def locks_for_update(job, conn):
+    """The solution with FOR UPDATE: still one invoice each, but the foreign-key check of every row that
+    references the booking (the confirmation email's) waits for the whole render."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_a_lock_for_update_blocks_the_rows_that_reference_the_booking():
+    report = run_check("12.invoice_worker", render_invoice=locks_for_update, seed=SEED)
+    assert failed(report) == ["while a run holds its booking's row, rows that reference the booking can still be "
+                              "inserted: FOR NO KEY UPDATE, not FOR UPDATE"], report.render()
+    assert "refused: could not obtain lock on row" in report.render()
+    assert "Lock with FOR NO KEY UPDATE" in report.render()
+
+
 @pytest.mark.slow
 def test_a_lock_without_the_check_invoices_twice():
     report = run_check("12.invoice_worker", render_invoice=lock_but_never_look, seed=SEED)

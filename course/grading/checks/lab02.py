@@ -177,11 +177,15 @@ def _in_worker_processes(t: Trial, box, provider: EmailProvider, send_receipt) -
     conn = box.conn
     try:
         cloudpickle.dumps(send_receipt)
-    except Exception as error:
-        t.require("the handler can be sent to a worker process", ok=False,
-                  note=f"it refers to something only this notebook has ({type(error).__name__}: {error}).\n"
-                       "A worker is another process: use the job and the connection you are given, and find "
-                       "the provider with tiffin.provider_url() (the EMAIL_PROVIDER_URL variable)")
+        refused = None
+    except Exception as error:  # noqa: BLE001 (whatever the learner's function refers to may refuse)
+        refused = f"{type(error).__name__}: {error}"
+    t.require("the handler can be sent to a worker process", ok=refused is None,
+              got=refused or "pickled with everything it refers to", expected="pickled with everything it refers to",
+              example="cloudpickle.dumps(send_receipt), as the fault injector ships it to its workers",
+              note="it refers to something only this notebook has.\nA worker is another process: use the job and "
+                   "the connection you are given, and find the provider with tiffin.provider_url() (the "
+                   "EMAIL_PROVIDER_URL variable)" if refused else None)
     provider.reset()
     provider.configure(failure_rate=FAILURE_RATE, seed=provider_seed(t.seed, len(WORKER_ORDERS), refused=2))
     orders = [tiffin.place_order(conn, customer, total_cents=1000 + customer)["id"] for customer in WORKER_ORDERS]

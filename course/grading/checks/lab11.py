@@ -221,8 +221,9 @@ class _Sessions:
         self.conns: list[psycopg.Connection] = []
         self.threads: list[threading.Thread] = []
 
-    def open(self, *, autocommit: bool = False, name: str) -> psycopg.Connection:
-        conn = psycopg.connect(self.conninfo, autocommit=autocommit, application_name=name, connect_timeout=5)
+    def open(self, *, autocommit: bool = False, name: str, dbname: str | None = None) -> psycopg.Connection:
+        conninfo = self.conninfo if dbname is None else psycopg.conninfo.make_conninfo(self.conninfo, dbname=dbname)
+        conn = psycopg.connect(conninfo, autocommit=autocommit, application_name=name, connect_timeout=5)
         self.conns.append(conn)
         return conn
 
@@ -271,6 +272,9 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         reader.execute("SELECT 1")
         idle = sessions.open(autocommit=True, name="idle-pool-connection")
         idle.execute("SELECT 1")
+        elsewhere = sessions.open(name="other-database", dbname=_another_database(box.conn))  # old, with a snapshot
+        elsewhere.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        elsewhere.execute("SELECT 1")
         time.sleep(1.6)
         report.execute("SELECT count(*) FROM notes")  # a fresh query, the same old transaction
         young = sessions.open(name="fresh-transaction")
@@ -281,7 +285,8 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         pids = [_pid_of(item) for item in got]
         names = {report.info.backend_pid: "monthly-report", writer.info.backend_pid: "forgotten-psql",
                  long_query: "slow-export", reader.info.backend_pid: "idle-reader",
-                 idle.info.backend_pid: "idle-pool-connection", young.info.backend_pid: "fresh-transaction"}
+                 idle.info.backend_pid: "idle-pool-connection", young.info.backend_pid: "fresh-transaction",
+                 elsewhere.info.backend_pid: "other-database"}
         ours = [names[p] for p in pids if p in names]  # other sessions on a shared server are not judged
         example = ("sessions opened ~1.7 s ago: a REPEATABLE READ report that just ran another query, a psql that "
                    "wrote a row, a 8-second query; plus an idle-in-transaction reader, an idle connection, "
@@ -296,7 +301,9 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         for name, why in (("idle-reader", "idle in transaction, but READ COMMITTED and read-only: between "
                                           "statements it holds no snapshot and no transaction id"),
                           ("idle-pool-connection", "not in a transaction at all"),
-                          ("fresh-transaction", "younger than older_than_s")):
+                          ("fresh-transaction", "younger than older_than_s"),
+                          ("other-database", "a session of another database, whatever it holds: datname = "
+                                             "current_database()")):
             t.expect(f"leaves out {name}", ok=name not in ours, got=ours, expected=f"no {name}", example=example,
                      note=why)
         order = [n for n in ours if n in ("monthly-report", "forgotten-psql", "slow-export")]
@@ -309,8 +316,29 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
                  expected=[], example="the same sessions, vacuum_blockers(conn, 600.0)",
                  note="compare xact_start with now() - make_interval(secs => older_than_s), the argument you are "
                       "given, not a number written in the query" if ours else None)
+        _leaves_out_its_own_session(t, sessions, vacuum_blockers)
     finally:
         sessions.close()
+
+
+def _another_database(conn) -> str:
+    """A database of the same server that is not the one the check runs in (both always exist)."""
+    return "template1" if conn.info.dbname == "postgres" else "postgres"
+
+
+def _leaves_out_its_own_session(t: Trial, sessions: _Sessions, vacuum_blockers) -> None:
+    """Called on a connection whose transaction has been open longer than older_than_s: the caller's own
+    session holds a snapshot while the query runs, and by the clock it is old enough. (Compared with
+    now(), the transaction's start, it never is: only an answer that reads the clock can list itself.)"""
+    own = sessions.open(name="your-session")
+    own.execute("SELECT 1")  # the transaction starts here
+    time.sleep(1.2)
+    got = t.call(vacuum_blockers, own, 1.0, during="vacuum_blockers(conn, 1.0) in a transaction open 1.2 s on conn")
+    listed = own.info.backend_pid in [_pid_of(item) for item in got or []]
+    t.expect("leaves out your own session (pg_backend_pid())", ok=not listed,
+             got="your own session is listed" if listed else "not listed", expected="not listed",
+             example="vacuum_blockers(conn, 1.0) called in a transaction that has been open on conn for 1.2 s",
+             note="the session running the query is not one to chase: pid <> pg_backend_pid()" if listed else None)
 
 
 # -- 11.quiz ------------------------------------------------------------------------------------------------

@@ -369,7 +369,8 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
 
 def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
     """Two workers at once, placed on cue: a first run held at its COMMIT with every lock it took still
-    held (checks/killpoint.py), while a second worker runs — for the same booking, then for another one."""
+    held (checks/killpoint.py), while a second worker runs — for the same booking, then for another one;
+    during that second hold another session asks for the held row FOR KEY SHARE, as a foreign-key check does."""
     same, held_other, other = _bookings(box.conn, [1, 2, 3])
 
     def second_run(booking_id: int) -> dict:
@@ -413,11 +414,26 @@ def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> Non
                  note="(B): run 2 checked before run 1 committed, so both stored one: take the booking's row lock "
                       "(SELECT ... FOR NO KEY UPDATE) in the transaction, then check" if counts[same] > 1 else None)
 
-        runs = {}
+        runs, key_share = {}, {}
+
+        def meanwhile() -> None:
+            key_share["refused"] = _key_share_refused(box, held_other)
+            runs.setdefault(other, second_run(other))
+
         what = killpoint.run_and_hold(box, render_invoice, _job(held_other), table="invoices", env=env,
-                                      meanwhile=lambda: runs.setdefault(other, second_run(other)))
+                                      meanwhile=meanwhile)
         for run in runs.values():
             run["thread"].join(30)
+        refused = key_share.get("refused", f"never tried: run 1 {what}")
+        t.expect("while a run holds its booking's row, rows that reference the booking can still be inserted: "
+                 "FOR NO KEY UPDATE, not FOR UPDATE", ok=not refused,
+                 got=refused or "FOR KEY SHARE granted at once", expected="FOR KEY SHARE granted at once",
+                 example=f"booking {held_other}: run 1 {what}; meanwhile another session runs SELECT 1 FROM bookings "
+                         f"WHERE id = {held_other} FOR KEY SHARE NOWAIT (the lock every insert that references the "
+                         "booking takes for its foreign-key check)",
+                 note="FOR UPDATE also blocks the foreign-key check of every row that references the booking: the "
+                      "confirmation email would wait the 1.5 s the invoice takes. Lock with FOR NO KEY UPDATE, "
+                      "which blocks only another run of this job" if key_share.get("refused") else None)
         counts = stayhub.invoices_by_booking(box.conn)
         second = runs.get(other, {})
         t.expect("a run for another booking does not wait for this one: each run locks its own booking's row",
@@ -428,6 +444,17 @@ def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> Non
                  example=f"booking {held_other}: run 1 {what}; meanwhile run 2 for booking {other}",
                  note="lock the row of job.payload['booking_id'], not a fixed row or the whole table: invoices of "
                       "different bookings must not queue behind each other" if second.get("waited") else None)
+
+
+def _key_share_refused(box, booking_id: int) -> str | None:
+    """Whether another session is refused the booking's row in FOR KEY SHARE mode right now, without
+    waiting (NOWAIT): None when it gets the lock, else what PostgreSQL said."""
+    with box.connect() as conn:
+        try:
+            conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR KEY SHARE NOWAIT", [booking_id])
+        except psycopg.errors.LockNotAvailable as error:
+            return f"refused: {str(error).strip()}"
+    return None
 
 
 def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
