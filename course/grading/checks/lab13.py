@@ -9,6 +9,9 @@ The two code exercises run against a real three-node cluster that the check star
   13.choose          the decision function, on cases.
 Each starts with quick checks in this process, so most wrong answers fail in a second or two, before
 any cluster is started.
+
+Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
+labs.toml names, or a fixture those checks share (tests/test_wrong_answers_lab13.py holds them together).
 """
 
 from __future__ import annotations
