@@ -97,7 +97,11 @@ def test_a_lease_extension_that_does_nothing_lets_a_slow_job_run_twice(box):
     # Without a heartbeat the job never completes: each run outlives its lease and loses its ack.
     result = faults.run(box, faults.Scenario(slow, [{"n": 0}], workers=2, concurrency=1, lease_s=0.6,
                                              extend_lease=no_heartbeat, timeout_s=8), seed=1)
-    assert result.timed_out and result.executions()[result.job_ids[0]] >= 2
+    # What it ends as depends on the machine's speed: still running at the limit, or (on a busy one, whose
+    # attempts come faster than the limit) dead-lettered at its last attempt. Never acked as done.
+    job_id = result.job_ids[0]
+    assert result.executions()[job_id] >= 2
+    assert result.timed_out or job_id in result.dead
 
 
 def test_the_learners_lease_extension_runs_inside_the_worker(box):
