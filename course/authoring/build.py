@@ -1,23 +1,9 @@
-"""Write `labs/` from `solutions/`: one source, two trees.
+"""`python -m course build`: write `labs/` from `solutions/`, one source, two trees.
 
-In a solution notebook, the answer to an exercise sits between two marker lines in a code cell whose
-metadata names the exercise (`"course": {"exercise": "03.claim"}`):
-
-    def claim(conn, lease_s):
-        # BEGIN SOLUTION
-        ...the answer...
-        # END SOLUTION
-
-In the lab, an indented region becomes `raise NotImplementedError("03.claim: ...")`; a region at the
-top level (a quiz) keeps its assignments with `...` as the value: `q1 = ...  # your answer`. Markdown
-between `<!-- BEGIN SOLUTION -->` and `<!-- END SOLUTION -->` (a model answer) becomes a prompt to
-write your own. Cells tagged `solution-only` are left out. Outputs are cleared; everything else —
-prose, set-up, demos, check cells, cell ids — is kept, so a lab and its solution line up cell by cell.
-
-Each exercise's rules (labs.toml) are rendered into its statement — the markdown cell with its
-"Exercise NN.name" heading — as a block between two markers, in the solution and so in the lab. The
-build writes that block into `solutions/` too (markdown only: no output changes), so the notebook a
-learner reads always states the rules the check enforces.
+Each lab is its solution with every answer made a stub and every exercise's rules (labs.toml) rendered
+into its statement (course/grading/stubs.py says how). The build writes the rules block into
+`solutions/` too (markdown only: no output changes), so the notebook a learner reads always states the
+rules the check enforces.
 
 `python -m course build` writes the labs; `--check` only says whether they are up to date.
 """
@@ -25,136 +11,13 @@ learner reads always states the rules the check enforces.
 from __future__ import annotations
 
 import argparse
-import ast
-import re
 import sys
 from pathlib import Path
 
-import nbformat
-
 from course.errors import CourseError
 from course.grading import manifest
-
-ROOT = Path(__file__).resolve().parents[2]
-BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
-MD_REGION = re.compile(r"<!-- BEGIN SOLUTION -->.*?<!-- END SOLUTION -->", re.DOTALL)
-MD_PROMPT = "*Your answer here: write it before you open the solution.*"
-
-
-RULES_BLOCK = re.compile(r"\n*<!-- BEGIN RULES (\S+) .*?<!-- END RULES \1 -->", re.DOTALL)
-
-
-def exercise_of(cell) -> str | None:
-    return cell.get("metadata", {}).get("course", {}).get("exercise")
-
-
-def stub_code(source: str, exercise_id: str, where: str) -> str:
-    lines = source.split("\n")
-    out, i = [], 0
-    while i < len(lines):
-        line = lines[i]
-        if line.strip() != BEGIN:
-            if line.strip() == END:
-                raise CourseError(f"{where}: '{END}' without '{BEGIN}' before it")
-            out.append(line)
-            i += 1
-            continue
-        indent = line[: len(line) - len(line.lstrip())]
-        try:
-            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == END)
-        except StopIteration:
-            raise CourseError(f"{where}: '{BEGIN}' is never closed by '{END}'") from None
-        out.extend(_stub(lines[i + 1:end], indent, exercise_id, where))
-        i = end + 1
-    return "\n".join(out)
-
-
-def _stub(region: list[str], indent: str, exercise_id: str, where: str) -> list[str]:
-    title = manifest.load().exercise(exercise_id).title
-    if indent:
-        return [f'{indent}raise NotImplementedError("{exercise_id}: {title} — write your code here")']
-    try:
-        tree = ast.parse("\n".join(region))
-    except SyntaxError as error:
-        raise CourseError(f"{where}: the solution region does not parse: {error}") from None
-    names = [target.id for node in tree.body if isinstance(node, ast.Assign)
-             for target in node.targets if isinstance(target, ast.Name)]
-    if not names:
-        raise CourseError(f"{where}: a top-level solution region must assign the answers (q1 = ...)")
-    return [f"{name} = ...  # your answer" for name in names]
-
-
-def rules_block(exercise: manifest.Exercise) -> str:
-    """The markdown an exercise's statement ends with: its rules, as labs.toml lists them."""
-    lines = [f"<!-- BEGIN RULES {exercise.id} (written by `python -m course build` from labs.toml) -->",
-             f"**The rules `check(\"{exercise.id}\")` holds your answer to:**", ""]
-    lines += [f"{number}. {rule.text} <small>(`{rule.id}`)</small>"
-              for number, rule in enumerate(exercise.rules, start=1)]
-    return "\n".join(lines + [f"<!-- END RULES {exercise.id} -->"])
-
-
-def _statement_cell(cells, code_index: int, exercise_id: str, where: str):
-    """The last markdown cell from the exercise's heading to its code cell: where the statement ends."""
-    heading = re.compile(rf"Exercise {re.escape(exercise_id)}(?![\w])")
-    for start in range(code_index - 1, -1, -1):
-        if cells[start].cell_type == "markdown" and heading.search(cells[start].source):
-            return [cell for cell in cells[start:code_index] if cell.cell_type == "markdown"][-1]
-    raise CourseError(f"{where}: no markdown cell before exercise {exercise_id} has the heading "
-                      f"'Exercise {exercise_id}', so its rules have nowhere to go")
-
-
-def with_rules(notebook, where: str):
-    """`notebook` with every exercise's rules block rewritten from the manifest (in place; returned)."""
-    course = manifest.load()
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            cell.source = RULES_BLOCK.sub("", cell.source)
-    for index, cell in enumerate(notebook.cells):
-        exercise_id = exercise_of(cell)
-        if cell.cell_type != "code" or exercise_id is None:
-            continue
-        exercise = course.exercise(exercise_id)
-        if exercise.rules:
-            statement = _statement_cell(notebook.cells, index, exercise_id, where)
-            statement.source = statement.source.rstrip("\n") + "\n\n" + rules_block(exercise)
-    return notebook
-
-
-def solution_notebook(solution_path: Path):
-    """One solution notebook as the build leaves it: its rules blocks rendered from the manifest."""
-    return with_rules(nbformat.read(solution_path, as_version=4), solution_path.name)
-
-
-def lab_notebook(solution_path: Path):
-    """The lab version of one solution notebook."""
-    notebook = solution_notebook(solution_path)
-    known = {e.id for e in manifest.load().exercises}
-    cells = []
-    for index, cell in enumerate(notebook.cells):
-        where = f"{solution_path.name}, cell {index + 1}"
-        if "solution-only" in cell.get("metadata", {}).get("tags", []):
-            continue
-        cell = nbformat.from_dict(dict(cell))
-        cell.metadata.pop("execution", None)  # run timestamps: they would change the lab on every run
-        if cell.cell_type == "code":
-            if BEGIN in cell.source:
-                exercise_id = exercise_of(cell)
-                if exercise_id not in known:
-                    raise CourseError(f"{where}: a solution region needs the cell's metadata to name a "
-                                      f"manifest exercise (course.exercise); found {exercise_id!r}")
-                cell.source = stub_code(cell.source, exercise_id, where)
-            cell.outputs = []
-            cell.execution_count = None
-        elif cell.cell_type == "markdown":
-            cell.source = MD_REGION.sub(MD_PROMPT, cell.source)
-        cells.append(cell)
-    notebook.cells = cells
-    notebook.metadata.pop("widgets", None)  # the solution run's widget state: dead weight in a lab
-    return notebook
-
-
-def render(notebook) -> str:
-    return nbformat.writes(notebook) + "\n"
+from course.grading.notebooks import LABS, ROOT, SOLUTIONS
+from course.grading.stubs import lab_notebook, render, solution_notebook
 
 
 def planned(only: str | None = None) -> dict[Path, str]:
@@ -163,11 +26,11 @@ def planned(only: str | None = None) -> dict[Path, str]:
     course = manifest.load()
     out = {}
     for lab in [course.lab(only)] if only else course.labs:
-        source = ROOT / "solutions" / lab.notebook
+        source = SOLUTIONS / lab.notebook
         if not source.exists():
             raise CourseError(f"labs.toml lists lab {lab.id}, but {source.relative_to(ROOT)} does not exist")
         out[source] = render(solution_notebook(source))
-        out[ROOT / "labs" / lab.notebook] = render(lab_notebook(source))
+        out[LABS / lab.notebook] = render(lab_notebook(source))
     return out
 
 
@@ -176,7 +39,7 @@ def stale() -> list[Path]:
     are not the manifest's — or lab files that should not be there."""
     wanted = planned()
     differ = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
-    extra = [path for path in (ROOT / "labs").glob("*.ipynb") if path not in wanted]
+    extra = [path for path in LABS.glob("*.ipynb") if path not in wanted]
     return differ + extra
 
 
@@ -193,12 +56,12 @@ def main(argv: list[str]) -> int:
         if out_of_date:
             print("Run `python -m course build` and commit labs/ and solutions/.", file=sys.stderr)
         return 1 if out_of_date else 0
-    (ROOT / "labs").mkdir(exist_ok=True)
+    LABS.mkdir(exist_ok=True)
     for path, text in planned(args.only).items():
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")
-    for path in (ROOT / "labs").glob("*.ipynb"):
+    for path in LABS.glob("*.ipynb"):
         if path.name not in {lab.notebook for lab in manifest.load().labs}:
             print(f"not in the manifest (left alone): {path.relative_to(ROOT)}")
     return 0

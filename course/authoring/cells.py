@@ -1,6 +1,6 @@
 """For course authors: write a solution notebook from Python, then run it to store its outputs.
 
-    from course.grading.authoring import md, code, write, execute
+    from course.authoring.cells import md, code, write, execute
     cells = [md("# 03 — A queue in Postgres"), code("import course", tags=["setup"]),
              code("def claim(conn):\n    # BEGIN SOLUTION\n    ...\n    # END SOLUTION", exercise="03.claim")]
     write("solutions/03_postgres_queue.ipynb", cells)

@@ -1,10 +1,10 @@
-"""The package's layers and each lab's own modules: what tests/test_layout.py holds the tree to, and what
+"""The package's layers and each lab's own modules: what tests/authoring/test_layout.py holds the tree to, and what
 `python -m course map` prints.
 
 A module belongs to the layer of the folder it sits in, and imports only from its own layer or lower
 ones, so the reference queue (core) can be lifted out with nothing but errors and infra beside it:
 
-    errors < infra < core < programs < grading < evidence < the package's entry points (cli)
+    errors < infra < core < programs < grading < authoring < evidence < the package's entry points (cli)
 
 A lab owns the course.programs modules its [[lab]] lists as `modules` in labs.toml. A notebook imports
 only public modules: errors, infra, core, its own lab's programs, and the names course.grading exports.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,8 @@ LAYERS = (
     ("infra", "course.infra", "what starts real things: PostgreSQL, NATS, child processes"),
     ("core", "course.core", "the reference queue: SQL, queue, worker, scheduler, outbox, monitoring"),
     ("programs", "course.programs", "the labs' programs: the Tiffin and StayHub systems, each lab's demos"),
-    ("grading", "course.grading", "the manifest, checks, hints, progress, the fault injector, the grader"),
+    ("grading", "course.grading", "the learner's checks, hints and progress, the fault injector, compare, grade"),
+    ("authoring", "course.authoring", "the authors' tools: build, this map, the mutation sweep, cell writers"),
     ("evidence", "course.evidence", "bench and chaos: how fast, and what is lost when things die"),
     ("entry", "course", "`python -m course`: the command line"),
 )
@@ -96,17 +96,6 @@ def imports_in(source: str) -> list[Import]:
                     taken = (module.rsplit(".", 1)[1],)
                 found.append(Import(module, taken, node.lineno))
     return found
-
-
-def notebook_source(path: Path) -> str:
-    """A notebook's code cells as one Python source (IPython magics and shell lines left out)."""
-    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
-    lines = []
-    for cell in cells:
-        for line in "".join(cell["source"]).splitlines():
-            lines.append("" if line.lstrip().startswith(("%", "!")) else line)
-        lines.append("")
-    return "\n".join(lines)
 
 
 def lab_modules() -> dict[str, tuple[str, ...]]:

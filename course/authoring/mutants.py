@@ -1,4 +1,4 @@
-"""`python -m course.grading.mutants 06 [--exercise 06.confirm_booking]`: a mutation sweep of the checks.
+"""`python -m course.authoring.mutants 06 [--exercise 06.confirm_booking]`: a mutation sweep of the checks.
 
 For each code exercise of a lab it takes the solution's answer (the exercise cell of solutions/NN_*.ipynb,
 run after the notebook's set-up cells, as `compare` and the tests load an answer), applies one generic
@@ -7,7 +7,7 @@ argument by a literal the notebook's demos use, move a `min` cap inside/outside 
 `with conn.transaction():`, move a statement into or out of a transaction, drop a keyword argument,
 flip `<=`/`<` and `>=`/`>`, swap `+ 1`/`- 1`, drop a guard or a call — and runs the exercise's checks on each mutant, each in a process of its own with a
 time limit. A mutant the checks fail is killed; one that passes survived: either the checks have a hole
-(fix the check, and add the mutant as a wrong answer to tests/test_wrong_answers_NN.py) or the mutant is
+(fix the check, and add the mutant as a wrong answer to tests/grading/checks/test_labNN.py) or the mutant is
 equivalent to the solution (say why in the note).
 
 It is a developer's tool: the checks of worker exercises start processes, so a sweep of one of those
@@ -24,10 +24,7 @@ import ast
 import copy
 import difflib
 import json
-import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,10 +33,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import nbformat
-
-from course.grading import manifest
-from course.grading.build import ROOT, exercise_of
+from course.grading import manifest, notebooks
+from course.grading.notebooks import ROOT, SOLUTIONS, without_magics
+from course.infra import processes
 
 DEFAULT_SEED = 7
 DEFAULT_TIMEOUT_S = 180.0
@@ -364,23 +360,7 @@ def mutants(source: str, literals: list[int] = ()) -> list[Mutant]:
 
 
 def _notebook(lab_id: str) -> Path:
-    return ROOT / "solutions" / manifest.load().lab(lab_id).notebook
-
-
-def _cells(path: Path) -> tuple[list[str], dict[str, str], list[str]]:
-    """(set-up cells, exercise id -> cell, the other code cells: the demos)."""
-    notebook = nbformat.read(path, as_version=4)
-    setup, exercises, demos = [], {}, []
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        if "setup" in cell.metadata.get("tags", []):
-            setup.append(cell.source)
-        elif exercise_of(cell):
-            exercises[exercise_of(cell)] = cell.source
-        else:
-            demos.append(cell.source)
-    return setup, exercises, demos
+    return SOLUTIONS / manifest.load().lab(lab_id).notebook
 
 
 def demo_literals(demos: list[str], most: int = 3) -> list[int]:
@@ -388,7 +368,7 @@ def demo_literals(demos: list[str], most: int = 3) -> list[int]:
     counts: Counter = Counter()
     for source in demos:
         try:
-            tree = ast.parse(_without_magics(source))
+            tree = ast.parse(without_magics(source))
         except SyntaxError:
             continue
         for node in ast.walk(tree):
@@ -397,10 +377,6 @@ def demo_literals(demos: list[str], most: int = 3) -> list[int]:
         for number in re.findall(r"\b(?:id|_id)\s*=\s*(\d+)\b", source):  # ids written inside SQL
             counts[int(number)] += 1
     return [value for value, _ in counts.most_common(most)]
-
-
-def _without_magics(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
 # -- running the checks on one mutant, in a process of its own ------------------------------------------
@@ -414,16 +390,12 @@ def _run_one(spec_path: str) -> int:
     from course.grading import run_check
 
     spec = json.loads(Path(spec_path).read_text())
-    exercise = manifest.load().exercise(spec["exercise_id"])
-    namespace: dict = {"__name__": "__notebook__"}
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            for index, cell in enumerate([*spec["setup"], spec["source"]]):
-                exec(compile(_without_magics(cell), f"<mutant {spec['exercise_id']} cell {index}>", "exec"), namespace)
+        answers = notebooks.answers_from([*spec["setup"], spec["source"]], spec["exercise_id"],
+                                         f"mutant {spec['exercise_id']}")
     except Exception as error:  # noqa: BLE001 (a mutant may not even load)
         print(json.dumps({"verdict": "unloadable", "failed": [f"{type(error).__name__}: {error}"]}))
         return 0
-    answers = {name: namespace[name] for name in exercise.answers if name in namespace}
     with contextlib.redirect_stdout(io.StringIO()):
         report = run_check(spec["exercise_id"], seed=spec["seed"], **answers)
     failed = [r.name for r in report.results if not r.passed]
@@ -437,47 +409,32 @@ def _run_one(spec_path: str) -> int:
 
 def run_mutant(exercise_id: str, setup: list[str], source: str, *, seed: int, timeout_s: float) -> tuple[str, list[str], float]:
     """(verdict, failed check names, seconds) for the checks on this source, in a child process group
-    that is SIGKILLed whole (workers and services too) if it outlives `timeout_s`."""
+    that is SIGKILLed whole (workers and services too) when it ends or outlives `timeout_s`."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="course-mutant-", delete=False) as spec:
         json.dump({"exercise_id": exercise_id, "setup": setup, "source": source, "seed": seed}, spec)
     started = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-m", "course.grading.mutants", "--run-one", spec.name], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
     try:
-        out, err = child.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
-        return "timeout", [f"no verdict within {timeout_s:g} s"], time.monotonic() - started
+        code, out, err = processes.output_within([sys.executable, "-m", "course.authoring.mutants", "--run-one",
+                                                  spec.name], timeout_s, cwd=ROOT)
     finally:
         Path(spec.name).unlink(missing_ok=True)
-    with _suppress_group(child.pid):
-        os.killpg(child.pid, signal.SIGKILL)  # anything the check left running
+    if code is None:
+        return "timeout", [f"no verdict within {timeout_s:g} s"], time.monotonic() - started
     lines = [line for line in out.splitlines() if line.startswith("{")]
     if not lines:
-        return "unloadable", [f"the check process ended with code {child.returncode}: {err.strip()[-400:]}"], \
+        return "unloadable", [f"the check process ended with code {code}: {err.strip()[-400:]}"], \
             time.monotonic() - started
     verdict = json.loads(lines[-1])
     return verdict["verdict"], verdict["failed"], time.monotonic() - started
-
-
-class _suppress_group:
-    def __init__(self, pid):
-        self.pid = pid
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, value, tb):
-        return kind is not None and issubclass(kind, (ProcessLookupError, PermissionError))
 
 
 def sweep(exercise_id: str, *, seed: int = DEFAULT_SEED, timeout_s: float = DEFAULT_TIMEOUT_S,
           operators: Callable[[str], bool] = lambda name: True, progress: bool = True) -> Sweep:
     """Run the exercise's checks on the solution, then on each of its mutants."""
     lab_id = exercise_id.split(".")[0]
-    setup, exercises, demos = _cells(_notebook(lab_id))
-    source = _without_magics(exercises[exercise_id])
+    found = notebooks.cells(_notebook(lab_id))
+    setup, exercises, demos = found.setup, found.exercises, found.demos
+    source = without_magics(exercises[exercise_id])
     candidates = [m for m in mutants(source, demo_literals(demos)) if operators(m.operator)]
     verdict, failed, _ = run_mutant(exercise_id, setup, source, seed=seed, timeout_s=timeout_s)
     if verdict != "survived":  # "survived" is what the solution must do: pass
@@ -513,7 +470,7 @@ def render(result: Sweep, *, diffs: bool = True) -> str:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--run-one"]:
         return _run_one(argv[1])
-    parser = argparse.ArgumentParser(prog="python -m course.grading.mutants", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course.authoring.mutants", description=__doc__.splitlines()[0])
     parser.add_argument("lab", help="the lab's number, e.g. 03")
     parser.add_argument("--exercise", help="only this exercise, e.g. 03.claim")
     parser.add_argument("--operator", help="only mutation operators whose name contains this")
@@ -528,10 +485,11 @@ def main(argv: list[str]) -> int:
         parser.error(f"lab {lab.id} has no code exercise {args.exercise or ''}".rstrip())
     chosen = (lambda name: args.operator in name) if args.operator else (lambda name: True)
     if args.list:
-        setup, exercises, demos = _cells(_notebook(lab.id))
+        cells = notebooks.cells(_notebook(lab.id))
         for exercise_id in ids:
-            found = [m for m in mutants(_without_magics(exercises[exercise_id]), demo_literals(demos)) if chosen(m.operator)]
-            print(f"== {exercise_id}: {len(found)} mutants (demo literals {demo_literals(demos)})")
+            found = [m for m in mutants(without_magics(cells.exercises[exercise_id]), demo_literals(cells.demos))
+                     if chosen(m.operator)]
+            print(f"== {exercise_id}: {len(found)} mutants (demo literals {demo_literals(cells.demos)})")
             for m in found:
                 print(f"-- {m.operator} (line {m.line})\n{m.diff}")
         return 0

@@ -1,4 +1,4 @@
-"""Watching a queue: the numbers that say it is healthy, and the alerts that say it is not.
+"""Monitoring a queue: the numbers that say it is healthy, and the alerts that say it is not.
 
     snapshot(conn)              one reading: per queue ready / in flight / scheduled / oldest waiting,
                                 dead letters, dead tuples (course.core.queue.stats plus oldest_waiting)
@@ -6,7 +6,8 @@
     OldestJobOver, DeadLetters, DeadTuplesOver, evaluate(snapshot, rules)      alert rules
     duration, time_behind, render_text, render_html      the numbers in words, a table of them
 
-Lab 11's live dashboard is course/programs/watching.py; its vacuum tools and demo, course/programs/churn.py.
+Lab 11's live dashboard is course/programs/monitoring_view.py; its vacuum tools and demo,
+course/programs/dead_rows.py.
 
 Why age and not depth: a queue's depth says how much work waits, not how late it is. Little's law turns
 one into the other only through the throughput: 10,000 newsletter jobs that the workers clear in two

@@ -20,7 +20,7 @@ Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, l
 
 Student code runs as you, on this machine: grade a class you do not trust inside a container.
 
-Why one module: it is one command: find the notebooks, grade each in a sandboxed child process, write
+Why one module: it is one command: find the notebooks, grade each in a child process of its own, write
 the gradebook; each step feeds the next, and nothing else uses them.
 """
 
@@ -197,7 +197,7 @@ class Roles:
         return role, make_conninfo(self.base, user=role, password=password)
 
     def drop(self, role: str | None) -> None:
-        """End the role's sessions, drop the schemas it made (sandboxes a killed check left) and the role.
+        """End the role's sessions, drop the schemas it made (scratch schemas a killed check left) and the role.
         A role already gone is fine: another grader's clean-up (left_behind) may have got there first."""
         if role is None:
             return
@@ -246,7 +246,7 @@ def child_main(spec_path: str) -> int:
         return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says it
     code = 0
     try:
-        _die_with_parent()
+        processes.die_with_parent()  # the supervisor's death is this process's too
         _grade_in_child(spec)
     except BaseException:  # noqa: BLE001 — whatever happened, the grader reads the events written so far
         code = 3
@@ -306,16 +306,6 @@ def _one_line(text: str | None, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this process when its parent (the supervisor) dies."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 # -- the grader: a child per notebook, watched ----------------------------------------------------------
 
 
@@ -366,9 +356,9 @@ class Grader:
             with open(log_path, "a") as log:
                 log.write(f"--- {submission.path} exercises {', '.join(exercises)}\n")
                 log.flush()
-                child = subprocess.Popen([sys.executable, "-m", "course.grading.grade", "--child",
-                                          str(work / "spec.json")], cwd=work, env=env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                child = processes.start_group([sys.executable, "-m", "course.grading.grade", "--child",
+                                               str(work / "spec.json")], cwd=work, env=env,
+                                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
                 rows = self._watch(child, base, work / "events.jsonl", exercises, seeds)
         finally:
             self.roles.drop(role)
@@ -419,10 +409,10 @@ class Grader:
                         child.wait(timeout=10)
                     except subprocess.TimeoutExpired:
                         pass
-                _kill_group(child)
+                processes.kill_group(child)
                 return rows
             if code is not None:
-                _kill_group(child)
+                processes.kill_group(child)
                 victim = current or next(e for e in exercises if e not in {r.exercise for r in rows})
                 if code < 0 or code > 128:
                     number = -code if code < 0 else code - 128
@@ -433,12 +423,12 @@ class Grader:
                                  seed=seeds.get(victim), detail=f"its process ended ({how}) while {phase}"))
                 return rows
             if current is not None and time.monotonic() - started > self.timeout_s:
-                _kill_group(child)
+                processes.kill_group(child)
                 rows.append(_row(base, exercise=current, status="timed out", seconds=time.monotonic() - started,
                                  seed=seeds.get(current), detail=f"still {phase} after {self.timeout_s:g} s; stopped"))
                 return rows
             if current is None and time.monotonic() - started > self.timeout_s + 60:  # never even started
-                _kill_group(child)
+                processes.kill_group(child)
                 victim = next(e for e in exercises if e not in {r.exercise for r in rows})
                 rows.append(_row(base, exercise=victim, status="timed out", seed=seeds.get(victim),
                                  detail="the grading process never began the next exercise"))
@@ -451,14 +441,6 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def _kill_group(child: subprocess.Popen) -> None:
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    child.wait()
 
 
 def _row(base: Row, **values) -> Row:

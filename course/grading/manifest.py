@@ -30,7 +30,7 @@ class Rule:
     id: str  # "skip-leased": short and stable, unique within its exercise
     text: str  # the rule as the exercise states it; rendered into the notebook's statement
     checks: tuple[str, ...]  # fragments of the names of the checks that enforce it
-    wrong_answers: tuple[str, ...]  # tests in tests/test_wrong_answers_labNN.py that break it
+    wrong_answers: tuple[str, ...]  # tests in tests/grading/checks/test_labNN.py that break it
 
 
 @dataclass(frozen=True)

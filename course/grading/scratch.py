@@ -13,12 +13,12 @@ from course.core import queue
 
 
 @dataclass
-class Sandbox:
+class ScratchSchema:
     schema: str
     conn: psycopg.Connection
 
     @classmethod
-    def create(cls, exercise_id: str, *, queue_tables: bool = True) -> "Sandbox":
+    def create(cls, exercise_id: str, *, queue_tables: bool = True) -> "ScratchSchema":
         name = "check_" + re.sub(r"[^a-z0-9]+", "_", exercise_id.lower()) + "_" + secrets.token_hex(3)
         db.reset_schema(name)
         conn = db.connect(name)

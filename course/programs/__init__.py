@@ -8,15 +8,16 @@ The systems, each in a process of its own:
     tiffin           Tiffin's tables and its `send_receipt` job handler
     stayhub          StayHub's booking API, its job handlers, and the slow channel-manager partner
     http             the few HTTP pieces they share (JSON in and out, start-and-wait-until-ready)
+    sql/             their tables and statements as SQL (tiffin.sql, stayhub.sql, ...), shown by the labs
 
 The demos:
 
     retry_trace      lab 07, 12: a job's retries and their waits, drawn
     stayhub_recurring    lab 08: StayHub's two recurring jobs, the nightly invoices and the unpaid holds
     newsletter       lab 09: one queue or two, the urgent confirmation behind a newsletter
-    queueing         labs 09-12: Little's law and Erlang C, the arithmetic of waiting
+    queueing_theory  labs 09-12: Little's law and Erlang C, the arithmetic of waiting
     rush, pools, saturation_view    lab 10: the dinner rush, worker pools, utilisation and wait
-    watching         labs 11, 12: the live dashboard of snapshots and alerts, and its history drawn
+    monitoring_view  labs 11, 12: the live dashboard of snapshots and alerts, and its history drawn
     dead_rows        lab 11: dead row versions, the tools that show them, and the churn that makes them
     jetstream_queue, jetstream_run, jetstream_view, jetstream_bench
                      lab 13: a work queue on a replicated broker, its processes, its pictures, its numbers

@@ -4,7 +4,7 @@ notebook while the queue runs, and drawn afterwards over time.
     Dashboard(conninfo)         a live ipywidgets view of snapshots and alerts, refreshed by a thread
     plot_history(history)       depth and lateness over time, one line per queue
     Every(interval_s, action)   call something every few seconds in a thread (a demo's steady producer)
-    demo_handlers               what the lab's newsletter workers run: --app course.programs.watching:demo_handlers
+    demo_handlers               what the lab's newsletter workers run: --app course.programs.monitoring_view:demo_handlers
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ class Every:
         return self.calls
 
 
-demo_handlers = Registry()  # what the lab's demo workers run: --app course.programs.watching:demo_handlers
+demo_handlers = Registry()  # what the lab's demo workers run: --app course.programs.monitoring_view:demo_handlers
 
 
 @demo_handlers.handler("send_newsletter")

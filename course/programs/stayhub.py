@@ -1,7 +1,7 @@
 """StayHub, the hotel-booking site of the capstone: its booking API, its three side jobs, and the
 channel-manager partner, each a real process.
 
-    install(conn)                      the queue's and StayHub's tables (course/core/sql/stayhub.sql), demo data
+    install(conn)                      the queue's and StayHub's tables (course/programs/sql/stayhub.sql), demo data
     charge, insert_booking             what the guest must wait for: ~300 ms + ~100 ms
     handlers                           send_confirmation_email, render_invoice, sync_channel_manager
     BookingApi.start(...)              POST /bookings, "inline" (everything in the request), "jobs", or
@@ -42,7 +42,8 @@ import psycopg
 from psycopg.rows import dict_row
 
 from course.infra import db, processes
-from course.core import queue, sql
+from course.core import queue
+from course.programs import sql
 from course.core.backoff import backoff_delay
 from course.errors import CourseError, InvalidArgument
 from course.core import arguments

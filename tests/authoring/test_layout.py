@@ -1,4 +1,4 @@
-"""The tree shows the layers, and holds to them (course/grading/layout.py says what they are):
+"""The tree shows the layers, and holds to them (course/authoring/layout.py says what they are):
 
 - a module imports only its own layer or lower ones, never relatively;
 - every course.programs module belongs to a lab (labs.toml `modules`), so a lab's code is one hop away;
@@ -16,7 +16,8 @@ import ast
 import pytest
 
 import course.grading
-from course.grading import layout, manifest
+from course.authoring import layout
+from course.grading import manifest, notebooks
 
 ROOT = layout.ROOT
 LABS = manifest.load().labs
@@ -114,13 +115,13 @@ def test_the_labs_list_only_real_programs_modules():
 @pytest.mark.parametrize("folder", ["solutions", "labs"])
 @pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
 def test_a_notebook_imports_only_public_modules_and_its_own_labs_programs(lab, folder):
-    source = layout.notebook_source(ROOT / folder / lab.notebook)
+    source = notebooks.python_source(ROOT / folder / lab.notebook)
     assert notebook_breaches(lab, source) == []
 
 
 def test_the_notebook_rule_catches_internals_and_another_labs_programs():
     lab03 = manifest.load().lab("03")
-    assert notebook_breaches(lab03, "from course.grading.sandbox import Sandbox\n")
+    assert notebook_breaches(lab03, "from course.grading.scratch import ScratchSchema\n")
     assert notebook_breaches(lab03, "from course.evidence.benchmarks import measure\n")
     assert notebook_breaches(lab03, "from course.programs import stayhub\n")
     assert notebook_breaches(lab03, "from course.grading import trial\n")

@@ -1,9 +1,9 @@
-"""The mutation sweep (course.grading.mutants): its operators make the mutants they promise, and a sweep
+"""The mutation sweep (course.authoring.mutants): its operators make the mutants they promise, and a sweep
 of one cheap exercise kills the mutants its checks exist for."""
 
 import ast
 
-from course.grading import mutants
+from course.authoring import mutants
 
 BACKOFF = '''
 def retry_delay(attempt):

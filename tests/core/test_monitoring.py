@@ -12,7 +12,7 @@ import pytest
 
 from course.infra import db
 from course.core import monitoring, queue
-from course.programs import dead_rows, watching
+from course.programs import dead_rows, monitoring_view
 from course.errors import InvalidArgument
 from course.infra.processes import wait_until
 
@@ -128,7 +128,7 @@ def test_text_and_html_show_every_queue_and_alert_and_escape_names():
 
 
 def test_the_dashboard_refreshes_in_the_background_and_remembers_what_fired(conn, schema):
-    board = watching.Dashboard(db.conninfo(schema), [monitoring.OldestJobOver(1.0), monitoring.DeadLetters()],
+    board = monitoring_view.Dashboard(db.conninfo(schema), [monitoring.OldestJobOver(1.0), monitoring.DeadLetters()],
                                  every_s=0.1)
     board.widget()  # the ipywidgets panel works outside a notebook too
     board.start(show=False)
@@ -144,20 +144,20 @@ def test_the_dashboard_refreshes_in_the_background_and_remembers_what_fired(conn
     assert "30 s" in board.text()
     assert "the oldest job has waited" in board.widget().children[0].value
     assert board.fired_summary()[0].startswith("at ")
-    fig = watching.plot_history(board.history, late_after_s=1.0)
+    fig = monitoring_view.plot_history(board.history, late_after_s=1.0)
     assert fig.axes[1].get_ylabel().startswith("oldest job")
 
 
 def test_every_calls_until_stopped_and_raises_what_went_wrong():
     calls = []
-    every = watching.Every(0.01, lambda: calls.append(1))
+    every = monitoring_view.Every(0.01, lambda: calls.append(1))
     wait_until(lambda: len(calls) >= 3, timeout=10)
     assert every.stop() >= 3
 
     def broken():
         raise RuntimeError("no database")
 
-    failing = watching.Every(0.01, broken)
+    failing = monitoring_view.Every(0.01, broken)
     wait_until(lambda: failing.error is not None, timeout=10)
     with pytest.raises(RuntimeError, match="no database"):
         failing.stop()

@@ -20,7 +20,7 @@ never decide anything.
 
 Bounded and seeded for `make test` (derandomized, well under a minute). A longer run:
 
-    COURSE_MODEL_EXAMPLES=2000 COURSE_MODEL_STEPS=80 .venv/bin/python -m pytest tests/test_queue_model.py
+    COURSE_MODEL_EXAMPLES=2000 COURSE_MODEL_STEPS=80 .venv/bin/python -m pytest tests/core/test_queue_model.py
     COURSE_MODEL_SEED=123 ...        a different random sequence instead of the fixed one
     COURSE_MODEL_SECONDS=600 ...     batches of EXAMPLES runs (seed, seed + 1, ...) until 10 minutes are up
 

@@ -11,8 +11,8 @@ import pytest
 from course.core import queue
 from course.infra.processes import wait_until
 
-from .apps.recording import RUNS_TABLE
-from .conftest import RECORDING_APP
+from tests.apps.recording import RUNS_TABLE
+from tests.conftest import RECORDING_APP
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 

@@ -1,6 +1,6 @@
 """What ties an exercise's rules (labs.toml) to the checks that enforce them and to the wrong answers
-that prove those checks can fail: read by tests/test_rules_trace.py and, on the one run of each
-solution's check, by tests/test_grading.py."""
+that prove those checks can fail: read by tests/grading/test_rules_trace.py and, on the one run of each
+solution's check, by tests/grading/test_grading.py."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def rules_without_a_check(exercise: manifest.Exercise, check_names: list[str]) -
 
 @cache
 def _tree(lab_id: str) -> ast.Module:
-    module = importlib.import_module(f"tests.test_wrong_answers_lab{lab_id}")
+    module = importlib.import_module(f"tests.grading.checks.test_lab{lab_id}")
     return ast.parse(open(module.__file__).read())
 
 
@@ -91,7 +91,7 @@ def wrong_answer_problem(exercise: manifest.Exercise, rule: manifest.Rule, test_
     the row whose first value is the wrong answer `case` (or the entry `case` of the dict it is
     parametrized by); the check must be named in that row."""
     functions = _module(exercise.lab_id)
-    where = f"{exercise.id} rule {rule.id!r}: tests/test_wrong_answers_lab{exercise.lab_id}.py::{test_name}"
+    where = f"{exercise.id} rule {rule.id!r}: tests/grading/checks/test_lab{exercise.lab_id}.py::{test_name}"
     function_name, _, case = test_name.partition("[")
     if function_name not in functions:
         return f"{where} does not exist"

@@ -13,9 +13,9 @@ import nbformat
 import pytest
 
 from course import cli
-from course.grading import build, compare, manifest
+from course.grading import compare, manifest, notebooks, stubs
 
-ROOT = build.ROOT
+ROOT = notebooks.ROOT
 LAB00 = manifest.load().lab("00").notebook
 
 
@@ -87,7 +87,7 @@ def test_an_older_copy_or_an_edited_lab_draws_no_warning(tmp_path, capsys):
     assert "Note:" not in run(["compare", "00", str(stub), "--no-run"], capsys)[1]
     edited = nbformat.read(stub, as_version=4)
     for cell in edited.cells:
-        if build.exercise_of(cell) == "00.quiz":
+        if notebooks.exercise_of(cell) == "00.quiz":
             cell.source = 'q1 = "a"\nq2 = ...\nq3 = ...\n'
     nbformat.write(edited, stub)
     copy("solutions", tmp_path / "00_start_here-Copy2.ipynb", later_s=600)
@@ -100,7 +100,7 @@ def test_compare_finds_a_newer_copy_elsewhere_in_labs(tmp_path, capsys, monkeypa
     (root / "solutions").symlink_to(ROOT / "solutions")
     copy("labs", root / "labs" / LAB00)
     elsewhere = copy("solutions", root / "labs" / "mine" / "00_start_here.ipynb", later_s=60)
-    monkeypatch.setattr(compare, "ROOT", root)
+    monkeypatch.setattr(compare, "LABS", root / "labs")
     code, out = run(["compare", "00", "--no-run"], capsys)
     assert code == 0 and "is untouched" in out and str(elsewhere.relative_to(root)) in out
 
@@ -129,9 +129,9 @@ def test_check_fails_with_a_nonzero_exit_on_a_stub_and_says_what_to_do(tmp_path,
 def test_check_reports_a_wrong_answer_and_a_cell_that_cannot_load(tmp_path, capsys, database):
     nb = nbformat.read(ROOT / "solutions" / LAB00, as_version=4)
     for cell in nb.cells:
-        if build.exercise_of(cell) == "00.quiz":
+        if notebooks.exercise_of(cell) == "00.quiz":
             cell.source = cell.source.replace('q1 = "c"', 'q1 = "a"')
-        if build.exercise_of(cell) == "00.first_job":
+        if notebooks.exercise_of(cell) == "00.first_job":
             cell.source = "def broken(:\n" + cell.source
     nbformat.write(nb, tmp_path / LAB00)
     code, out = run(["check", "00", str(tmp_path / LAB00)], capsys)

@@ -6,7 +6,7 @@ import pytest
 from course.core import queue
 from course.grading import faults
 from course.grading.report import Report
-from course.grading.sandbox import Sandbox
+from course.grading.scratch import ScratchSchema
 from course.grading.trial import Trial
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow  # every test here starts worker processes or serv
 
 @pytest.fixture
 def box():
-    sandbox = Sandbox.create("zz.faults")
+    sandbox = ScratchSchema.create("zz.faults")
     sandbox.conn.execute("CREATE TABLE effects (n int NOT NULL)")
     yield sandbox
     sandbox.drop()
@@ -137,7 +137,7 @@ def test_a_kill_is_written_into_the_timeline_of_every_job_the_worker_held_also_f
     import random
     from types import SimpleNamespace
 
-    from course.grading import faultworker
+    from course.grading.faults import worker as faultworker
 
     class Killed(Exception):
         pass

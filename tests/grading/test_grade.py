@@ -14,14 +14,14 @@ import pytest
 from psycopg import sql
 
 from course.infra import db
-from course.grading import build, grade, manifest
-from course.grading.build import exercise_of
+from course.grading import grade, manifest, notebooks, stubs
+from course.grading.notebooks import exercise_of
 
-ROOT = build.ROOT
+ROOT = notebooks.ROOT
 COURSE = manifest.load()
 
 # Wrong answers, written into the lab notebook's exercise cell as a learner would (the same ones
-# tests/test_wrong_answers_lab03/07/09.py give to run_check), with the failure each must show.
+# tests/grading/checks/test_lab03/07/09.py give to run_check), with the failure each must show.
 PLAIN_FOR_UPDATE = ("03.claim", lambda source: source.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE"),
                     "does not wait for a row another worker is claiming: takes the next one")
 NO_JITTER = ("07.backoff", lambda source: source.replace("return rng.uniform(0, ceiling)", "return ceiling"),
@@ -54,7 +54,7 @@ with _db.connect() as _c:
 def kills_its_worker(source: str) -> str:
     """The right send_receipt, except that in a worker process it ends the process under every job."""
     return source.replace("    # BEGIN SOLUTION\n", "    # BEGIN SOLUTION\n    import os, sys\n"
-                          "    if \"faultworker\" in sys.argv[0]:\n        os._exit(1)\n", 1)
+                          "    if sys.argv[0].endswith(\"faults/worker.py\"):\n        os._exit(1)\n", 1)
 
 
 def notebook(lab_id: str, tree: str = "solutions", *, edit: dict | None = None, prepend: dict | None = None,

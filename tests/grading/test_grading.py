@@ -7,7 +7,8 @@ import nbformat
 import pytest
 
 from course.errors import CourseError
-from course.grading import build, check, checks, hint, manifest, notebooks, run_check
+from course.authoring import build
+from course.grading import check, checks, hint, manifest, notebooks, run_check, stubs
 from course.grading import progress_file as progress_module
 
 from .rules_trace import rules_without_a_check
@@ -23,7 +24,7 @@ EXERCISES = [e.id for e in COURSE.exercises]
 @pytest.mark.slow
 def test_the_check_fails_on_the_lab_stub(exercise_id):
     lab = COURSE.lab(exercise_id.split(".")[0])
-    report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "labs" / lab.notebook, exercise_id))
+    report = run_check(exercise_id, **notebooks.load_answers(notebooks.ROOT / "labs" / lab.notebook, exercise_id))
     assert not report.passed and report.status == "not started", report.render()
 
 
@@ -31,9 +32,9 @@ def test_the_check_fails_on_the_lab_stub(exercise_id):
 @pytest.mark.slow
 def test_the_check_passes_on_the_solution(exercise_id):
     lab = COURSE.lab(exercise_id.split(".")[0])
-    report = run_check(exercise_id, **notebooks.load_answers(build.ROOT / "solutions" / lab.notebook, exercise_id))
+    report = run_check(exercise_id, **notebooks.load_answers(notebooks.ROOT / "solutions" / lab.notebook, exercise_id))
     assert report.passed, report.render()
-    # Each of the exercise's rules (labs.toml) names checks this report shows (tests/test_rules_trace.py).
+    # Each of the exercise's rules (labs.toml) names checks this report shows (tests/grading/test_rules_trace.py).
     unchecked = rules_without_a_check(COURSE.exercise(exercise_id), [result.name for result in report.results])
     assert not unchecked, "\n".join(unchecked)
 
@@ -44,7 +45,7 @@ def test_the_check_passes_on_the_solution(exercise_id):
 def test_every_exercise_has_a_check_and_a_cell_in_both_trees():
     for lab in COURSE.labs:
         for tree in ("solutions", "labs"):
-            cells = notebooks.exercise_cells(build.ROOT / tree / lab.notebook)
+            cells = notebooks.exercise_cells(notebooks.ROOT / tree / lab.notebook)
             assert set(cells) == {e.id for e in lab.exercises}, f"{tree}/{lab.notebook}"
         for exercise in lab.exercises:
             assert callable(checks.find(exercise.id))
@@ -56,28 +57,28 @@ def test_labs_are_exactly_what_the_build_writes_from_solutions():
 
 def test_lab_notebooks_carry_no_outputs_and_no_solutions():
     for lab in COURSE.labs:
-        notebook = nbformat.read(build.ROOT / "labs" / lab.notebook, as_version=4)
+        notebook = nbformat.read(notebooks.ROOT / "labs" / lab.notebook, as_version=4)
         for cell in notebook.cells:
-            assert build.BEGIN not in cell.source and "BEGIN SOLUTION -->" not in cell.source
+            assert stubs.BEGIN not in cell.source and "BEGIN SOLUTION -->" not in cell.source
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None
 
 
 def test_solution_notebooks_are_stored_with_outputs():
     for lab in COURSE.labs:
-        notebook = nbformat.read(build.ROOT / "solutions" / lab.notebook, as_version=4)
+        notebook = nbformat.read(notebooks.ROOT / "solutions" / lab.notebook, as_version=4)
         assert any(cell.get("outputs") for cell in notebook.cells), lab.notebook
 
 
 def test_a_stub_inside_a_function_raises_with_the_exercise_id():
     source = "def claim(conn):\n    x = 1\n    # BEGIN SOLUTION\n    return conn\n    # END SOLUTION\n"
-    stub = build.stub_code(source, "00.first_job", "test")
+    stub = stubs.stub_code(source, "00.first_job", "test")
     assert 'raise NotImplementedError("00.first_job: Enqueue your first job' in stub
     assert "return conn" not in stub and "x = 1" in stub
 
 
 def test_a_top_level_stub_keeps_the_names_and_blanks_the_answers():
-    stub = build.stub_code('# BEGIN SOLUTION\nq1 = "c"\nq2 = {"a", "b"}\n# END SOLUTION', "00.quiz", "t")
+    stub = stubs.stub_code('# BEGIN SOLUTION\nq1 = "c"\nq2 = {"a", "b"}\n# END SOLUTION', "00.quiz", "t")
     assert stub == "q1 = ...  # your answer\nq2 = ...  # your answer"
 
 
@@ -88,7 +89,7 @@ def test_a_top_level_stub_keeps_the_names_and_blanks_the_answers():
 ])
 def test_malformed_solution_regions_are_refused_clearly(source, message):
     with pytest.raises(CourseError, match=message):
-        build.stub_code(source, "00.quiz", "somewhere")
+        stubs.stub_code(source, "00.quiz", "somewhere")
 
 
 def test_the_manifest_refuses_duplicates_and_bad_order(tmp_path):

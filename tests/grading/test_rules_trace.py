@@ -3,7 +3,7 @@ rules; each rule names the checks that enforce it and the wrong answers that bre
 the rules as the manifest lists them.
 
 The third link — each rule's checks appear in the solution's check report — is asserted where that report
-is made once per exercise: tests/test_grading.py::test_the_check_passes_on_the_solution.
+is made once per exercise: tests/grading/test_grading.py::test_the_check_passes_on_the_solution.
 
 Quizzes are exempt: a quiz's "rules" are its questions, and each question is its own check already.
 """
@@ -11,7 +11,7 @@ Quizzes are exempt: a quiz's "rules" are its questions, and each question is its
 import nbformat
 import pytest
 
-from course.grading import build, manifest
+from course.grading import manifest, notebooks, stubs
 
 from .rules_trace import rules_without_a_check, wrong_answer_problem
 
@@ -48,13 +48,13 @@ def test_every_rule_has_a_wrong_answer_that_asserts_its_check_fails(exercise):
 def test_the_notebooks_show_each_exercises_rules_as_the_manifest_lists_them():
     for lab in COURSE.labs:
         for tree in ("solutions", "labs"):
-            text = "\n".join(cell.source for cell in nbformat.read(build.ROOT / tree / lab.notebook, as_version=4).cells
+            text = "\n".join(cell.source for cell in nbformat.read(notebooks.ROOT / tree / lab.notebook, as_version=4).cells
                              if cell.cell_type == "markdown")
             for exercise in lab.exercises:
                 shown = text.count(f"<!-- BEGIN RULES {exercise.id} ")
                 assert shown == (1 if exercise.rules else 0), f"{tree}/{lab.notebook}: {exercise.id}'s rules block"
                 if exercise.rules:
-                    assert build.rules_block(exercise) in text, (f"{tree}/{lab.notebook}: {exercise.id}'s rules "
+                    assert stubs.rules_block(exercise) in text, (f"{tree}/{lab.notebook}: {exercise.id}'s rules "
                                                                  "differ from labs.toml: run `python -m course build`")
 
 
@@ -90,9 +90,9 @@ def test_the_build_rewrites_a_stale_rules_block_and_leaves_the_statement_alone()
                                       "<!-- END RULES 03.claim -->"),
         nbformat.v4.new_code_cell("def claim(conn, lease_s): ...", metadata={"course": {"exercise": "03.claim"}}),
     ])
-    source = build.with_rules(notebook, "test").cells[0].source
-    assert source == statement + build.rules_block(COURSE.exercise("03.claim"))
-    assert build.with_rules(notebook, "test").cells[0].source == source  # a second build changes nothing
+    source = stubs.with_rules(notebook, "test").cells[0].source
+    assert source == statement + stubs.rules_block(COURSE.exercise("03.claim"))
+    assert stubs.with_rules(notebook, "test").cells[0].source == source  # a second build changes nothing
 
 
 def test_one_case_of_a_parametrized_wrong_answer_is_traced_by_its_own_row():

@@ -1,7 +1,7 @@
 """course.programs.jetstream_queue: the course's queue ideas on JetStream, with real consumer processes.
 
 One private single-node server for the whole module (the queue's behaviour does not need three nodes:
-tests/test_lab13_failover.py kills a leader). Each test has queues of its own. Deadlines are generous;
+tests/programs/test_jetstream_failover.py kills a leader). Each test has queues of its own. Deadlines are generous;
 measured times are compared with what the consumer's settings promise, with room for a loaded machine.
 """
 

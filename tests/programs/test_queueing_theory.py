@@ -1,4 +1,4 @@
-"""course.programs.queueing: Little's law, Erlang C, the M/M/c simulation and the backlog arithmetic.
+"""course.programs.queueing_theory: Little's law, Erlang C, the M/M/c simulation and the backlog arithmetic.
 
 No database here: this is the maths labs 09 and 10 show. Every simulation is seeded, so each test gives
 the same numbers on every run; the tolerances say why they would also hold for other seeds.
@@ -12,14 +12,14 @@ from fractions import Fraction
 
 import pytest
 
-from course.programs import queueing
+from course.programs import queueing_theory
 from course.errors import InvalidArgument
-from course.programs.queueing import (compare_layouts, erlang_b, erlang_c, in_progress, simulate_mmc, size_pool,
+from course.programs.queueing_theory import (compare_layouts, erlang_b, erlang_c, in_progress, simulate_mmc, size_pool,
                              utilisation, wait_behind_backlog, workers_needed)
 
 
 def test_the_docstring_examples_hold():
-    failed, attempted = doctest.testmod(queueing, optionflags=doctest.NORMALIZE_WHITESPACE)
+    failed, attempted = doctest.testmod(queueing_theory, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert attempted > 10
     assert failed == 0
 

@@ -1,5 +1,5 @@
 """course.programs.saturation_view: the curve, the readout, the tables and the widget lab 10 draws from
-course.programs.queueing. (That Erlang C and the simulation agree is tests/test_queueing.py's job.)"""
+course.programs.queueing_theory. (That Erlang C and the simulation agree is tests/programs/test_queueing_theory.py's job.)"""
 
 import matplotlib
 
@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from course.programs import queueing, saturation_view  # noqa: E402
+from course.programs import queueing_theory, saturation_view  # noqa: E402
 
 
 def test_the_curve_is_erlang_c_and_climbs_towards_saturation():
@@ -16,7 +16,7 @@ def test_the_curve_is_erlang_c_and_climbs_towards_saturation():
     assert len(utilisations) == len(waits) == 40 and utilisations[-1] < 1
     assert all(a < b for a, b in zip(waits, waits[1:]))
     rho = utilisations[20]
-    assert waits[20] == pytest.approx(queueing.erlang_c(rho * 50 / 4.0, 4.0, 50).mean_wait)
+    assert waits[20] == pytest.approx(queueing_theory.erlang_c(rho * 50 / 4.0, 4.0, 50).mean_wait)
 
 
 def test_the_readout_for_tiffins_pool():

@@ -76,7 +76,7 @@ def _numbers(value) -> bool:
 
 @exercise_check("11.oldest_waiting")
 def oldest_waiting(t: Trial, oldest_waiting):
-    box = t.sandbox()
+    box = t.scratch()
     empty = t.call(oldest_waiting, box.conn, during="oldest_waiting(conn) on an empty jobs table")
     t.require("returns a dict (queue name -> seconds)", ok=isinstance(empty, dict), got=empty,
               example="oldest_waiting(conn) with no jobs at all: {}")
@@ -187,7 +187,7 @@ def alerts(t: Trial, alerts):
     t.expect("both rules at once: two alerts", ok=len(got) == 2, got=got, expected="2 alerts",
              example="receipts 720 s behind, 1 dead letter")
 
-    box = t.sandbox()
+    box = t.scratch()
     queue.enqueue_many(box.conn, "send_newsletter", [{"guest_id": n} for n in range(10_000)], queue="newsletter")
     late = queue.enqueue_many(box.conn, "send_receipt", [{"order_id": n} for n in range(3)], queue="receipts")
     box.conn.execute("UPDATE jobs SET created_at = now() - interval '12 minutes', due_at = now() - interval '12 minutes' "
@@ -256,7 +256,7 @@ class _Sessions:
 
 @exercise_check("11.vacuum_blockers")
 def vacuum_blockers(t: Trial, vacuum_blockers):
-    box = t.sandbox()
+    box = t.scratch()
     box.conn.execute("CREATE TABLE notes (n int)")
     sessions = _Sessions(box.conninfo)
     try:

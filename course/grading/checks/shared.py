@@ -37,7 +37,7 @@ from course.programs.http import call as http_call
 
 from course.grading import faults
 from course.grading.trial import Trial
-from course.grading.checks import killpoint
+from course.grading.faults import killpoint
 
 DRAWS = 2_000  # per attempt: the mean of 2,000 uniform draws lies within 1.5 % of the ceiling of its
 #                expected value 99.99 % of the time, so the 5 % bands below fail a right answer ~never
@@ -143,12 +143,12 @@ def expect_growth(t: Trial, draws: dict[int, list], call: str) -> None:
              note="the ceiling is 2^(attempt-1) s: it doubles with each attempt, until the 5-minute cap")
 
 
-# -- watching what the learner's code calls -------------------------------------------------------------
+# -- intercepting what the learner's code calls ---------------------------------------------------------
 
 
 @contextlib.contextmanager
-def watching(learner_fn: Callable, name: str, before: Callable[..., None], *,
-             module: ModuleType | None = None) -> Iterator[None]:
+def intercepting(learner_fn: Callable, name: str, before: Callable[..., None], *,
+                 module: ModuleType | None = None) -> Iterator[None]:
     """Call before(*args, **kwargs) ahead of every call the learner's function makes to `name`, then the
     real function. `name` is found where the learner's code looks it up: a global of its cell (a helper the
     notebook's set-up defines, or `from m import name`) and, with `module`, the attribute `module.name`
@@ -286,7 +286,7 @@ def expect_called_outside_any_transaction(t: Trial, learner_fn: Callable, run: C
     holds its row locks and its connection for nothing, and its work cannot be rolled back anyway.
     `run()` calls the learner's function once (through t.call)."""
     seen: list[bool] = []
-    with watching(learner_fn, name, lambda *a, **k: seen.append(
+    with intercepting(learner_fn, name, lambda *a, **k: seen.append(
             conn.info.transaction_status != TransactionStatus.IDLE), module=module):
         run()
     inside = sum(seen)

@@ -1,7 +1,7 @@
 """The fault injector: run a learner's code in real worker processes, break things on purpose, and check
 what must survive.
 
-A run starts worker processes (course.core.worker.Worker, in `python -m course.grading.faultworker`) on a
+A run starts worker processes (course.core.worker.Worker, in `python -m course.grading.faults.worker`) on a
 sandbox schema, with the learner's handler (and, for lab 04, the learner's lease extension). While they
 work it injects the faults asked for:
 
@@ -30,7 +30,7 @@ from pathlib import Path
 from course.infra import eventlog, processes
 from course.core import queue
 from course.errors import CourseError
-from course.grading.sandbox import Sandbox
+from course.grading.scratch import ScratchSchema
 from course.grading.trial import Trial
 
 TASK = "task"  # the job type every fault run uses
@@ -123,7 +123,7 @@ class Run:
 STARTUP_LIMIT_S = 60.0  # from spawning the workers to the first of them running
 
 
-def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
+def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
     """Enqueue the payloads, run workers with faults until the queue is empty (or time is up)."""
     seed = random.randrange(1, 10**6) if seed is None else seed
     workdir = Path(tempfile.mkdtemp(prefix="course-faults-"))
@@ -144,7 +144,7 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     def start(slot: int) -> None:
         incarnations[slot] += 1
         slots[slot] = processes.python(
-            f"faultworker{slot}", "course.grading.faultworker", str(spec), str(slot), str(incarnations[slot]),
+            f"faultworker{slot}", "course.grading.faults.worker", str(spec), str(slot), str(incarnations[slot]),
             env=scenario.env)
 
     try:
@@ -200,7 +200,7 @@ def run(box: Sandbox, scenario: Scenario, seed: int | None = None) -> Run:
     return Run(seed, job_ids, events, timed_out, left, dead, kills, stuck, started_at)
 
 
-def _left(box: Sandbox, job_ids: list[int]) -> int:
+def _left(box: ScratchSchema, job_ids: list[int]) -> int:
     """This run's jobs still in the queue (a check may keep other jobs of its own in the sandbox)."""
     return box.conn.execute("SELECT count(*) FROM jobs WHERE id = ANY(%s)", [job_ids]).fetchone()[0]
 

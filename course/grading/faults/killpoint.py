@@ -1,10 +1,10 @@
 """One run of a handler in a process of its own, for a check to SIGKILL at a point it chooses:
-`python -m course.grading.checks.killpoint SPEC` (SPEC: a cloudpickled {conninfo, name, handler, job}).
+`python -m course.grading.faults.killpoint SPEC` (SPEC: a cloudpickled {conninfo, name, handler, job}).
 
 The check, not a random timer, decides when the process dies: when its connection waits at the commit
 (a deferred trigger holds it there), while its request is at the email provider, or in the middle of an
 effect the child marks (`marked_at`), or before a statement `hold_statements` holds (08.tick). See
-`run_and_kill` below; checks/rules.py's idempotent send (06 and 12) and 12.invoice_worker use it.
+`run_and_kill` below; checks/shared.py's idempotent send (06 and 12) and 12.invoice_worker use it.
 `run_and_hold` stops a child at its commit, its locks held, while the check runs a second worker, then
 lets it commit: two workers at once, on cue. 05.relay holds a relay before its mark the same way.
 """

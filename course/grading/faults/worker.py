@@ -1,4 +1,4 @@
-"""A worker process for the fault injector: `python -m course.grading.faultworker SPEC SLOT INCARNATION`.
+"""A worker process for the fault injector: `python -m course.grading.faults.worker SPEC SLOT INCARNATION`.
 
 It runs the ordinary course.core.worker.Worker on the scenario's handler, with hooks that write every step
 to the run's history and SIGKILL this very process at the points the scenario names (until the run's

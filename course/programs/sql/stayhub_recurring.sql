@@ -4,7 +4,7 @@
 -- name: install
 -- StayHub's two recurring jobs need something to work on: stays (some held, unpaid, until a time;
 -- some paid, with a check-out day), their invoices, and a log of every time a scheduled job ran.
--- (Names of their own, so they sit beside course/core/sql/stayhub.sql's bookings in one schema.)
+-- (Names of their own, so they sit beside stayhub.sql's bookings in one schema.)
 CREATE TABLE IF NOT EXISTS stays (
     id         bigint      PRIMARY KEY,
     guest      text        NOT NULL,

@@ -177,10 +177,10 @@ def test_the_check_builds_the_table_the_lab_shows():
 
     import nbformat
 
-    from course.grading import build
+    from course.grading import notebooks
     from course.grading.checks.lab03 import JOBS_TABLE
 
-    notebook = nbformat.read(build.ROOT / "solutions" / "03_postgres_queue.ipynb", as_version=4)
+    notebook = nbformat.read(notebooks.ROOT / "solutions" / "03_postgres_queue.ipynb", as_version=4)
     [cell] = [c for c in notebook.cells if c.cell_type == "code" and c.source.startswith("JOBS_TABLE = ")]
     shown = ast.literal_eval(ast.parse(cell.source).body[0].value)
     assert shown.split() == JOBS_TABLE.split()

@@ -73,7 +73,7 @@ def test_a_heartbeat_that_always_says_yes():
 def test_the_worker_stage_catches_a_job_running_twice_at_once():
     t = Trial("04.heartbeat")
     try:
-        lab04.slow_job_under_a_short_lease(t, t.sandbox(), lambda conn, job, lease_s: True, seed=4, timeout_s=8)
+        lab04.slow_job_under_a_short_lease(t, t.scratch(), lambda conn, job, lease_s: True, seed=4, timeout_s=8)
     finally:
         t.close()
     report = Report("04.heartbeat", tuple(t.results), seed=t.seed)

@@ -159,7 +159,7 @@ def test_the_acceptance_test_on_its_own_catches_a_handler_that_is_not_idempotent
     """Without the cases on cue: only worker processes SIGKILLed after sending, emails counted at the
     provider, a timeline of the doubled job and the seed to replay it."""
     t = Trial("06.send_confirmation")
-    box = t.sandbox()
+    box = t.scratch()
     provider = EmailProvider.start(latency_s=0.02, seed=1)
     # The handler travels to the workers by value, as a notebook's does: no worker imports pytest.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from course.programs import queueing
+from course.programs import queueing_theory
 from course.grading import run_check
-from course.programs.queueing import erlang_c
+from course.programs.queueing_theory import erlang_c
 
 
 def fails_because(report, reason: str) -> None:
@@ -72,7 +72,7 @@ def test_the_failure_shows_the_smallest_example():
 
 
 def rule_of_thumb(arrival_rate, service_time, target_wait):
-    return queueing.workers_needed(arrival_rate, service_time)  # λS + 10 %, whatever the target
+    return queueing_theory.workers_needed(arrival_rate, service_time)  # λS + 10 %, whatever the target
 
 
 def just_enough_for_the_load(arrival_rate, service_time, target_wait):
@@ -87,7 +87,7 @@ def target_met_only_when_beaten(arrival_rate, service_time, target_wait):
 
 
 def sized_for_the_95th_percentile(arrival_rate, service_time, target_wait):
-    return queueing.size_pool(arrival_rate, service_time, target_wait, percentile=0.95)
+    return queueing_theory.size_pool(arrival_rate, service_time, target_wait, percentile=0.95)
 
 
 def search_from_one_worker(arrival_rate, service_time, target_wait):
@@ -98,7 +98,7 @@ def search_from_one_worker(arrival_rate, service_time, target_wait):
 
 
 def returns_a_float(arrival_rate, service_time, target_wait):
-    return float(queueing.size_pool(arrival_rate, service_time, target_wait))
+    return float(queueing_theory.size_pool(arrival_rate, service_time, target_wait))
 
 
 @pytest.mark.parametrize("answer, reason", [

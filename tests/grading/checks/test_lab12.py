@@ -144,7 +144,7 @@ def on_its_own_connection(conn, guest_id, room_id, nights):
 
 
 def test_charging_the_card_inside_the_transaction_fails_the_shared_no_external_call_rule():
-    """The same rule checker as every lab that asks for it (checks/rules.py), caught in lab 12."""
+    """The same rule checker as every lab that asks for it (checks/shared.py), caught in lab 12."""
     report = run_check("12.checkout", checkout=charges_inside_the_transaction)
     assert failed(report) == ["stayhub.charge (the card, ~300 ms at the payment provider) is called with no "
                               "transaction open (not inside the transaction)"], report.render()
@@ -156,7 +156,7 @@ def test_charging_the_card_inside_the_transaction_fails_the_shared_no_external_c
     (on_its_own_connection, "uses the connection it is given (the caller's rollback takes the booking"),
 ], ids=["jobs_before_the_booking", "on_its_own_connection"])
 def test_the_shared_jobs_in_the_business_transaction_rule_catches_it_in_lab_12(checkout, reason):
-    """02 and 05 ask for it first; 12.checkout calls the same checker (checks/rules.py)."""
+    """02 and 05 ask for it first; 12.checkout calls the same checker (checks/shared.py)."""
     report = run_check("12.checkout", checkout=checkout)
     assert_fails_with(report, reason)
 
@@ -416,8 +416,8 @@ def test_a_row_without_the_idempotency_key_fails_every_time(seed):
 
 
 def test_a_passing_run_prints_its_seed_too():
-    from course.grading import notebooks, build
-    answers = notebooks.load_answers(build.ROOT / "solutions" / "12_capstone_stayhub.ipynb", "12.confirmation_email")
+    from course.grading import notebooks
+    answers = notebooks.load_answers(notebooks.ROOT / "solutions" / "12_capstone_stayhub.ipynb", "12.confirmation_email")
     report = run_check("12.confirmation_email", seed=SEED, **answers)
     assert report.passed, report.render()
     assert f"check('12.confirmation_email', seed={SEED})" in report.render()
