@@ -9,9 +9,10 @@
 Each rule is a function returning what breaks it, tried here on the real tree and on a made-up breach.
 """
 
-from pathlib import Path
-
 import ast
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,12 @@ def test_the_map_names_every_lab_and_layer():
         assert prefix.replace(".", "/") in text
     for lab in LABS:
         assert lab.notebook in text
+
+
+def test_the_map_imports_no_database_driver():
+    """`python -m course map` reads labs.toml and the tree, nothing more: it must not import psycopg (the
+    learner's runtime in course.grading imports its database side on first use)."""
+    probe = ("import sys\nfrom course.cli import main\nassert main(['map']) == 0\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'psycopg'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-400:]

@@ -14,7 +14,7 @@ import pytest
 from psycopg import sql
 
 from course.infra import db
-from course.grading import grade, manifest, notebooks, stubs
+from course.grading import grade, gradebook, manifest, notebooks, roles
 from course.grading.notebooks import exercise_of
 
 ROOT = notebooks.ROOT
@@ -165,11 +165,11 @@ def test_grade_help_says_which_layouts_are_accepted(capsys):
 def test_the_summary_counts_pass_rates_and_names_what_to_reteach():
     lab = COURSE.lab("09")
     reason = "each job type goes to the queue its impact calls for"
-    rows = [grade.Row("a", "09", "09.route", "passed", True),
-            grade.Row("b", "09", "09.route", "failed", first_failing=reason),
-            grade.Row("c", "09", "09.route", "failed", first_failing=reason),
-            grade.Row("d", "09", "09.route", "timed out", first_failing="timed out", detail="still running")]
-    text = grade.summary(lab, rows)
+    rows = [gradebook.Row("a", "09", "09.route", "passed", True),
+            gradebook.Row("b", "09", "09.route", "failed", first_failing=reason),
+            gradebook.Row("c", "09", "09.route", "failed", first_failing=reason),
+            gradebook.Row("d", "09", "09.route", "timed out", first_failing="timed out", detail="still running")]
+    text = gradebook.summary(lab, rows)
     assert "| 09.route " in text and "| 1 | 2 | 0 | 1 | 25 % |" in text
     assert "each job type goes to the queue its impact calls for — 2 students (b, c)" in text
     assert "d, 09.route: timed out — still running" in text
@@ -194,7 +194,7 @@ def grading_roles(only_ours: bool = True) -> set[str]:
     """The roles grading made — by default only this process's (another grade run may share the database)."""
     with db.connect() as conn:
         found = conn.execute("SELECT rolname, shobj_description(oid, 'pg_authid') FROM pg_roles "
-                             "WHERE rolname LIKE %s", [grade.ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
+                             "WHERE rolname LIKE %s", [roles.ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
     return {name for name, comment in found if not only_ours or f"pid {os.getpid()} " in (comment or "")}
 
 
@@ -279,7 +279,7 @@ def test_a_class_of_submissions_is_graded_each_with_its_own_row(tmp_path, sentin
     # the gradebook on disk says the same
     with open(out / "gradebook.csv") as f:
         table = list(csv.DictReader(f))
-    assert list(table[0]) == grade.COLUMNS and len(table) == len(rows)
+    assert list(table[0]) == gradebook.COLUMNS and len(table) == len(rows)
     assert {(t["student"], t["exercise"], t["status"]) for t in table} == {
         (r.student, r.exercise, r.status) for r in rows}
     assert all(t["seed"] for t in table if t["exercise"] != "*" and t["student"] != "ned")
@@ -322,7 +322,7 @@ def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_
     def no_roles(self):
         self.available, self.why_not = False, "roles switched off for this test"
 
-    monkeypatch.setattr(grade.Roles, "_probe", no_roles)
+    monkeypatch.setattr(roles.Roles, "_probe", no_roles)
     drop = f"from course.infra import db as _db\n_db.drop_schema({sentinel!r})\n"
     save(notebook("00", prepend={"00.first_job": drop}), tmp_path / "class" / "zed" / "00_start_here.ipynb")
     rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=1, timeout_s=60, progress=False)
@@ -332,15 +332,15 @@ def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_
 
 
 def test_a_role_left_by_a_killed_grade_run_is_dropped_by_the_next(database):
-    roles = grade.Roles()
-    role, _ = roles.create()
+    made = roles.Roles()
+    role, _ = made.create()
     with db.connect() as conn:  # as if the run that made it had the pid of a process long gone
-        gone = roles.owner_tag().replace(f"pid {os.getpid()}", "pid 999999999")
+        gone = made.owner_tag().replace(f"pid {os.getpid()}", "pid 999999999")
         conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role), sql.Literal(gone)))
-    mine, _ = roles.create()  # a role of a run still going (this one): kept
+    mine, _ = made.create()  # a role of a run still going (this one): kept
     try:
-        dropped = roles.left_behind()
+        dropped = made.left_behind()
         assert role in dropped and mine not in dropped
         assert role not in grading_roles(only_ours=False) and mine in grading_roles()
     finally:
-        roles.drop(mine)
+        made.drop(mine)
