@@ -1,13 +1,16 @@
-"""The package's layers and each lab's own modules: what tests/authoring/test_layout.py holds the tree to, and what
-`python -m course map` prints.
+"""The package's layers and each lab's whole code: what tests/authoring/test_layout.py holds the tree to,
+and what `python -m course map` prints.
 
 A module belongs to the layer of the folder it sits in, and imports only from its own layer or lower
 ones, so the reference queue (core) can be lifted out with nothing but errors and infra beside it:
 
     errors < infra < core < programs < grading < authoring < evidence < the package's entry points (cli)
 
-A lab owns the course.programs modules its [[lab]] lists as `modules` in labs.toml. A notebook imports
-only public modules: errors, infra, core, its own lab's programs, and the names course.grading exports.
+A lab is made of the course modules its notebook and checks import (and the course.programs modules
+those import in turn), the SQL files they show or run, its checks and its tests: `whole_lab` computes
+them from the sources, labs.toml lists them, and the layout test holds the two equal. A notebook
+imports only public modules: errors, infra, core, its own lab's programs, and the names course.grading
+exports.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.grading import manifest
+from course.grading.notebooks import python_source
 
 PACKAGE = Path(__file__).resolve().parents[1]  # course/
 ROOT = PACKAGE.parent
@@ -98,22 +102,95 @@ def imports_in(source: str) -> list[Import]:
     return found
 
 
-def lab_modules() -> dict[str, tuple[str, ...]]:
-    """Each lab's own course.programs modules, from labs.toml."""
-    return {lab.id: lab.modules for lab in manifest.load().labs}
+# -- a lab's whole code, computed from what its notebook and checks import -------------------------------
+
+LAB_LAYERS = ("errors", "infra", "core", "programs")  # what a lab is made of; grading is every lab's
+SQL_READERS = {"show", "query", "script", "queries"}  # sql.show("tiffin", ...) and the like
+SQL_FOLDERS = (PACKAGE / "core" / "sql", PACKAGE / "programs" / "sql")
+
+
+@dataclass(frozen=True)
+class LabParts:
+    """Every file a lab is made of, as labs.toml lists it (paths from the repository's root)."""
+
+    modules: tuple[str, ...]  # course modules, lowest layer first
+    sql: tuple[str, ...]
+    checks: str
+    tests: tuple[str, ...]
+
+
+def module_path(module: str) -> Path:
+    """course.core.queue -> course/core/queue.py; a package -> its __init__.py."""
+    path = ROOT / Path(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def checks_path(lab_id: str) -> Path:
+    return PACKAGE / "grading" / "checks" / f"lab{lab_id}.py"
+
+
+def _imported(source: str) -> set[str]:
+    return {i.module for i in imports_in(source) if not i.relative and layer_of(i.module) in LAB_LAYERS}
+
+
+def _sql_names(source: str) -> set[str]:
+    """The SQL files a source reads by name: the first argument of every `<...sql>.show/query/script(...)`."""
+    return {node.args[0].value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_READERS
+            and isinstance(node.func.value, ast.Name) and node.func.value.id.endswith("sql")
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+
+
+def _sql_files(source: str) -> set[Path]:
+    found = set()
+    for name in _sql_names(source):
+        paths = [folder / f"{name}.sql" for folder in SQL_FOLDERS if (folder / f"{name}.sql").exists()]
+        if len(paths) != 1:
+            raise ValueError(f"sql file {name!r}: found {len(paths)} of them in {[str(f) for f in SQL_FOLDERS]}")
+        found.add(paths[0])
+    return found
+
+
+def _tests_of(module: str) -> Path:
+    """Where a module's tests are: course/core/queue.py -> tests/core/test_queue.py."""
+    parts = module.split(".")[1:]
+    return ROOT / "tests" / Path(*parts[:-1]) / f"test_{parts[-1]}.py"
+
+
+def whole_lab(lab: manifest.Lab) -> LabParts:
+    """What a lab is made of, from its sources: the course modules its solution notebook and its checks
+    import (and the course.programs modules those import in turn: its own code, all of it), the SQL files
+    they show or run, its checks, the wrong-answer tests of its checks and the tests of its modules."""
+    notebook = python_source(ROOT / "solutions" / lab.notebook)
+    checks = checks_path(lab.id).read_text()
+    used = _imported(notebook) | _imported(checks)
+    todo = [m for m in used if layer_of(m) == "programs"]
+    while todo:  # its own programs' own programs
+        for found in _imported(module_path(todo.pop()).read_text()):
+            if layer_of(found) == "programs" and found not in used:
+                used.add(found)
+                todo.append(found)
+    order = sorted(used, key=lambda m: (RANK[layer_of(m)], m))
+    sources = [notebook, checks, *(module_path(m).read_text() for m in order)]
+    sql = sorted({path for source in sources for path in _sql_files(source)})
+    tests = [ROOT / "tests" / "grading" / "checks" / f"test_lab{lab.id}.py"]
+    tests += [path for path in map(_tests_of, order) if path.exists()]
+    relative = lambda path: str(path.relative_to(ROOT))  # noqa: E731
+    return LabParts(tuple(order), tuple(map(relative, sql)), relative(checks_path(lab.id)),
+                    tuple(map(relative, tests)))
 
 
 def owners() -> dict[str, list[str]]:
-    """course.programs module -> the labs that list it."""
+    """course module -> the labs that list it in labs.toml."""
     owned: dict[str, list[str]] = {}
-    for lab_id, names in lab_modules().items():
-        for name in names:
-            owned.setdefault(name, []).append(lab_id)
+    for lab in manifest.load().labs:
+        for name in lab.modules:
+            owned.setdefault(name, []).append(lab.id)
     return owned
 
 
 def map_text() -> str:
-    """The package by layer, then each lab with its own modules: one hop from a lab to its code."""
+    """The package by layer, then each lab with every file it is made of: one hop from a lab to its code."""
     by_layer: dict[str, list[str]] = {name: [] for name, _, _ in LAYERS}
     for module in modules():
         by_layer[layer_of(module)].append(module)
@@ -124,11 +201,16 @@ def map_text() -> str:
         shown = [m.removeprefix(prefix + ".") for m in by_layer[name] if m != prefix]
         if shown:
             out.append("          " + ", ".join(shown))
-    out += ["", "Each lab's own code (labs.toml `modules`; every lab also uses core and infra):", ""]
+    out += ["", "Each lab, and every file it is made of (labs.toml; tests/authoring/test_layout.py keeps it true):"]
     for lab in manifest.load().labs:
-        own = ", ".join(m.removeprefix("course.programs.") for m in lab.modules) or "(core and infra only)"
-        out.append(f"{lab.id}  {lab.notebook:34} {own}")
-        out.append(f"    checks: course/grading/checks/lab{lab.id}.py")
+        out += ["", f"{lab.id}  solutions/{lab.notebook}, labs/{lab.notebook}"]
+        for layer in LAB_LAYERS:
+            mine = [m.removeprefix("course.") for m in lab.modules if layer_of(m) == layer]
+            if mine:
+                out.append(f"    {layer + ':':9} " + ", ".join(mine))
+        out.append(f"    {'sql:':9} " + (", ".join(lab.sql) or "(none)"))
+        out.append(f"    {'checks:':9} {lab.checks}")
+        out.append(f"    {'tests:':9} " + ", ".join(lab.tests))
     return "\n".join(out)
 
 

@@ -55,7 +55,11 @@ class Lab:
     minutes: int
     requires: tuple[str, ...] = ()
     exercises: tuple[Exercise, ...] = field(default_factory=tuple)
-    modules: tuple[str, ...] = ()  # the course.programs modules this lab's notebook and checks use
+    # Every file the lab is made of (tests/authoring/test_layout.py computes them from the sources):
+    modules: tuple[str, ...] = ()  # the course modules its notebook and checks import, its programs' too
+    sql: tuple[str, ...] = ()  # the SQL files they show or run
+    checks: str = ""  # course/grading/checks/labNN.py
+    tests: tuple[str, ...] = ()  # its checks' wrong-answer tests, and its modules' tests
 
     @property
     def notebook(self) -> str:
@@ -135,7 +139,8 @@ def load(path: Path = MANIFEST) -> Manifest:
             ))
         labs.append(Lab(id=lab_id, slug=entry["slug"], title=entry["title"], minutes=entry.get("minutes", 30),
                         requires=tuple(entry.get("requires", [])), exercises=tuple(exercises),
-                        modules=tuple(entry.get("modules", []))))
+                        modules=tuple(entry.get("modules", [])), sql=tuple(entry.get("sql", [])),
+                        checks=entry.get("checks", ""), tests=tuple(entry.get("tests", []))))
     ids = [lab.id for lab in labs]
     if ids != sorted(ids) or len(set(ids)) != len(ids):
         raise _problem("labs", f"ids must be unique and in order; found {ids}")

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from course import cli
-from course.grading import compare, manifest, notebooks, stubs
+from course.grading import compare, manifest, notebooks
 
 ROOT = notebooks.ROOT
 LAB00 = manifest.load().lab("00").notebook

@@ -13,6 +13,7 @@ import pytest
 
 from course.infra import broker, nats_server, nats_cluster, processes
 from course.programs import jetstream_bench
+from course.programs import jetstream_consumer
 from course.programs import jetstream_queue as jq
 from course.programs import jetstream_run, jetstream_view
 from course.errors import InvalidArgument, PermanentError
@@ -213,7 +214,7 @@ def test_a_hung_handler_is_dead_lettered_through_the_max_deliveries_advisory(ser
 def test_the_router_catches_up_on_advisories_sent_while_it_was_down(servers, started):
     """The advisories stream keeps them: nobody listening is no longer nobody told."""
     queue = a_queue(servers, "LATE", backoff_s=(0.3,), max_deliver=1)
-    settings = jq.ConsumerSettings(route_dead_letters=False)
+    settings = jetstream_consumer.ConsumerSettings(route_dead_letters=False)
     history = jq.new_history()
     started += jetstream_run.spawn_consumers(queue, provider_on_a_bad_day, servers, 1, history=history, settings=settings)
     publish(servers, queue, {"hang": {"kind": "hang"}})

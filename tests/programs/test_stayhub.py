@@ -15,7 +15,7 @@ from course.core import queue
 from course.errors import CourseError, InvalidArgument
 from course.infra.processes import wait_until
 from course.core.queue import PermanentError
-from course.programs import stayhub
+from course.programs import booking_api, channel_manager, stayhub
 from course.programs.email_provider import EmailProvider, send_email
 
 GENEROUS_S = 30
@@ -37,7 +37,7 @@ def provider():
 
 @pytest.fixture
 def partner():
-    started = stayhub.ChannelManager.start(latency_s=0.05, jitter_s=0.0, timeout_rate=0.0)
+    started = channel_manager.ChannelManager.start(latency_s=0.05, jitter_s=0.0, timeout_rate=0.0)
     yield started
     started.kill()
 
@@ -193,7 +193,7 @@ def test_the_sync_handler_tells_the_partner_and_records_it(hub, partner, monkeyp
 
 @pytest.mark.slow
 def test_a_partner_that_sits_on_the_request_is_a_timeout_and_still_takes_the_update(hub, started):
-    slow = stayhub.ChannelManager.start(latency_s=0.0, timeout_rate=1.0, hang_s=1.0)
+    slow = channel_manager.ChannelManager.start(latency_s=0.0, timeout_rate=1.0, hang_s=1.0)
     started.append(slow)
     b = stayhub.booking(hub, a_booking(hub))
     with pytest.raises(stayhub.ChannelManagerTimeout):
@@ -247,7 +247,7 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(hub, started):
 @pytest.mark.slow
 def test_the_inline_api_answers_after_every_step_and_fails_a_paid_booking_when_the_email_fails(
         hub, schema, provider, partner, started, fast_invoices):
-    api = stayhub.BookingApi.start(schema=schema, mode="inline", provider_url=provider.url,
+    api = booking_api.BookingApi.start(schema=schema, mode="inline", provider_url=provider.url,
                                    channel_manager_url=partner.url, install=False)
     started.append(api)
     reply = api.book(1, 1, 2)
@@ -264,7 +264,7 @@ def test_the_api_runs_a_checkout_function_it_is_given(hub, schema, started):
     def checkout(conn, guest_id, room_id, nights):
         return stayhub.checkout_with_jobs(conn, guest_id, room_id, nights)
 
-    api = stayhub.BookingApi.start(schema=schema, checkout=checkout, install=False, name="test-api-custom")
+    api = booking_api.BookingApi.start(schema=schema, checkout=checkout, install=False, name="test-api-custom")
     started.append(api)
     reply = api.book(3, 2, 1)
     assert reply.ok and hub.execute("SELECT count(*) FROM jobs").fetchone()[0] == 3
@@ -273,7 +273,7 @@ def test_the_api_runs_a_checkout_function_it_is_given(hub, schema, started):
 
 @pytest.mark.slow
 def test_the_api_says_so_when_a_checkout_returns_no_booking_id(hub, schema, started):
-    api = stayhub.BookingApi.start(schema=schema, checkout=lambda conn, g, r, n: "ok", install=False,
+    api = booking_api.BookingApi.start(schema=schema, checkout=lambda conn, g, r, n: "ok", install=False,
                                    name="test-api-bad")
     started.append(api)
     reply = api.book()
@@ -282,4 +282,4 @@ def test_the_api_says_so_when_a_checkout_returns_no_booking_id(hub, schema, star
 
 def test_inline_mode_needs_the_provider_and_the_partner(schema):
     with pytest.raises(InvalidArgument, match="provider_url"):
-        stayhub.BookingApi.start(schema=schema, mode="inline")
+        booking_api.BookingApi.start(schema=schema, mode="inline")

@@ -9,10 +9,6 @@ the check's own that is deleted afterwards.
 
 Learner code that must crash runs in a child process: `python -m course.grading.checks.lab05 SPEC`
 runs the (cloudpickled) function and arguments in SPEC, so the SIGKILL is a real one.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/grading/checks/test_lab05.py).
 """
 
 from __future__ import annotations

@@ -5,10 +5,6 @@ made to happen on cue (a re-run, a failed effect, the provider down, a crash bef
 workers at once), then hand it to real worker processes that are SIGKILLed after the work and before
 the ack (course.grading.faults). The acceptance test counts emails where the guest would: at the email
 provider, a real HTTP service in its own process.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/grading/checks/test_lab06.py).
 """
 
 from __future__ import annotations

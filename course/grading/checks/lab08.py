@@ -15,10 +15,6 @@ UPDATE of schedule_runs (the job's id) is about to run (killpoint.hold_statement
 
 A trigger copies every job that commits into `jobs_ever`, with the application_name of the scheduler
 that wrote it, so the check sees duplicates even after the jobs are gone.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/grading/checks/test_lab08.py).
 """
 
 from __future__ import annotations

@@ -9,10 +9,6 @@
     12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
                            forever, or immediately)
     12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/grading/checks/test_lab12.py).
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ from course.core import monitoring, queue
 from course.infra import processes
 from course.infra.processes import wait_until
 from course.core.queue import PermanentError
-from course.programs import stayhub
+from course.programs import booking_api, channel_manager, stayhub
 from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
@@ -125,9 +121,11 @@ def _fast_and_the_email_arrives(t: Trial, checkout, box) -> None:
     try:
         provider = EmailProvider.start(latency_s=stayhub.EMAIL_S, name="check-provider")
         started.append(provider)
-        partner = stayhub.ChannelManager.start(latency_s=0.2, jitter_s=0.0, timeout_rate=0.0, name="check-partner")
+        partner = channel_manager.ChannelManager.start(latency_s=0.2, jitter_s=0.0, timeout_rate=0.0,
+                                                       name="check-partner")
         started.append(partner)
-        api = stayhub.BookingApi.start(schema=box.schema, checkout=checkout, install=False, name="check-booking-api")
+        api = booking_api.BookingApi.start(schema=box.schema, checkout=checkout, install=False,
+                                           name="check-booking-api")
         started.append(api)
         workers = [stayhub.spawn_worker(box.schema, provider_url=provider.url, channel_manager_url=partner.url,
                                         name=f"check-stayhub-worker{n}", invoice_s=0.1) for n in range(2)]

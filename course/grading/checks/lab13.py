@@ -9,9 +9,6 @@ The two code exercises run against a real three-node cluster that the check star
   13.choose          the decision function, on cases.
 Each starts with quick checks in this process, so most wrong answers fail in a second or two, before
 any cluster is started.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share (tests/grading/checks/test_lab13.py holds them together).
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ def cluster_for_check():
 
 
 class RecordingTask:
-    """Stands in for jq.Task in this process: records when the handler said it was still at work."""
+    """Stands in for jetstream_consumer.Task in this process: records when the handler said it was still at work."""
 
     def __init__(self, data: dict, deliveries: int = 1):
         self.data, self.deliveries = data, deliveries
