@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 import psycopg
 
 from course.core.monitoring import (
-    DEFAULT_RULES, LATE_AFTER_S, Alert, OldestJobOver, Snapshot, evaluate, render_html, render_text, snapshot)
+    DEFAULT_CONDITIONS, LATE_AFTER_S, Alert, OldestJobOver, Snapshot, evaluate, render_html, render_text, snapshot)
 from course.errors import InvalidArgument
 from course.core.worker import Registry
 
@@ -25,21 +25,21 @@ from course.core.worker import Registry
 
 class Dashboard:
     """A live view of a schema's queues: a thread takes a snapshot every `every_s` seconds, evaluates the
-    rules and redraws an ipywidgets panel, until stop() (or its Stop button).
+    conditions and redraws an ipywidgets panel, until stop() (or its Stop button).
 
-        board = Dashboard(db.conninfo("lab11"), rules=[OldestJobOver(120), DeadLetters()])
+        board = Dashboard(db.conninfo("lab11"), conditions=[OldestJobOver(120), DeadLetters()])
         board.start()          # shows the panel and starts refreshing; the notebook goes on meanwhile
         ...
         board.stop()
         board.history, board.fired, print(board.text())
     """
 
-    def __init__(self, conninfo: str, rules: Sequence = DEFAULT_RULES, *, every_s: float = 0.5,
+    def __init__(self, conninfo: str, conditions: Sequence = DEFAULT_CONDITIONS, *, every_s: float = 0.5,
                  queues: Iterable[str] = (), title: str = "queue dashboard"):
         if not isinstance(every_s, (int, float)) or isinstance(every_s, bool) or every_s <= 0:
             raise InvalidArgument(f"every_s is in seconds and must be more than 0; got {every_s!r}.")
         self.conninfo = conninfo
-        self.rules = tuple(rules)
+        self.conditions = tuple(conditions)
         self.every_s = float(every_s)
         self.queues = tuple(queues)
         self.title = title
@@ -57,18 +57,18 @@ class Dashboard:
 
     @property
     def late_after_s(self) -> float:
-        limits = [rule.limit_s for rule in self.rules if isinstance(rule, OldestJobOver)]
+        limits = [condition.limit_s for condition in self.conditions if isinstance(condition, OldestJobOver)]
         return min(limits) if limits else LATE_AFTER_S
 
     # -- the tested part: one refresh ------------------------------------------------------------
 
     def refresh(self) -> Snapshot:
-        """Take one snapshot, evaluate the rules, remember both, redraw the panel if shown."""
+        """Take one snapshot, evaluate the conditions, remember both, redraw the panel if shown."""
         with self._lock:
             if self._conn is None or self._conn.closed or self._conn.broken:
                 self._conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
             snap = snapshot(self._conn, time.monotonic() - self._started_at, queues=self.queues)
-            alerts = evaluate(snap, self.rules)
+            alerts = evaluate(snap, self.conditions)
             self.history.append(snap)
             self.alerts = alerts
             for alert in alerts:

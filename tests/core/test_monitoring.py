@@ -1,4 +1,4 @@
-"""course.core.monitoring: lateness, alert rules, the dashboard behind lab 11's widget, and the vacuum demo's
+"""course.core.monitoring: lateness, alert conditions, the dashboard behind lab 11's widget, and the vacuum demo's
 measurements, against a real PostgreSQL (the shared one, or a private one where a test holds a snapshot
 open on purpose)."""
 
@@ -56,7 +56,7 @@ def test_oldest_waiting_counts_from_when_a_job_became_due_not_from_when_it_was_e
     conn.execute("UPDATE jobs SET created_at = created_at - interval '3610 s', run_at = run_at - interval '3610 s', "
                  "due_at = due_at - interval '3610 s'")  # an hour and ten seconds pass
     assert monitoring.oldest_waiting(conn)["reminders"] == pytest.approx(10, abs=30)
-    assert not [a for a in monitoring.evaluate(monitoring.snapshot(conn)) if a.rule.startswith("oldest job")]
+    assert not [a for a in monitoring.evaluate(monitoring.snapshot(conn)) if a.condition.startswith("oldest job")]
 
 
 def test_a_snapshot_reads_the_queue_stats_and_keeps_the_queues_asked_for(conn):
@@ -73,7 +73,7 @@ def test_a_snapshot_reads_the_queue_stats_and_keeps_the_queues_asked_for(conn):
     assert snap.dead_letters == 1
 
 
-# -- alert rules ----------------------------------------------------------------------------------------
+# -- alert conditions -----------------------------------------------------------------------------------
 
 
 def snap(*views, dead_letters=0, dead_tuples=0):
@@ -81,15 +81,15 @@ def snap(*views, dead_letters=0, dead_tuples=0):
                                dead_letters, dead_tuples)
 
 
-def test_the_oldest_job_rule_looks_at_age_not_depth():
-    rule = monitoring.OldestJobOver(120)
-    fired = rule.check(snap(("newsletter", 10_000, 30.0), ("receipts", 40, 720.0)))
-    assert [(a.rule, a.subject) for a in fired] == [("oldest job over 2 min", "receipts")]
+def test_the_oldest_job_condition_looks_at_age_not_depth():
+    condition = monitoring.OldestJobOver(120)
+    fired = condition.check(snap(("newsletter", 10_000, 30.0), ("receipts", 40, 720.0)))
+    assert [(a.condition, a.subject) for a in fired] == [("oldest job over 2 min", "receipts")]
     assert "12 min" in fired[0].message
-    assert rule.check(snap(("receipts", 40, 120.0))) == []  # "over" 2 minutes
+    assert condition.check(snap(("receipts", 40, 120.0))) == []  # "over" 2 minutes
 
 
-def test_dead_letters_and_dead_tuples_are_separate_rules():
+def test_dead_letters_and_dead_tuples_are_separate_conditions():
     both = snap(("a", 1, 1.0), dead_letters=3, dead_tuples=250_000)
     assert [a.message for a in monitoring.DeadLetters().check(both)] == ["3 jobs in the dead-letter table"]
     assert monitoring.DeadLetters().check(snap(dead_tuples=250_000)) == []

@@ -1,4 +1,4 @@
-"""Lab 11: watching the queue — how late each queue is, the alert rules, and who holds back vacuum."""
+"""Lab 11: watching the queue — how late each queue is, when to alert, and who holds back vacuum."""
 
 from __future__ import annotations
 
@@ -178,13 +178,13 @@ def alerts(t: Trial, alerts):
 
     not_dead = _snap(("receipts", 3, 2.0), dead_tuples=250_000)
     got = run(not_dead, "alerts(snapshot) with 250,000 dead tuples and no dead letters")
-    t.expect("dead tuples are not dead letters: no alert from these two rules", got=got, expected=[],
+    t.expect("dead tuples are not dead letters: no alert from these two conditions", got=got, expected=[],
              example="dead_tuples=250,000, dead_letters=0",
              note="dead_tuples counts row versions vacuum has not removed; dead_letters counts jobs that gave up")
 
     both = _snap(("receipts", 40, 720.0), ("emails", 2, 1.0), dead_letters=1)
     got = run(both, "alerts(snapshot): receipts 12 minutes behind and 1 dead letter")
-    t.expect("both rules at once: two alerts", ok=len(got) == 2, got=got, expected="2 alerts",
+    t.expect("both conditions at once: two alerts", ok=len(got) == 2, got=got, expected="2 alerts",
              example="receipts 720 s behind, 1 dead letter")
 
     box = t.scratch()

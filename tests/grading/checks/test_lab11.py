@@ -118,7 +118,7 @@ def test_two_seconds_is_not_two_minutes():
 
 def test_dead_tuples_are_not_dead_letters():
     assert_fails_with(run_check("11.alerts", alerts=dead_tuples_alerts), "dead tuples are not dead letters",
-                      "3 dead letters raise one alert", "both rules at once: two alerts")
+                      "3 dead letters raise one alert", "both conditions at once: two alerts")
 
 
 def test_one_alert_per_dead_job_is_noise():
