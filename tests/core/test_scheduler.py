@@ -1,5 +1,6 @@
 """course.core.scheduler: slots, the missed-run policy, one job per (task, slot) from many scheduler
-processes at once, the simulated clock, the cron mode it is compared with, and StayHub's two jobs.
+processes at once, the simulated clock and the real one, and StayHub's two jobs. (The crontab it is
+compared with is tests/programs/test_crontab.py's.)
 
 Real PostgreSQL, real processes. The simulated clock means no test waits for wall-clock time, except
 the one that runs a scheduler on the real clock for a couple of seconds.
@@ -42,9 +43,9 @@ def jobs_per_slot(conn) -> Counter:
 
 @pytest.fixture
 def schedulers(schema, started):
-    """start(n, mode) -> [Child]; all killed at the end of the test."""
-    def start(n=3, mode=scheduler.SHARED, prefix="server"):
-        children = scheduler.start(schema, n, mode=mode, prefix=prefix)
+    """start(n) -> [Child]; all killed at the end of the test."""
+    def start(n=3, prefix="server"):
+        children = scheduler.start(schema, n, prefix=prefix)
         started.extend(children)
         return children
 
@@ -199,24 +200,6 @@ def test_three_shared_schedulers_enqueue_each_slot_once_and_survive_a_crash(sche
     beats = {b.name: b for b in scheduler.heartbeats(sched)}
     assert all(beats[c.name].clock_seen == at(14, 2, 10) for c in servers[1:])
     assert [child.terminate() for child in servers[1:]] == [0, 0]  # SIGTERM: a clean stop
-
-
-@pytest.mark.slow
-def test_cron_mode_enqueues_once_per_process_and_loses_what_passed_while_it_was_down(sched, schedulers):
-    add_holds_and_invoices(sched)
-    scheduler.set_clock(sched, at(14, 1, 58))
-    servers = schedulers(3, mode=scheduler.CRON, prefix="cron")
-    scheduler.set_clock(sched, at(14, 2, 0), wait_for=servers)
-    scheduler.stop(servers)
-    scheduler.set_clock(sched, at(14, 2, 12))
-    servers = schedulers(3, mode=scheduler.CRON, prefix="cron")
-    scheduler.set_clock(sched, at(14, 2, 15), wait_for=servers)
-    per_slot = jobs_per_slot(sched)
-    assert per_slot[("nightly_invoices", at(14, 2, 0))] == 3
-    assert per_slot[("release_unpaid_holds", at(14, 2, 0))] == 3
-    assert per_slot[("release_unpaid_holds", at(14, 2, 5))] == 0  # passed while no cron ran: lost
-    assert per_slot[("release_unpaid_holds", at(14, 2, 15))] == 3
-    assert scheduler.runs(sched) == []  # and nothing anywhere records it
 
 
 @pytest.mark.slow
