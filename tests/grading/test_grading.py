@@ -1,14 +1,12 @@
-"""The grading machinery: the manifest, the build, checks, hints, progress — and, for every exercise in
-the course, that its check fails on the lab's stub and passes on the solution."""
+"""The learner's runtime (course.grading: check, hint, progress, run_check) — and, for every exercise in
+the course, that its check fails on the lab's stub and passes on the solution. (The manifest, the stubs
+and the build have tests of their own: test_manifest.py, test_stubs.py, tests/authoring/test_build.py.)"""
 
 import json
 
-import nbformat
 import pytest
 
-from course.errors import CourseError
-from course.authoring import build
-from course.grading import check, checks, hint, manifest, notebooks, run_check, stubs
+from course.grading import check, checks, hint, manifest, notebooks, run_check
 from course.grading import progress_file as progress_module
 
 from .rules_trace import rules_without_a_check
@@ -39,7 +37,7 @@ def test_the_check_passes_on_the_solution(exercise_id):
     assert not unchecked, "\n".join(unchecked)
 
 
-# -- the manifest and the two trees ----------------------------------------------------------------
+# -- the two trees --------------------------------------------------------------------------------
 
 
 def test_every_exercise_has_a_check_and_a_cell_in_both_trees():
@@ -49,57 +47,6 @@ def test_every_exercise_has_a_check_and_a_cell_in_both_trees():
             assert set(cells) == {e.id for e in lab.exercises}, f"{tree}/{lab.notebook}"
         for exercise in lab.exercises:
             assert callable(checks.find(exercise.id))
-
-
-def test_labs_are_exactly_what_the_build_writes_from_solutions():
-    assert build.stale() == [], "labs/ or the rules in solutions/ are out of date: run `python -m course build`"
-
-
-def test_lab_notebooks_carry_no_outputs_and_no_solutions():
-    for lab in COURSE.labs:
-        notebook = nbformat.read(notebooks.ROOT / "labs" / lab.notebook, as_version=4)
-        for cell in notebook.cells:
-            assert stubs.BEGIN not in cell.source and "BEGIN SOLUTION -->" not in cell.source
-            if cell.cell_type == "code":
-                assert cell.outputs == [] and cell.execution_count is None
-
-
-def test_solution_notebooks_are_stored_with_outputs():
-    for lab in COURSE.labs:
-        notebook = nbformat.read(notebooks.ROOT / "solutions" / lab.notebook, as_version=4)
-        assert any(cell.get("outputs") for cell in notebook.cells), lab.notebook
-
-
-def test_a_stub_inside_a_function_raises_with_the_exercise_id():
-    source = "def claim(conn):\n    x = 1\n    # BEGIN SOLUTION\n    return conn\n    # END SOLUTION\n"
-    stub = stubs.stub_code(source, "00.first_job", "test")
-    assert 'raise NotImplementedError("00.first_job: Enqueue your first job' in stub
-    assert "return conn" not in stub and "x = 1" in stub
-
-
-def test_a_top_level_stub_keeps_the_names_and_blanks_the_answers():
-    stub = stubs.stub_code('# BEGIN SOLUTION\nq1 = "c"\nq2 = {"a", "b"}\n# END SOLUTION', "00.quiz", "t")
-    assert stub == "q1 = ...  # your answer\nq2 = ...  # your answer"
-
-
-@pytest.mark.parametrize("source, message", [
-    ("# BEGIN SOLUTION\nx = 1\n", "never closed"),
-    ("x = 1\n# END SOLUTION\n", "without"),
-    ("# BEGIN SOLUTION\nprint(1)\n# END SOLUTION", "must assign"),
-])
-def test_malformed_solution_regions_are_refused_clearly(source, message):
-    with pytest.raises(CourseError, match=message):
-        stubs.stub_code(source, "00.quiz", "somewhere")
-
-
-def test_the_manifest_refuses_duplicates_and_bad_order(tmp_path):
-    bad = tmp_path / "labs.toml"
-    bad.write_text('[[lab]]\nid = "01"\nslug = "a"\ntitle = "A"\n[[lab]]\nid = "00"\nslug = "b"\ntitle = "B"\n')
-    with pytest.raises(CourseError, match="unique and in order"):
-        manifest.load.__wrapped__(bad)
-    bad.write_text('[[lab]]\nid = "00"\nslug = "a"\ntitle = "A"\n[[lab.exercise]]\nid = "00.x"\ntitle = "X"\n')
-    with pytest.raises(CourseError, match="at least one hint"):
-        manifest.load.__wrapped__(bad)
 
 
 # -- what a learner sees --------------------------------------------------------------------------

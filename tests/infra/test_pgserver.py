@@ -1,4 +1,4 @@
-"""The course's own PostgreSQL, on a home of its own: started once, attached to, back after a kill -9,
+"""The course's own PostgreSQL (course.infra.pgserver), on a home of its own: started once, attached to, back after a kill -9,
 and a clear message whenever it cannot be had. (The shared server in `.course/pg` is left alone.)"""
 
 from __future__ import annotations
@@ -251,28 +251,6 @@ def test_a_home_the_system_user_cannot_enter_gets_a_clear_message_and_no_chmod(w
     finally:
         shutil.rmtree(private, ignore_errors=True)
 
-
-# -- choosing a database ------------------------------------------------------------------------------
-
-
-def run_course(*args, **env):
-    return subprocess.run([sys.executable, "-m", "course", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **env})
-
-
-def test_docker_asked_for_without_an_engine_is_one_clear_line_naming_the_three_ways(monkeypatch):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    result = run_course("db", "url", COURSE_DB="docker", DOCKER_HOST="unix:///tmp/no-docker-here.sock")
-    assert result.returncode != 0
-    assert "COURSE_DB=docker, but no Docker engine answered" in result.stderr + result.stdout
-    assert "DATABASE_URL" in result.stderr + result.stdout and "Traceback" not in result.stderr
-
-
-def test_the_db_command_says_which_database_in_one_line():
-    status = run_course("db", "status")
-    assert status.returncode == 0 and "Traceback" not in status.stderr
-    url = run_course("db", "url")
-    assert url.returncode == 0 and url.stdout.strip().startswith(("postgresql://", "host=", "dbname="))
 
 
 # -- a second account on the same machine ---------------------------------------------------------
