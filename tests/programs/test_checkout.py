@@ -15,19 +15,12 @@ from course.errors import CourseError, InvalidArgument
 from course.infra.processes import wait_until
 from course.programs import tiffin
 from course.programs.checkout import CheckoutApp
-from course.programs.email_provider import EmailProvider
+from tests.programs.test_email_provider import provider  # noqa: F401 (the email provider fixture)
 
 pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
 
 TIFFIN_HANDLERS = "course.programs.tiffin:handlers"
 GENEROUS_S = 30  # a loaded 2-core machine may be slow; nothing here should take this long
-
-
-@pytest.fixture
-def provider():
-    started = EmailProvider.start(latency_s=0.0, seed=1)
-    yield started
-    started.kill()
 
 
 @pytest.fixture
