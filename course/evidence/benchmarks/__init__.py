@@ -1,6 +1,7 @@
 """The pieces behind `python -m course bench` and `python -m course chaos`.
 
     drainer     a process draining the jobs table in a tight loop (bare SQL or course.core.queue)
+    statements  the queue's claim and ack as the bare loops send them: SQL and names from queue.sql
     peers       pgqueuer and procrastinate, driven with their own recommended settings
     apps        the no-op and latency-stamping handlers our benchmark workers run
     measure     one function per measurement: drains, pgbench, latency, enqueue rates

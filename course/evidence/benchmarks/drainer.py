@@ -29,12 +29,11 @@ import time
 
 import psycopg
 
-from course.core import queue, sql
+from course.core import queue
+from course.evidence.benchmarks.statements import Acks, claim_params, claim_sql
 
-CLAIM = sql.query("queue", "claim")
-CLAIM_FOR_UPDATE = CLAIM.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE")
-ACK = sql.query("queue", "ack")
-ACK_MANY = sql.query("queue", "ack_many")
+# The textbook loop's claim: not the reference queue's (it holds the row lock instead of writing a
+# lease), so it is written here; it reads only the columns the queue orders by.
 LOCK_CLAIM = """
     SELECT id FROM jobs
     WHERE queue = 'default' AND run_at <= now()
@@ -62,16 +61,20 @@ def lock_loop(conn: psycopg.Connection, batch: int) -> int:
             return done
 
 
-def statement_loop(claim: str):
+def statement_loop(skip_locked: bool):
+    """The reference claim and ack, as queue.sql has them (see statements.py), with nothing around them."""
+    claim = claim_sql(skip_locked)
+
     def loop(conn: psycopg.Connection, batch: int) -> int:
-        params = {"queue": queue.DEFAULT_QUEUE, "limit": batch, "lease_s": LEASE_S, "worker": None}
+        params = claim_params(claim, limit=batch, lease_s=LEASE_S)
+        acks = None  # read off the claim's columns at its first answer
         done = 0
         while True:
-            rows = conn.execute(claim, params).fetchall()
-            if len(rows) == 1:
-                conn.execute(ACK, {"id": rows[0][0], "lease": rows[0][7]})
-            elif rows:
-                conn.execute(ACK_MANY, {"ids": [row[0] for row in rows], "leases": [row[7] for row in rows]})
+            cursor = conn.execute(claim, params)
+            rows = cursor.fetchall()
+            if acks is None:
+                acks = Acks.for_claim([column.name for column in cursor.description])
+            acks.send(conn, rows)
             done += len(rows)
             if not rows and not anything_visible(conn):
                 return done
@@ -93,9 +96,9 @@ def reference_loop(conn: psycopg.Connection, batch: int) -> int:
 
 LOOPS = {
     "lock": lock_loop,
-    "bare": statement_loop(CLAIM),
+    "bare": statement_loop(skip_locked=True),
     "reference": reference_loop,
-    "for-update": statement_loop(CLAIM_FOR_UPDATE),
+    "for-update": statement_loop(skip_locked=False),
 }
 
 

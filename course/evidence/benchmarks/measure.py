@@ -185,8 +185,9 @@ class Bench:
                 drainer.send("go")
             answers = [drainer.receive() for drainer in team]
             done = sum(a["jobs"] for a in answers)
-            if done != jobs or conn.execute("SELECT count(*) FROM jobs").fetchone()[0]:
-                raise RuntimeError(f"{loop} loop: {done} of {jobs} jobs drained")
+            left = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+            if done != jobs or left:
+                raise RuntimeError(f"{loop} loop: {done} jobs claimed of {jobs}, {left} left in the table")
             return Drain(jobs, max(a["finished"] for a in answers) - started, self.dead_tuples(conn, "jobs"))
 
     # -- reference workers -------------------------------------------------------------------------

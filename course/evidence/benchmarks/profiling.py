@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.core import queue, sql
 from course.evidence.benchmarks.measure import Bench
+from course.evidence.benchmarks.statements import claim_params, claim_sql
 
 OURS = ("course/", "psycopg/", "concurrent/futures/", "threading.py")
 
@@ -24,10 +24,9 @@ def explain_claim(bench: Bench, jobs: int) -> list[str]:
     with bench.fresh_jobs_table() as conn:
         bench.fill(conn, jobs)
         for limit in (1, 100):
-            params = {"queue": queue.DEFAULT_QUEUE, "limit": limit, "lease_s": 60.0, "worker": None}
+            params = claim_params(claim_sql(), limit=limit, lease_s=60.0)
             with conn.transaction(force_rollback=True):
-                plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql.query("queue", "claim"),
-                                    params).fetchall()
+                plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + claim_sql(), params).fetchall()
             lines.append(f"EXPLAIN ANALYZE claim, limit {limit}, {jobs:,} jobs waiting:")
             lines += ["  " + row[0] for row in plan]
     return lines
