@@ -27,6 +27,7 @@ from course.infra import pgserver
 from course.core import queue, sql, worker
 from course.infra.processes import log_dir, wait_until
 from course.evidence.benchmarks.apps import LATENCY_TABLE
+from course.evidence.benchmarks.peers import SUCCEEDED as PEER_SUCCEEDED
 from course.evidence.benchmarks.peers import TABLE as PEER_TABLE
 from course.evidence.benchmarks.peers import UNFINISHED as PEER_UNFINISHED
 from course.infra.private_server import PrivateServer
@@ -147,6 +148,13 @@ class Bench:
         return conn.execute("SELECT dead_tuple_count FROM public.pgstattuple(%s::regclass)", [table]).fetchone()[0]
 
     @staticmethod
+    def no_dead_letters(conn: psycopg.Connection, jobs: int) -> None:
+        """An empty jobs table means each job was acked or dead-lettered: none may be the second."""
+        dead = conn.execute("SELECT count(*) FROM dead_jobs").fetchone()[0]
+        if dead:
+            raise RuntimeError(f"{dead} of {jobs} jobs were dead-lettered, not run: the drain measured nothing")
+
+    @staticmethod
     def wait_until_empty(conn: psycopg.Connection, query: str, since: float | None = None) -> float:
         """Poll `query` (true while work is left); return the moment it turned false.
 
@@ -170,6 +178,7 @@ class Bench:
     # -- tight loops in drainer processes ----------------------------------------------------------
 
     def drain_loop(self, loop: str, batch: int, processes: int, jobs: int) -> Drain:
+        self.drainers = [d for d in self.drainers if d.popen.poll() is None]  # one that failed is replaced
         while len(self.drainers) < processes:
             self.drainers.append(LineChild(f"drainer{len(self.drainers)}",
                                            [sys.executable, "-m", "course.evidence.benchmarks.drainer"]))
@@ -218,6 +227,7 @@ class Bench:
             try:
                 started = self.fill(conn, jobs, notify=True)
                 finished = self.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
+                self.no_dead_letters(conn, jobs)
                 return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"))
             finally:
                 self.stop(team)
@@ -292,6 +302,11 @@ class Bench:
                 raise RuntimeError(f"pgbench failed: {result.stdout[-500:]}{result.stderr[-500:]}")
             tps = float(match.group(1))
             done = per_client * clients
+            processed = re.search(r"number of transactions actually processed: (\d+)/", result.stdout)
+            left = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+            if not processed or int(processed.group(1)) != done or left:
+                raise RuntimeError(f"pgbench: {processed and processed.group(1)} of {done} transactions, "
+                                   f"{left} jobs left in the table")
             return Drain(done, done / tps, self.dead_tuples(conn, "jobs"))
 
     # -- peers ---------------------------------------------------------------------------------------
@@ -322,6 +337,9 @@ class Bench:
                 team[0].send(f"fill {jobs}")
                 started = team[0].receive()["filled"]
                 finished = self.wait_until_empty(conn, PEER_UNFINISHED[peer], since=started)
+                succeeded = conn.execute(PEER_SUCCEEDED[peer]).fetchone()[0]
+                if succeeded != jobs:
+                    raise RuntimeError(f"{peer}: {succeeded} of {jobs} jobs ran to success")
                 return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]))
         finally:
             for child in team:
