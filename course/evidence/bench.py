@@ -130,6 +130,9 @@ class Results:
 
     rates: dict[str, dict[int, list[float]]] = field(default_factory=dict)  # row -> processes -> jobs/s
     dead_tuples: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    # row -> processes -> [client, server] CPU microseconds per job, one pair a round: what load
+    # changes least (a process waiting for a core spends nothing), so the figure to compare runs by
+    cpu_us: dict[str, dict[int, list[list[float]]]] = field(default_factory=dict)
     # notify|polling -> p50|p99 (enqueue to handler start), enqueue_p50 (the enqueue() call alone) -> s
     latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     enqueue: dict[str, list[float]] = field(default_factory=dict)  # way -> jobs/s
@@ -140,6 +143,9 @@ class Results:
         self.rates.setdefault(key, {}).setdefault(processes, []).append(drain.rate)
         if drain.dead_tuples is not None:
             self.dead_tuples.setdefault(key, {}).setdefault(processes, []).append(drain.dead_tuples)
+        if drain.cpu is not None:
+            client, server = drain.cpu_per_job_us()
+            self.cpu_us.setdefault(key, {}).setdefault(processes, []).append([round(client, 2), round(server, 2)])
 
     @classmethod
     def from_json(cls, data: dict) -> "Results":
@@ -150,6 +156,7 @@ class Results:
         rows = {key: row for key, row in data["rows"].items() if row["jobs_per_second"]}
         return cls(rates={key: by_count(row["jobs_per_second"]) for key, row in rows.items()},
                    dead_tuples={key: by_count(row["dead_tuples"]) for key, row in rows.items()},
+                   cpu_us={key: by_count(row.get("cpu_us_per_job") or {}) for key, row in rows.items()},
                    latency=data["latency_s"], enqueue=data["enqueue_per_second"],
                    load=data.get("load_during") or [], seconds=data.get("seconds_spent") or {})
 
@@ -268,6 +275,32 @@ def table(plan: Plan, results: Results) -> list[str]:
         dead_cell = f"{statistics.median(dead[largest]):,.0f}" if largest else "-"
         lines.append(f"{row.label:<{label_width}}  {row.jobs(plan.jobs):>6}" + "".join(f"  {c:>20}" for c in cells)
                      + f"  {dead_cell:>12}")
+    return lines
+
+
+def cpu_table(plan: Plan, results: Results) -> list[str]:
+    """CPU microseconds per job, the draining processes' + the server's, median over the rounds."""
+    if not results.cpu_us:
+        return []
+    counts = plan.process_counts
+    label_width = max(len(row.label) for row in plan.rows)
+    header = (f"{'CPU us per job: client + PostgreSQL, median over rounds':<{label_width}}"
+              + "".join(f"  {str(n) + (' process' if n == 1 else ' processes'):>20}" for n in counts))
+    lines = [header, "-" * len(header)]
+    for row in plan.rows:
+        by_count = results.cpu_us.get(row.key)
+        if not by_count:
+            continue
+        cells = []
+        for n in counts:
+            pairs = by_count.get(n)
+            if not pairs:
+                cells.append("-")
+                continue
+            client = statistics.median(p[0] for p in pairs)
+            server = statistics.median(p[1] for p in pairs)
+            cells.append(f"{client:.1f} + {server:.1f}")
+        lines.append(f"{row.label:<{label_width}}" + "".join(f"  {c:>20}" for c in cells))
     return lines
 
 
@@ -421,6 +454,10 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
     lines += [f"  {name}: not measured, not installed. {hint}" for name, hint in missing.items()]
     lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
               "(autovacuum has not run yet)", ""]
+    if results.cpu_us:
+        lines += cpu_table(plan, results) + [
+            "client: the draining processes (a peer's from its fill's commit); PostgreSQL: every server "
+            "process, the fill included; from /proc, in 10 ms ticks", ""]
     lines += latency_lines(results) + [""] + target_lines(plan, found)
     if results.seconds:
         spent = sorted(results.seconds.items(), key=lambda item: -item[1])
@@ -431,7 +468,8 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
         "process_counts": list(plan.process_counts),
         "rows": {row.key: {"label": row.label, "jobs": row.jobs(plan.jobs),
                            "jobs_per_second": results.rates.get(row.key, {}),
-                           "dead_tuples": results.dead_tuples.get(row.key, {})} for row in plan.rows},
+                           "dead_tuples": results.dead_tuples.get(row.key, {}),
+                           "cpu_us_per_job": results.cpu_us.get(row.key, {})} for row in plan.rows},
         "latency_s": results.latency, "enqueue_per_second": results.enqueue, "seconds_spent": results.seconds,
         "targets": [vars(v) for v in found], "missing": missing,
     }

@@ -108,11 +108,17 @@ def answer(message: dict) -> None:
 
 
 def main() -> None:
-    for line in sys.stdin:  # one measurement per line, until the parent closes our stdin
-        order = json.loads(line)
-        # Every statement prepared at its first run (not its sixth), and this backend's caches warm:
-        # the clock starts with every loop at full speed.
-        with psycopg.connect(order["conninfo"], autocommit=True, prepare_threshold=0) as conn:
+    conn = None
+    try:
+        for line in sys.stdin:  # one measurement per line, until the parent closes our stdin
+            if conn is not None:
+                # Closed only now: while the parent reads the server's CPU time after a drain, the
+                # backend that did the drain's work is still running and counted.
+                conn.close()
+            order = json.loads(line)
+            # Every statement prepared at its first run (not its sixth), and this backend's caches warm:
+            # the clock starts with every loop at full speed.
+            conn = psycopg.connect(order["conninfo"], autocommit=True, prepare_threshold=0)
             loop = LOOPS[order["loop"]]
             anything_visible(conn)
             answer({"ready": True})
@@ -120,6 +126,9 @@ def main() -> None:
                 return
             jobs = loop(conn, order["batch"])
             answer({"jobs": jobs, "finished": time.monotonic()})
+    finally:
+        if conn is not None:
+            conn.close()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import select
 import statistics
 import subprocess
@@ -26,7 +27,9 @@ from psycopg.conninfo import make_conninfo
 from course.infra import pgserver
 from course.core import queue, sql, worker
 from course.infra.processes import log_dir, wait_until
+from course.evidence.benchmarks import cpu
 from course.evidence.benchmarks.apps import LATENCY_TABLE
+from course.evidence.benchmarks.cpu import Spent
 from course.evidence.benchmarks.peers import SUCCEEDED as PEER_SUCCEEDED
 from course.evidence.benchmarks.peers import TABLE as PEER_TABLE
 from course.evidence.benchmarks.peers import UNFINISHED as PEER_UNFINISHED
@@ -45,10 +48,20 @@ class Drain:
     jobs: int
     seconds: float
     dead_tuples: int | None = None  # left in the table right after the drain
+    # CPU seconds the drain cost: the draining processes' (client) and the server's, the fill included
+    # (each contender's own: our COPY, a peer's batch enqueue); a peer's client CPU counts from its
+    # fill's commit, so the work of building its batch is left out of it.
+    cpu: Spent | None = None
 
     @property
     def rate(self) -> float:
         return self.jobs / self.seconds
+
+    def cpu_per_job_us(self) -> tuple[float, float] | None:
+        """(client, server) CPU microseconds per job."""
+        if self.cpu is None:
+            return None
+        return self.cpu.client_s / self.jobs * 1e6, self.cpu.server_s / self.jobs * 1e6
 
 
 class LineChild:
@@ -115,6 +128,19 @@ class Bench:
                 child.terminate(10)  # a worker: SIGTERM, then SIGKILL if it will not stop
         self.drainers, self.children = [], []
         self.admin.close()
+
+    def spent(self, pids: list[int]) -> Spent:
+        """CPU seconds so far of these processes and of the whole server."""
+        return Spent(cpu.process_seconds(pids), cpu.server_seconds(self.server.server.postmaster_pid()))
+
+    def until_backends_gone(self, application_name: str) -> None:
+        """Wait until no backend serves `application_name` any more, and the postmaster has reaped
+        them: an exiting backend's CPU time is in neither its own /proc entry nor its parent's yet."""
+        query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+        wait_until(lambda: not self.admin.execute(query, [application_name]).fetchone()[0], 30,
+                   what=f"{application_name} to disconnect")
+        postmaster = self.server.server.postmaster_pid()
+        wait_until(lambda: not cpu.exiting_children(postmaster), 30, what="exited backends to be reaped")
 
     # -- the jobs table --------------------------------------------------------------------------
 
@@ -183,12 +209,15 @@ class Bench:
             self.drainers.append(LineChild(f"drainer{len(self.drainers)}",
                                            [sys.executable, "-m", "course.evidence.benchmarks.drainer"]))
         team = self.drainers[:processes]
+        pids = [drainer.popen.pid for drainer in team]
         with self.fresh_jobs_table() as conn:
+            server_before = self.spent([]).server_s
             self.fill(conn, jobs)
             for drainer in team:
                 drainer.send({"conninfo": self.server.conninfo(SCHEMA), "loop": loop, "batch": batch})
             for drainer in team:
                 drainer.receive(60)
+            client_before = self.spent(pids).client_s  # a new drainer has finished starting Python
             started = time.monotonic()
             for drainer in team:
                 drainer.send("go")
@@ -197,7 +226,9 @@ class Bench:
             left = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
             if done != jobs or left:
                 raise RuntimeError(f"{loop} loop: {done} jobs claimed of {jobs}, {left} left in the table")
-            return Drain(jobs, max(a["finished"] for a in answers) - started, self.dead_tuples(conn, "jobs"))
+            after = self.spent(pids)
+            spent = Spent(after.client_s - client_before, after.server_s - server_before)
+            return Drain(jobs, max(a["finished"] for a in answers) - started, self.dead_tuples(conn, "jobs"), spent)
 
     # -- reference workers -------------------------------------------------------------------------
 
@@ -224,11 +255,14 @@ class Bench:
     def drain_workers(self, processes: int, concurrency: int, jobs: int) -> Drain:
         with self.fresh_jobs_table() as conn:
             team = self.start_workers(processes, concurrency)
+            pids = [child.pid for child in team]
             try:
+                before = self.spent(pids)
                 started = self.fill(conn, jobs, notify=True)
                 finished = self.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
+                spent = self.spent(pids) - before
                 self.no_dead_letters(conn, jobs)
-                return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"))
+                return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"), spent)
             finally:
                 self.stop(team)
 
@@ -290,6 +324,7 @@ class Bench:
                               "DELETE FROM jobs WHERE id = :id;\n"
                               "END;\n")
             per_client = max(1, transactions // clients)
+            server_before, children_before = self.spent([]).server_s, _children_cpu_s()
             result = subprocess.run(
                 [pgserver.binary("pgbench"), "-n", "-h", str(self.server.server.socket_dir),
                  "-p", str(pgserver.PORT), "-U", pgserver.SUPERUSER, "-c", str(clients), "-j", str(clients),
@@ -297,6 +332,8 @@ class Bench:
                 capture_output=True, text=True, timeout=DEADLINE_S,
                 env={**os.environ, "PGOPTIONS": f"-c search_path={SCHEMA}",
                      "PGPASSFILE": str(self.server.server.password_file)})  # a path, not the password
+            self.until_backends_gone("pgbench")  # their CPU is counted once the postmaster has reaped them
+            spent = Spent(_children_cpu_s() - children_before, self.spent([]).server_s - server_before)
             match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
             if result.returncode != 0 or not match:
                 raise RuntimeError(f"pgbench failed: {result.stdout[-500:]}{result.stderr[-500:]}")
@@ -307,7 +344,7 @@ class Bench:
             if not processed or int(processed.group(1)) != done or left:
                 raise RuntimeError(f"pgbench: {processed and processed.group(1)} of {done} transactions, "
                                    f"{left} jobs left in the table")
-            return Drain(done, done / tps, self.dead_tuples(conn, "jobs"))
+            return Drain(done, done / tps, self.dead_tuples(conn, "jobs"), spent)
 
     # -- peers ---------------------------------------------------------------------------------------
 
@@ -334,19 +371,30 @@ class Bench:
                 child.receive(120)
             with psycopg.connect(conninfo, autocommit=True) as conn:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+                pids = [child.popen.pid for child in team]
+                server_before = self.spent([]).server_s
                 team[0].send(f"fill {jobs}")
                 started = team[0].receive()["filled"]
+                client_before = self.spent(pids).client_s
                 finished = self.wait_until_empty(conn, PEER_UNFINISHED[peer], since=started)
+                after = self.spent(pids)
                 succeeded = conn.execute(PEER_SUCCEEDED[peer]).fetchone()[0]
                 if succeeded != jobs:
                     raise RuntimeError(f"{peer}: {succeeded} of {jobs} jobs ran to success")
-                return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]))
+                spent = Spent(after.client_s - client_before, after.server_s - server_before)
+                return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]), spent)
         finally:
             for child in team:
                 child.close_input()  # all of them at once: they shut down side by side
             for child in team:
                 child.stop()
                 self.children.remove(child)
+
+def _children_cpu_s() -> float:
+    """User + system CPU of our child processes that have ended (pgbench, once subprocess.run returns)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
 
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile (0-100), interpolated; what p50 and p99 mean below."""

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course.evidence.benchmarks import cpu
 from course.evidence.benchmarks.measure import Bench
 from course.evidence.benchmarks.statements import claim_params, claim_sql
 
@@ -32,32 +33,12 @@ def explain_claim(bench: Bench, jobs: int) -> list[str]:
     return lines
 
 
-def _stat(pid: int) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return None
-
-
 def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU time so far of these processes (all their threads), from /proc."""
-    fields = [f for f in map(_stat, pids) if f]
-    return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    return cpu.process_seconds(pids)
 
 
 def postgres_cpu(bench: Bench) -> float:
-    """CPU time so far of the private server: the postmaster, the processes it runs now (backends, WAL
-    writer, ...) and those it has reaped (cutime, cstime): a backend that ends mid-drain still counts."""
-    root = bench.server.server.postmaster_pid()
-    fields = _stat(root) if root else None
-    if not fields:
-        return 0.0
-    total = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        child = _stat(int(stat.parent.name))
-        if child and int(child[1]) == root:  # ppid
-            total += int(child[11]) + int(child[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    return cpu.server_seconds(bench.server.server.postmaster_pid())
 
 
 @dataclass
