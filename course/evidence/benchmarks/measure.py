@@ -8,11 +8,9 @@ already has planner statistics, as a queue that has run for a while has.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import resource
-import select
 import statistics
 import subprocess
 import sys
@@ -26,10 +24,11 @@ from psycopg.conninfo import make_conninfo
 
 from course.infra import pgserver
 from course.core import queue, sql, worker
-from course.infra.processes import log_dir, wait_until
+from course.infra.processes import wait_until
 from course.evidence.benchmarks import cpu
 from course.evidence.benchmarks.apps import LATENCY_TABLE
 from course.evidence.benchmarks.cpu import Spent
+from course.evidence.benchmarks.linechild import DEADLINE_S, LineChild
 from course.evidence.benchmarks.peers import SUCCEEDED as PEER_SUCCEEDED
 from course.evidence.benchmarks.peers import TABLE as PEER_TABLE
 from course.evidence.benchmarks.peers import UNFINISHED as PEER_UNFINISHED
@@ -40,7 +39,6 @@ PEER_DATABASE = "bench_peer"
 WORKER_APP = "course.evidence.benchmarks.apps:handlers"
 WORKER_NAME = "bench-worker"  # application_name of the workers' connections: how we see them idle
 LEASE_S = 60.0  # longer than any drain: no lease runs out while we measure
-DEADLINE_S = 600.0  # a drain that takes longer than this is broken, not slow
 
 
 @dataclass(frozen=True)
@@ -62,52 +60,6 @@ class Drain:
         if self.cpu is None:
             return None
         return self.cpu.client_s / self.jobs * 1e6, self.cpu.server_s / self.jobs * 1e6
-
-
-class LineChild:
-    """A child process we talk to in lines of JSON, with a timeout on every answer."""
-
-    def __init__(self, name: str, argv: list[str]):
-        self.name = name
-        self.log_path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
-        with open(self.log_path, "wb") as log:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                          bufsize=0)
-
-    def send(self, message: str | dict) -> None:
-        text = message if isinstance(message, str) else json.dumps(message)
-        self.popen.stdin.write(text.encode() + b"\n")
-
-    def receive(self, timeout: float = DEADLINE_S) -> dict:
-        deadline = time.monotonic() + timeout
-        data = b""
-        while not data.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"{self.name} did not answer within {timeout:.0f} s")
-            if select.select([self.popen.stdout], [], [], left)[0]:
-                chunk = os.read(self.popen.stdout.fileno(), 65536)
-                if not chunk:
-                    raise RuntimeError(f"{self.name} exited (code {self.popen.wait()}): {self.log_tail()}")
-                data += chunk
-        return json.loads(data)
-
-    def log_tail(self, lines: int = 8) -> str:
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-    def close_input(self) -> None:
-        """"We are done": the child leaves its loop and exits (stop() waits for it)."""
-        if self.popen.poll() is None and not self.popen.stdin.closed:
-            self.popen.stdin.close()
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.close_input()
-            try:
-                self.popen.wait(15)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(5)
 
 
 class Bench:
