@@ -96,7 +96,7 @@ def test_the_bare_loops_take_the_acks_parameters_from_the_claims_columns_whateve
 
     renamed = {
         "ack": "DELETE FROM jobs WHERE id = %(id)s AND claim_token = %(claim_token)s",
-        "ack_many": "DELETE FROM jobs USING unnest(%(ids)s::bigint[], %(claim_tokens)s::uuid[]) AS d (id, t) "
+        "ack_many": "DELETE FROM jobs USING unnest(%(ids)b::bigint[], %(claim_tokens)b::uuid[]) AS d (id, t) "
                     "WHERE jobs.id = d.id AND jobs.claim_token = d.t",
     }
     monkeypatch.setattr(statements.sql, "query", lambda file, name: renamed[name])

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from course.core import queue, sql
 
-PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sbt]")  # psycopg's: s (either format), b (binary), t (text)
 
 
 def placeholders(statement: str) -> list[str]:
