@@ -575,6 +575,11 @@ class Worker:
 
     def _connect(self) -> None:
         self._conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+        # Our statements run thousands of times with the same shape: plan each once. Left to decide,
+        # PostgreSQL re-planned the claim at every run (its generic plan's estimate, made without knowing
+        # the LIMIT, looks dearer than the custom plans, though it is the same plan): 8-9 % of the
+        # backend's CPU (perf), and 12 % less backend CPU per job without it (`python -m course bench`).
+        self._conn.execute("SET plan_cache_mode = force_generic_plan")
 
     def _connect_at_start(self) -> None:
         """Once running, a worker waits for its database however long it takes (see _reconnect); at
