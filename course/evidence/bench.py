@@ -103,6 +103,8 @@ ROWS = [
     Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.1, group="single"),
     Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH), share=4,
         group="batched"),
+    Row("step-100", f"reference queue.ack_and_claim, {BATCH} per claim: the ack and the next claim in one statement",
+        loop("step", BATCH), share=4, group="batched"),
     Row("for-update-1", "reference claim with plain FOR UPDATE (no SKIP LOCKED), 1 per claim",
         loop("for-update", 1), share=0.1),
     Row("worker-4", "reference worker, no-op handler, concurrency 4 (the default)", workers(4)),
@@ -332,6 +334,8 @@ RATIOS = [
     ("queue.claim + ack / bare loop, the same SQL, 1 per claim", "ref-1", "bare-1"),
     (f"queue.claim + ack_many / bare loop holding the row lock, no lease, {BATCH} per transaction",
      "ref-100", "lock-100"),
+    (f"queue.ack_and_claim / bare loop holding the row lock, no lease, {BATCH} per transaction",
+     "step-100", "lock-100"),
     ("queue.claim + ack / bare loop holding the row lock, no lease, 1 per transaction", "ref-1", "lock-1"),
     ("bare loop, the reference's SQL, 1 per claim / pgbench INSERT + DELETE", "bare-1", "pgbench"),
 ]
@@ -350,6 +354,11 @@ TARGETS = [
      "ids read back), on two cores PostgreSQL also needs; one process on a quiet machine measures 0.9-1.0"),
     ("queue.claim + ack / the same SQL sent bare (1 per claim), median over process counts", "ref-1", "bare-1",
      0.90, False, "argument checks per call; two commits per job dominate either way"),
+    (f"the lease path (queue.ack_and_claim) / the loop holding the row lock, {BATCH} per batch, median over "
+     f"process counts", "step-100", "lock-100", 0.50, False,
+     "the lease writes each job twice (the claim: a new row version and an entry in both indexes, since it "
+     "moves run_at; then the delete), the lock-held loop once: about 4x the WAL a job (lab 11, 'write "
+     "amplification')"),
 ]
 
 
