@@ -31,17 +31,13 @@ import time
 
 import psycopg
 
-from course.core import queue
+from course.core import queue, sql
 from course.evidence.benchmarks.statements import Acks, claim_params, claim_sql
 
-# The textbook loop's claim: not the reference queue's (it holds the row lock instead of writing a
-# lease), so it is written here; it reads only the columns the queue orders by.
-LOCK_CLAIM = """
-    SELECT id FROM jobs
-    WHERE queue = 'default' AND run_at <= now()
-    ORDER BY priority DESC, run_at, id
-    LIMIT %(limit)s
-    FOR UPDATE SKIP LOCKED"""
+# The textbook loop's statements: the claim's search alone (it holds the row lock instead of writing a
+# lease) and a delete, as lab 11 measures them.
+LOCK_CLAIM = sql.query("monitoring", "claim_search")
+LOCK_DELETE = sql.query("write_amplification", "lock_delete")
 LEASE_S = 60.0  # longer than any drain: a lease never runs out during a measurement
 
 
@@ -55,9 +51,9 @@ def lock_loop(conn: psycopg.Connection, batch: int) -> int:
     done = 0
     while True:
         with conn.transaction():
-            ids = [row[0] for row in conn.execute(LOCK_CLAIM, {"limit": batch})]
+            ids = [row[0] for row in conn.execute(LOCK_CLAIM, {"queue": queue.DEFAULT_QUEUE, "limit": batch})]
             if ids:
-                conn.execute("DELETE FROM jobs WHERE id = ANY(%s)", [ids])
+                conn.execute(LOCK_DELETE, {"ids": ids})
         done += len(ids)
         if not ids and not anything_visible(conn):
             return done
