@@ -89,6 +89,9 @@ def peer(name: str, driver: str = "asyncpg"):
 # our worker at concurrency 100 per process (and 32 beside it), pgqueuer with 5 queue managers x batch 50 per process,
 # procrastinate at concurrency 30 per process.
 PGQUEUER_SETTINGS = f"{peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH} per process"
+# The jobs pgqueuer holds in flight per process with those settings; our worker at the same number is
+# the row that compares like with like (the worker at 100 matches the bare loops' batch instead).
+PEER_IN_FLIGHT = peers.PGQUEUER_MANAGERS * peers.PGQUEUER_BATCH
 ROWS = [
     Row("pgbench", "pgbench: INSERT + DELETE, one job per transaction (the limit, one at a time)",
         lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.1, group="single"),
@@ -112,6 +115,8 @@ ROWS = [
         group="batched"),
     Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY} per process",
         workers(WORKER_CONCURRENCY), share=2, group="batched"),
+    Row(f"worker-{PEER_IN_FLIGHT}", f"reference worker, concurrency {PEER_IN_FLIGHT} per process: pgqueuer's jobs in flight",
+        workers(PEER_IN_FLIGHT), share=2, group="batched"),
     Row("pgqueuer", f"pgqueuer {peers.version_of('pgqueuer')} (asyncpg), {PGQUEUER_SETTINGS}",
         peer("pgqueuer", "asyncpg"), share=2, needs="pgqueuer", group="batched"),
     Row("pgqueuer-psycopg", "pgqueuer (psycopg), the same settings", peer("pgqueuer", "psycopg"),
@@ -325,6 +330,8 @@ def ratio(a: float | None, b: float | None) -> float | None:
 RATIOS = [
     (f"reference worker (concurrency {WORKER_CONCURRENCY}) / pgqueuer asyncpg ({PGQUEUER_SETTINGS})",
      "worker", "pgqueuer"),
+    (f"reference worker at concurrency {PEER_IN_FLIGHT}, pgqueuer's jobs in flight / pgqueuer asyncpg", f"worker-{PEER_IN_FLIGHT}",
+     "pgqueuer"),
     ("reference worker / pgqueuer psycopg (the same settings)", "worker", "pgqueuer-psycopg"),
     ("reference worker at concurrency 32 / pgqueuer asyncpg", "worker-32", "pgqueuer"),
     (f"reference worker / procrastinate (concurrency {peers.PROCRASTINATE_CONCURRENCY} per process)",
@@ -498,7 +505,8 @@ def profile(bench: Bench, jobs: int, process_counts: tuple[int, ...]) -> list[st
         lines.append(f"CPU per job at {n} process(es) (from /proc: the draining processes, and every "
                      f"PostgreSQL process):")
         lines += [split.line() for split in profiling.cpu_split(bench, n, jobs, WORKER_CONCURRENCY)]
-        lines += [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY, processes=n) + [""]
+        # py-spy needs a few seconds of draining to sample (it pauses the worker at each sample): 5x the jobs
+        lines += [""] + profiling.worker_profile(bench, 5 * jobs, WORKER_CONCURRENCY, processes=n) + [""]
     return lines
 
 
