@@ -175,8 +175,8 @@ def check_operations(ops: object) -> None:
     if problems:
         raise InvalidArgument(f"Worker(ops=...) does not provide the queue operations the worker calls: "
                               f"{'; '.join(problems)}. Pass course.core.queue, or an object with claim, ack_many, "
-                              f"ack_and_claim, extend_leases, fail and bury shaped as course.core.worker.QueueOperations says. "
-                              f"Nothing was started.")
+                              f"ack_and_claim, extend_leases, fail and bury shaped as "
+                              f"course.core.worker.QueueOperations says. Nothing was started.")
 
 
 # -- the worker ----------------------------------------------------------------------------------

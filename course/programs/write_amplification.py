@@ -47,8 +47,8 @@ def _lease(conn: psycopg.Connection) -> int:
 
 
 def _lease_unindexed(conn: psycopg.Connection) -> int:
-    claimed = conn.execute(lab_sql.query("write_amplification", "hot_claim"),
-                           {"queue": queue.DEFAULT_QUEUE, "limit": BATCH, "lease_s": LEASE_S, "worker": None}).fetchall()
+    params = {"queue": queue.DEFAULT_QUEUE, "limit": BATCH, "lease_s": LEASE_S, "worker": None}
+    claimed = conn.execute(lab_sql.query("write_amplification", "hot_claim"), params).fetchall()
     if claimed:  # the ack is the reference's: it reads only id and lease
         conn.execute(sql.query("queue", "ack_many"), {"ids": [job_id for job_id, _ in claimed],
                                                       "lease_tokens": [token for _, token in claimed]})

@@ -53,7 +53,8 @@ def cpu_split(bench: Bench, processes: int, jobs: int, concurrency: int) -> list
          lambda: bench.drain_workers(processes, concurrency, jobs)),
         (f"bare loop x{processes}, claim + ack_many SQL, 100 per claim",
          lambda: bench.drain_loop("bare", 100, processes, jobs)),
-        (f"queue.ack_and_claim loop x{processes}, 100 per claim", lambda: bench.drain_loop("step", 100, processes, jobs)),
+        (f"queue.ack_and_claim loop x{processes}, 100 per claim",
+         lambda: bench.drain_loop("step", 100, processes, jobs)),
         (f"row-lock loop x{processes}, 100 per transaction", lambda: bench.drain_loop("lock", 100, processes, jobs)),
     ]
     if peers.available().get("pgqueuer"):
