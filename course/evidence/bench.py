@@ -1,7 +1,7 @@
 """`python -m course bench`: how fast the reference queue drains, beside the physical limit and its peers.
 
-    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: ~23 minutes on
-                                         the course's 2-core machine under load (load average 6-18)
+    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: 23 minutes on
+                                         the course's 2-core machine at load 6-18, 38 at load 14-40
     python -m course bench --quick       only the rows the targets divide, at 1 and 2 processes, half
                                          the jobs, 3 rounds: ~3 minutes under that load (a third of it
                                          starting pgqueuer's processes)
