@@ -47,8 +47,8 @@ class Drain:
     seconds: float
     dead_tuples: int | None = None  # left in the table right after the drain
     # CPU seconds the drain cost: the draining processes' (client) and the server's, the fill included
-    # (each contender's own: our COPY, a peer's batch enqueue); a peer's client CPU counts from its
-    # fill's commit, so the work of building its batch is left out of it.
+    # (each contender's own: our COPY, a peer's batch enqueue) and our polling for the end left out; a
+    # peer's client CPU counts from its fill's commit, so the work of building its batch is left out.
     cpu: Spent | None = None
 
     @property
@@ -84,6 +84,12 @@ class Bench:
     def spent(self, pids: list[int]) -> Spent:
         """CPU seconds so far of these processes and of the whole server."""
         return Spent(cpu.process_seconds(pids), cpu.server_seconds(self.server.server.postmaster_pid()))
+
+    @staticmethod
+    def polling(conn: psycopg.Connection) -> float:
+        """CPU seconds so far of the backend serving `conn`: what our own polling costs the server (a poll
+        reads the drained table, dead rows and all), to be left out of a drain's figure."""
+        return cpu.process_seconds([conn.info.backend_pid])
 
     def until_backends_gone(self, application_name: str) -> None:
         """Wait until no backend serves `application_name` any more, and the postmaster has reaped
@@ -211,8 +217,10 @@ class Bench:
             try:
                 before = self.spent(pids)
                 started = self.fill(conn, jobs, notify=True)
+                polls_before = self.polling(conn)
                 finished = self.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
-                spent = self.spent(pids) - before
+                polls = self.polling(conn) - polls_before
+                spent = self.spent(pids) - before - Spent(0.0, polls)
                 self.no_dead_letters(conn, jobs)
                 return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"), spent)
             finally:
@@ -327,9 +335,10 @@ class Bench:
                 server_before = self.spent([]).server_s
                 team[0].send(f"fill {jobs}")
                 started = team[0].receive()["filled"]
-                client_before = self.spent(pids).client_s
+                client_before, polls_before = self.spent(pids).client_s, self.polling(conn)
                 finished = self.wait_until_empty(conn, PEER_UNFINISHED[peer], since=started)
-                after = self.spent(pids)
+                polls = self.polling(conn) - polls_before
+                after = self.spent(pids) - Spent(0.0, polls)
                 succeeded = conn.execute(PEER_SUCCEEDED[peer]).fetchone()[0]
                 if succeeded != jobs:
                     raise RuntimeError(f"{peer}: {succeeded} of {jobs} jobs ran to success")
