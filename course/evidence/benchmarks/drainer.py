@@ -33,11 +33,12 @@ import psycopg
 
 from course.core import queue, sql
 from course.evidence.benchmarks.statements import Acks, claim_params, claim_sql
+from course.programs import sql as lab_sql
 
 # The textbook loop's statements: the claim's search alone (it holds the row lock instead of writing a
 # lease) and a delete, as lab 11 measures them.
 LOCK_CLAIM = sql.query("monitoring", "claim_search")
-LOCK_DELETE = sql.query("write_amplification", "lock_delete")
+LOCK_DELETE = lab_sql.query("write_amplification", "lock_delete")
 LEASE_S = 60.0  # longer than any drain: a lease never runs out during a measurement
 
 
