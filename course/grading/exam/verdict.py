@@ -5,7 +5,8 @@
 Outcomes count what a user of the queue would see. Violations are what each piece did against its own
 lab's rule, seen with the row locked (worker.py) or by the table's claim trigger (exam.sql), so each
 names one piece:
-    03.claim        took a job whose lease (or retry delay) had not run out; waited for another session's row lock
+    03.claim        took a job whose lease (or retry delay) had not run out; waited for another session's row lock;
+                    returned a job that is gone from the table (a claim that deletes)
     04.fenced_ack   deleted a job whose lease was no longer its own; did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
@@ -147,6 +148,10 @@ def _claims(run: Run) -> list[Violation]:
                                    f"job {claim['job_id']} was claimed (attempt {claim['attempt']}) while it was still "
                                    f"held until {claim['held_until']:.2f} s: another worker's lease, or a retry not yet due"))
     for event in run.events:
+        if event.kind == "claim_vanished":
+            found.append(Violation(event.t, "03.claim", event.job,
+                                   f"the claim returned job {event.job}, and the job is no longer in the table: a "
+                                   "claim leases a job, it does not take it away"))
         if event.kind == "claim_waited":
             found.append(Violation(event.t, "03.claim", event.job,
                                    f"a claim ({event.facts.get('worker')}) waited for the row lock another session held "

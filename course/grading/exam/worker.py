@@ -99,7 +99,7 @@ class ExamWorker:
             job_id = _row_id(row)
             found = self.conn.execute(sql.query("exam", "lease_of"), {"id": job_id}).fetchone()
         if found is None:
-            self.note("claimed", job_id, "the claim returned a job that is not in the table")
+            self.note("claim_vanished", job_id, "the claim returned this job, and it is not in the table")
             return None
         lease, attempts, max_attempts, held_until, type_, payload = found
         job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease, held_until)

@@ -65,6 +65,16 @@ def test_a_claim_without_a_row_lock_fails_naming_03_claim():
     assert "-> your 03.claim" in report.render()
 
 
+def test_a_claim_that_deletes_the_job_loses_it_naming_03_claim():
+    claim = piece("def claim(conn, lease_s):\n"
+                  "    return conn.execute('DELETE FROM jobs WHERE id = (SELECT id FROM jobs WHERE run_at <= now() '\n"
+                  "                        'ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED) '\n"
+                  "                        'RETURNING id, type, payload').fetchone()\n", "claim")
+    report = exam_with(claim=claim)
+    assert_fails_with(report, "no job lost", "your 03.claim takes only a free job")
+    assert "-> your 03.claim" in report.render()
+
+
 def test_an_ack_by_id_alone_fails_naming_04_fenced_ack():
     ack = piece("def ack(conn, job_id, lease_token):\n"
                 "    return conn.execute('DELETE FROM jobs WHERE id = %s', [job_id]).rowcount == 1\n", "ack")
