@@ -31,6 +31,7 @@ from pathlib import Path
 from psycopg.types.json import Jsonb
 from tqdm.auto import tqdm
 
+from course.errors import CourseError
 from course.grading.exam.pieces import Pieces
 from course.grading.exam.worker import PIECE_RAISED
 from course.grading.scratch import ScratchSchema
@@ -43,7 +44,9 @@ ORDINARY, SLOW, POISON, PERMANENT = 30, 2, 3, 2
 MAX_ATTEMPTS = 3
 KILL_BUDGET = 4
 TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a correct queue needs well under a minute
-CUE_LIMIT_S = 45.0  # the longest a cue waits for what it waits for (a claim, a lock wait)
+CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
+# cannot restart a worker in that time makes a cue give up (restarts took up to 15 s at load 40)
+START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,6 +251,7 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
     box = ScratchSchema.create("14.exam", queue_tables=False)
     workdir = Path(tempfile.mkdtemp(prefix="course-exam-"))
     history, calm = workdir / "history.jsonl", workdir / "calm"
+    spec: Path | None = None
     try:
         box.conn.execute(sql.query("exam", "schema"))
         kinds = _seed_jobs(box.conn, workload(rng))
@@ -268,7 +272,7 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             for slot in range(WORKERS):
                 supervisor.start(slot)
             deadline = None
-            start_limit = time.monotonic() + 90.0
+            start_limit = time.monotonic() + START_LIMIT_S
             while True:
                 supervisor.tend()
                 if supervisor.piece_raised:
@@ -282,7 +286,11 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
                 bar.refresh()
                 if left == 0 or (left <= SLOW + POISON + PERMANENT and _only_hopeless_left(box, history)):
                     break
-                if time.monotonic() > (deadline or start_limit):
+                if deadline is None and time.monotonic() > start_limit:
+                    raise CourseError(f"no exam worker started within {START_LIMIT_S:.0f} s (is the machine "
+                                      "overloaded?): nothing was graded. The last worker's log:\n"
+                                      + supervisor.slots[0].log_tail(8))
+                if deadline is not None and time.monotonic() > deadline:
                     timed_out = True
                     break
                 time.sleep(0.1)
@@ -297,9 +305,8 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
         return _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor)
     finally:
         box.drop()
-        spec_path = locals().get("spec")
-        if spec_path is not None:
-            Path(spec_path).unlink(missing_ok=True)
+        if spec is not None:
+            spec.unlink(missing_ok=True)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
