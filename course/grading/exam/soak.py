@@ -45,7 +45,7 @@ MAX_ATTEMPTS = 3
 KILL_BUDGET = 4
 TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a correct queue needs well under a minute
 CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
-# cannot restart a worker in that time makes a cue give up (restarts took up to 15 s at load 40)
+# cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
 START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
 
 
@@ -152,7 +152,7 @@ def _note(supervisor: _Supervisor, **fields) -> None:
 def _hold_a_row(box: ScratchSchema, supervisor: _Supervisor, done: threading.Event) -> None:
     """Cue 1: a support agent's transaction holds the oldest waiting job's row while the workers claim;
     the run watches whether a claim waits for it. Released once one does, or once the workers have made
-    three claims each (they got past it), or at CUE_LIMIT_S."""
+    three claims each (they got past it), or once it is the last job left, or at CUE_LIMIT_S."""
     holder = db.connect(box.schema, autocommit=False)
     watcher = db.connect(box.schema)
     try:
@@ -173,7 +173,9 @@ def _hold_a_row(box: ScratchSchema, supervisor: _Supervisor, done: threading.Eve
                       facts={"worker": name})
                 break
             if watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0] - claims_before >= 3 * WORKERS:
-                break
+                break  # the workers got past it
+            if watcher.execute("SELECT count(*) FROM jobs").fetchone()[0] <= 1:
+                break  # nothing else is left to claim
             time.sleep(0.05)
         holder.rollback()
         _note(supervisor, kind="row_released", job=row[0])
