@@ -9,7 +9,7 @@ A check is written as three things of its own and this module's loop:
     CHECKS = ("takes the oldest ready job ...", ...)   # every check it may name, in report order
 
     verdicts = Verdicts(t, CHECKS)
-    search(verdicts, draw, compare, seed=seed, count=60)   # stops looking for a check once it failed
+    search(verdicts, in_turn(families), compare, seed=seed, count=60)   # stops at a check's first failure
     verdicts.report()                                       # one ✓ or ✗ per check, with its example
 
 A scenario is any frozen value with `told()` (itself, in the learner's words: "jobs 1 (send_receipt, due
@@ -119,6 +119,13 @@ def search(verdicts: Verdicts, draw: Callable[[random.Random], Scenario],
         verdicts.add(finding, scenario.told())
 
 
+def in_turn(draws: Sequence[Callable[[random.Random], Scenario]]) -> Callable[[random.Random], Scenario]:
+    """One draw function from several families: each call takes the next family, so that every family is
+    tried in every few scenarios, whatever the seed (a family can be rare by nature: a job due exactly now)."""
+    turn = iter(range(10**9))
+    return lambda rng: draws[next(turn) % len(draws)](rng)
+
+
 def smallest(scenario: Scenario, finding: Finding, compare: Callable[[Scenario], Finding | None], *,
              tries: int = SHRINK_TRIES) -> tuple[Scenario, Finding]:
     """Greedy shrinking: take the first smaller scenario that still fails the same check, and start
@@ -136,6 +143,22 @@ def smallest(scenario: Scenario, finding: Finding, compare: Callable[[Scenario],
             if spent >= tries:
                 break
     return scenario, finding
+
+
+def against(ours: Outcome, allowed: Sequence[Outcome], judge: Callable[[Outcome], Finding | None]) -> Finding | None:
+    """Whether `ours` is one of the allowed outcomes: judge(theirs) finds no difference in what the rules fix,
+    and the other sessions saw what they saw beside the reference (worker B claimed the job, or found
+    nothing). None if so; else the finding against the first allowed outcome whose other sessions saw the
+    same as ours did (the same story; the first is the other session acting before the reference, which is
+    what happened to the answer), or else the first."""
+    findings = [judge(theirs) for theirs in allowed]
+    same_story = [theirs.others == ours.others for theirs in allowed]
+    if any(finding is None and same for finding, same in zip(findings, same_story)):
+        return None
+    alike = [finding for finding, same in zip(findings, same_story) if same and finding is not None]
+    found = alike or [finding for finding in findings if finding is not None]
+    return found[0] if found else Finding("", got=", ".join(map(str, ours.others)),
+                                           expected=" or ".join(", ".join(map(str, t.others)) for t in allowed))
 
 
 # -- one side of a comparison, in a transaction rolled back afterwards ----------------------------------

@@ -18,7 +18,11 @@ check's own connection: nothing of the learner's is patched, and the learner's c
 calling this connection by reference). Any session may block on another's locks; nothing here waits for
 that to end. Like PostgreSQL's isolation tester, the arena watches `pg_blocking_pids()`: a session
 that waits for a lock is left waiting and the others go on, and an answer that waited is told so
-(`Outcome.waited`).
+(`Outcome.waited`). `lock_probe` tells which row locks an answer passes over, by behaviour alone.
+
+Why one module: it is one idea, other sessions at work around an answer's statements; the pause, the
+sessions run beside the check, the three kinds of adversary and the arena that runs them only make
+sense together (each adversary is a few lines on the arena's sessions and its watch on lock waits).
 """
 
 from __future__ import annotations
@@ -103,9 +107,10 @@ class Session:
         return self.conn.info.backend_pid
 
 
-def blocked(watch: psycopg.Connection, pid: int) -> bool:
-    """Whether that server process is waiting for a lock another session holds."""
-    return watch.execute("SELECT cardinality(pg_blocking_pids(%s)) > 0", [pid]).fetchone()[0]
+def blocked(watch: psycopg.Connection, pid: int, by: Sequence[int]) -> bool:
+    """Whether that server process is waiting for a lock one of the sessions `by` holds. Only the check's
+    own sessions count: autovacuum truncating a table holds a lock for a moment too, and is no adversary."""
+    return watch.execute("SELECT pg_blocking_pids(%s) && %s::int[]", [pid, list(by)]).fetchone()[0]
 
 
 class Background:
@@ -123,14 +128,17 @@ class Background:
         except BaseException as error:  # noqa: BLE001 (handed back to the check's thread by result())
             self.error = error
 
-    def settle(self, watch: psycopg.Connection, pid: int, timeout_s: float = SETTLE_S) -> bool:
-        """Wait until fn() has finished (True) or its session waits for a lock (False)."""
+    def settle(self, watch: psycopg.Connection, pid: int, by: Sequence[int], timeout_s: float = SETTLE_S) -> str:
+        """Wait until fn() has finished ("done") or its session waits for a lock one of `by` holds
+        ("waiting"); "running" if neither happened within timeout_s."""
         deadline = time.monotonic() + timeout_s
         while self.thread.is_alive():
-            if blocked(watch, pid) or time.monotonic() > deadline:
-                return False
+            if blocked(watch, pid, by):
+                return "waiting"
+            if time.monotonic() > deadline:
+                return "running"
             time.sleep(POLL_S)
-        return True
+        return "done"
 
     def result(self, timeout_s: float = SETTLE_S) -> Any:
         self.thread.join(timeout_s)
@@ -207,7 +215,7 @@ class HeldAtCommit(Hold):
         worker = arena.session("held", application_name=arena.held_name)
         arena.watch.execute("SELECT pg_advisory_lock(%s)", [arena.key])
         running = Background(lambda: observed(lambda: self.run(worker.conn)))
-        running.settle(arena.watch, worker.pid)
+        running.settle(arena.watch, worker.pid, arena.pids)
         return Holding(lambda: arena.watch.execute("SELECT pg_advisory_unlock(%s)", [arena.key]), running.result)
 
 
@@ -227,7 +235,7 @@ class StoppedBeforeItWrites(Hold):
         sharer.conn.execute(sql.SQL("{} FOR SHARE").format(self.rows))
         worker = arena.session("worker")
         running = Background(lambda: observed(lambda: self.run(worker.conn)))
-        running.settle(arena.watch, worker.pid)
+        running.settle(arena.watch, worker.pid, arena.pids)
         return Holding(lambda: sharer.conn.execute("COMMIT"), running.result)
 
 
@@ -273,6 +281,12 @@ class Arena:
                 conn.execute("SELECT set_config('application_name', %s, false)", [application_name])
             self.sessions[name] = Session(conn, name)
         return self.sessions[name]
+
+    @property
+    def pids(self) -> list[int]:
+        """The server processes of every session the check runs here: the answer's, the watch, the others."""
+        return [self.conn.info.backend_pid, self.watch.info.backend_pid,
+                *(session.pid for session in self.sessions.values())]
 
     def close(self) -> None:
         for session in self.sessions.values():
@@ -327,7 +341,7 @@ class Arena:
         def before(n: int, text: str) -> None:
             if n == point:
                 acting.append(Background(lambda: observed(lambda: act.run(other.conn))))
-                acting[0].settle(self.watch, other.pid)  # done, or waiting for the answer's locks
+                acting[0].settle(self.watch, other.pid, self.pids)  # done, or waiting for the answer's locks
 
         with statements(self.conn, before) as seen:
             done = self._finish(Background(lambda: answer(self.conn)))
@@ -352,7 +366,7 @@ class Arena:
         self.reset(scenario)
         holding = hold.start(self)
         running = Background(lambda: answer(self.conn))
-        waited = not running.settle(self.watch, self.conn.info.backend_pid)
+        waited = running.settle(self.watch, self.conn.info.backend_pid, self.pids) == "waiting"
         holding.release()
         done = self._finish(running)
         return self._outcome(done, others=(holding.seen(),), waited=waited)
