@@ -83,8 +83,20 @@ def named_rows_through_an_alias(conn, lease_s):
             RETURNING id, type, payload, attempts""", [str(lease_s)]).fetchone()
 
 
+def marked_then_read_back(conn, lease_s):
+    """Mark in one statement, read the row back in another, as a list."""
+    claimed = conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
+                           "WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND (locked_until IS NULL OR "
+                           "locked_until < now()) ORDER BY run_at, id DESC LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id",
+                           [lease_s]).fetchone()
+    if claimed is None:
+        return None
+    return list(conn.execute("SELECT id, type, payload FROM jobs WHERE id = %s", claimed).fetchone())
+
+
 @pytest.mark.parametrize("claim", [hints_spelled_out, a_cte_with_no_key_update, two_helpers_in_one_transaction,
-                                   a_dict_from_a_composed_statement, named_rows_through_an_alias],
+                                   a_dict_from_a_composed_statement, named_rows_through_an_alias,
+                                   marked_then_read_back],
                          ids=lambda answer: answer.__name__)
 def test_correct_claims_pass(claim):
     report = run_check("03.claim", claim=claim)
@@ -141,8 +153,14 @@ def dicts_in_a_tuple(conn, limit, lease_s):
             RETURNING *""", {"limit": limit, "lease_s": lease_s}).fetchall())
 
 
+def newest_first_in_the_list(conn, limit, lease_s):
+    """The right jobs, listed in another order (the order of a batch is free)."""
+    return sorted(batch_hints_spelled_out(conn, limit, lease_s), key=lambda row: -row[0])
+
+
 @pytest.mark.parametrize("claim_batch", [batch_hints_spelled_out, the_course_queues_shape,
-                                         chosen_then_marked_in_one_transaction, dicts_in_a_tuple],
+                                         chosen_then_marked_in_one_transaction, dicts_in_a_tuple,
+                                         newest_first_in_the_list],
                          ids=lambda answer: answer.__name__)
 def test_correct_batches_pass(claim_batch):
     report = run_check("03.claim_batch", claim_batch=claim_batch)

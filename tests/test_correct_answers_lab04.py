@@ -42,8 +42,13 @@ def through_a_batch_helper(conn, job_id, lease_token):
     return bool(_done(conn, [(job_id, lease_token)]))
 
 
+def the_token_as_text(conn, job_id, lease_token):
+    """The token compared as text, the count of rows deleted as the true or false value."""
+    return conn.execute("DELETE FROM jobs WHERE id = %s AND lease::text = %s", [job_id, str(lease_token)]).rowcount
+
+
 @pytest.mark.parametrize("ack", [hints_spelled_out, the_deleted_row_or_none, locked_then_deleted,
-                                 through_a_batch_helper], ids=lambda answer: answer.__name__)
+                                 through_a_batch_helper, the_token_as_text], ids=lambda answer: answer.__name__)
 def test_correct_acks_pass(ack):
     report = run_check("04.fenced_ack", ack=ack)
     assert report.passed, report.render()
@@ -80,8 +85,15 @@ def locked_then_extended(conn, job, lease_s):
         return True
 
 
+def noted_in_the_bookkeeping(conn, job, lease_s):
+    """The beat also notes itself in claimed_at (free: the statement says so)."""
+    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s), claimed_at = clock_timestamp() "
+                        "WHERE id = %s AND lease = %s", [lease_s, job.id, job.lease_token]).rowcount == 1
+
+
 @pytest.mark.parametrize("extend_lease", [beat_hints_spelled_out, the_new_end_or_none, by_pythons_clock,
-                                          locked_then_extended], ids=lambda answer: answer.__name__)
+                                          locked_then_extended, noted_in_the_bookkeeping],
+                         ids=lambda answer: answer.__name__)
 @pytest.mark.slow
 def test_correct_heartbeats_pass(extend_lease):
     report = run_check("04.heartbeat", extend_lease=extend_lease)

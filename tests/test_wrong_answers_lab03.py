@@ -62,6 +62,24 @@ def whole_seconds_lease(conn, lease_s):
     return conn.execute(claim_sql(mark=mark)).fetchone()
 
 
+def share_lock_in_a_transaction(conn, lease_s):
+    """Two statements held together by a transaction, but FOR SHARE lets a second worker lock the row too."""
+    with conn.transaction():
+        row = conn.execute(f"SELECT id, type, payload FROM jobs WHERE {READY} ORDER BY run_at LIMIT 1 "
+                           "FOR SHARE SKIP LOCKED").fetchone()
+        if row is not None:
+            conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
+                         "WHERE id = %s", [lease_s, row[0]])
+    return row
+
+
+def serializable_without_retries(conn, lease_s):
+    """Right alone (and it cannot run inside the check's own transaction); beside another worker it fails."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+        return read_then_mark(conn, lease_s)
+
+
 WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
     "oldest_by_id": (claim_with("oldest_by_id", order="ORDER BY id"), ["takes the oldest ready job first"]),
     "newest_first": (claim_with("newest_first", order="ORDER BY run_at DESC"), ["takes the oldest ready job first"]),
@@ -86,6 +104,16 @@ WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
     "returns_only_the_id": (returns_only_the_id, ["returns the claimed job as a row (id, type, payload)"]),
     "a_list_when_empty": (a_list_when_empty, ["returns None when no job is ready",  # [] and [row]: both wrong
                                               "returns the claimed job as a row (id, type, payload)"]),
+    # found by the first red-team round (issue 22): jobs half a second from now, and errors under concurrency
+    "half_a_second_early": (claim_with("half_a_second_early", ready=READY.replace("run_at <= now()",
+                                                                               "run_at <= now() + interval '0.5 s'")),
+                            ["leaves a job whose run_at is still in the future"]),
+    "a_second_of_grace": (claim_with("a_second_of_grace", ready=READY.replace("locked_until < now()",
+                                                                           "locked_until < now() + interval '1 s'")),
+                          ["passes over a job whose lease has not run out"]),
+    "nowait": (claim_with("nowait", lock="FOR UPDATE NOWAIT"), ["does not wait for a row another worker is claiming"]),
+    "a_share_lock_in_a_transaction": (share_lock_in_a_transaction, ["does not wait for a row another worker"]),
+    "serializable_without_retries": (serializable_without_retries, ["does not wait for a row another worker"]),
 }
 
 
@@ -207,6 +235,9 @@ WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
     "batch_without_any_lock": (batch_with("batch_without_any_lock", lock=""), ["no job is claimed twice"]),
     "batch_of_ids": (batch_of_ids, ["returns a list of rows (id, type, payload)"]),
     "none_when_empty": (none_when_empty, ["returns an empty list when no job is ready"]),
+    # found by the first red-team round: a limit of its own, met only with more than ten jobs ready
+    "at_most_ten": (batch_with("at_most_ten", limit="least(%(limit)s, 10)"),
+                    ["returns up to `limit` jobs, the oldest ready ones"]),
 }
 
 

@@ -191,6 +191,31 @@ def in_rollback(conn: psycopg.Connection, reader: Reader, install: sql.Composabl
     return done, state
 
 
+def as_the_caller_runs_it(conn: psycopg.Connection, reader: Reader, install: sql.Composable,
+                          act: Callable[[psycopg.Connection], Attempt]) -> tuple[Attempt, State]:
+    """in_rollback, unless the answer raised there and does not when it runs as its caller would: on the
+    scenario's rows committed, outside any transaction of the check's (an answer that sets its own
+    isolation level, or turns autocommit off, cannot run inside one). Then that run is the one observed,
+    its rows read and deleted; a raise that happens only inside the check's transaction is the check's."""
+    done, state = in_rollback(conn, reader, install, act)
+    if done.error is None:
+        return done, state
+    clear(conn, reader)
+    conn.execute(sql.SQL("{install}").format(install=install))
+    try:
+        alone = act(conn)
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            conn.rollback()
+        outside = reader.read(conn)
+    finally:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            conn.rollback()
+        if not conn.autocommit:
+            conn.autocommit = True
+        clear(conn, reader)
+    return (done, state) if alone.error is not None else (alone, outside)
+
+
 def clear(conn: psycopg.Connection, reader: Reader) -> None:
     """Delete every row of every table the reader reads (between scenarios that commit)."""
     conn.execute(sql.SQL("; ").join(sql.SQL("DELETE FROM {}").format(sql.Identifier(table.name))

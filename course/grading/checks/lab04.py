@@ -154,7 +154,7 @@ def install(jobs: Jobs) -> sql.Composable:
         rows = [[sql.Literal(r.id), sql.Literal(r.queue), sql.Literal(r.type), sql.Literal(Jsonb(r.payload)),
                  sql.Literal(r.priority), diff.from_now(r.run_at), sql.Literal(r.attempts), sql.Literal(r.max_attempts),
                  sql.Literal(_token(r.lease, r.id)), sql.Literal("worker" if r.lease else None),
-                 sql.SQL("now()") if r.lease else sql.NULL] for r in jobs.rows]
+                 diff.from_now(-60.0) if r.lease else sql.NULL] for r in jobs.rows]  # claimed a minute ago
         statements.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload, priority, run_at, attempts, max_attempts, "
                                   "lease, claimed_by, claimed_at) ") + diff.values(rows))
     if jobs.dead:
@@ -236,6 +236,7 @@ ACK_TRUE = "returns something true when it deleted the job"
 ACK_FALSE = "returns something false when it deleted nothing"
 ACK_CHECKS = (DELETES, ONLY_THAT, ZOMBIE, RETRIED, ACK_TRUE, ACK_FALSE)
 
+BOOKKEEPING = ("claimed_by", "claimed_at")  # who claimed and when: a heartbeat may note itself there (free)
 EXTENDS = "moves the end of the lease to lease_s seconds from now (not from the end of the current lease)"
 FENCED = "does not extend a lease that is no longer ours (the lease token changed)"
 ONLY_RUN_AT = "changes nothing but that job's run_at"
@@ -285,7 +286,7 @@ class Judge:
         return self.judge(jobs, ours, [theirs])
 
     def _run(self, jobs: Jobs, answer) -> diff.Outcome:
-        done, state = diff.in_rollback(self.conn, self.reader, install(jobs), answer)
+        done, state = diff.as_the_caller_runs_it(self.conn, self.reader, install(jobs), answer)
         return diff.Outcome(returned=None if done.error else truth(done.value), raised=done.error, state=state)
 
     def judge(self, jobs: Jobs, ours: diff.Outcome, allowed: list[diff.Outcome], *,
@@ -348,6 +349,8 @@ class Judge:
         raised = f"yours raised {ours.raised}" if ours.raised else None
         owner = _holder(jobs, theirs)
         for m in mismatches(ours.state, theirs.state, slack_s=slack_s):
+            if m.column in BOOKKEEPING:
+                continue
             what = f"{'job' if m.table == 'jobs' else 'dead-letter row'} {m.key[0]}" + (f"'s {m.column}" if m.column else "")
             got, expected = f"{what}: {_value(m.ours)}", f"{what}: {_value(m.theirs)}"
             if m.table == "jobs" and m.key == key and m.column == "run_at":
@@ -417,6 +420,8 @@ def race(judge: Judge, box, *, heartbeat: bool):
     """Each of worker B's moves before each of the answer's statements after its first."""
     jobs = Jobs((Row(1, 30.0), Row(2, 3600.0, "theirs", payload={"order_id": 9813})), 1,
                 lease_s=5.0 if heartbeat else None)
+    if judge.compare(jobs) is not None:  # wrong on these jobs alone: the search above says so, not a race
+        return None
     arena = interleave.Arena(box.conn, box.connect, judge.reader, install, truth)
     try:
         return interleave.explore(arena, jobs, answer=judge.learner(jobs), reference=judge.reference(jobs),
