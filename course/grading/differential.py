@@ -182,7 +182,7 @@ def in_rollback(conn: psycopg.Connection, reader: Reader, install: sql.Composabl
         if status == TransactionStatus.INERROR:  # its statement failed: read what stood before it
             conn.execute("ROLLBACK TO SAVEPOINT before_the_answer")
         committed = status == TransactionStatus.IDLE
-        state = reader.read(conn)
+        state = reader.read(conn, then="" if committed else "ROLLBACK")  # read and roll back: one round trip
     finally:
         if conn.info.transaction_status != TransactionStatus.IDLE:
             conn.execute("ROLLBACK")

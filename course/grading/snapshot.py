@@ -80,8 +80,9 @@ class Reader:
                        for name, cols in sorted(columns.items()))
         return cls(tables, _reading(conn, tables))
 
-    def read(self, conn: psycopg.Connection) -> State:
-        row = conn.execute(self.query).fetchone()
+    def read(self, conn: psycopg.Connection, *, then: str = "") -> State:
+        """Every table's rows; `then` (a statement such as ROLLBACK) runs in the same round trip, after."""
+        row = conn.execute(self.query + (f"; {then}" if then else "")).fetchone()
         state: State = {}
         for table, rows in zip(self.tables, row):
             found: dict[tuple, dict[str, Any]] = {}
