@@ -9,7 +9,7 @@ import pytest
 
 from course.grading import run_check
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import assert_fails_with, failed, fails_exactly
 
 
 READY = "run_at <= now() AND (locked_until IS NULL OR locked_until < now())"
@@ -119,10 +119,9 @@ WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
 
 @pytest.mark.parametrize("case", WRONG_CLAIMS)
 def test_wrong_claims_fail(case):
-    answer, reasons = WRONG_CLAIMS[case]
+    answer, *reasons = WRONG_CLAIMS[case]
     report = run_check("03.claim", claim=answer)
-    names = failed(report)
-    assert len(names) == len(reasons) and all(any(r in name for name in names) for r in reasons), report.render()
+    assert fails_exactly(report, *reasons), report.render()
 
 
 # -- 03.claim beside other workers: the cause named, not only the symptom ----------------------------------------
@@ -243,10 +242,9 @@ WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
 
 @pytest.mark.parametrize("case", WRONG_BATCHES)
 def test_wrong_batches_fail(case):
-    answer, reasons = WRONG_BATCHES[case]
+    answer, *reasons = WRONG_BATCHES[case]
     report = run_check("03.claim_batch", claim_batch=answer)
-    names = failed(report)
-    assert len(names) == len(reasons) and all(any(r in name for name in names) for r in reasons), report.render()
+    assert fails_exactly(report, *reasons), report.render()
 
 
 def test_id_equals_a_subquery_of_several_rows_is_told_what_it_raised():

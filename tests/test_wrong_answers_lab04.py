@@ -13,19 +13,11 @@ from course.grading.checks import lab04
 from course.grading.report import Report
 from course.grading.trial import Trial
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import assert_fails_with, failed, fails_exactly
 
 FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s"
 NOW_PLUS = "now() + make_interval(secs => %(lease_s)s)"
 EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(lease)s"
-
-
-def exactly(report, reasons, may=()) -> bool:
-    """The report fails each check `reasons` names, and nothing else but what `may` names (a consequence
-    the scenarios drawn may or may not show on their own: an unfenced heartbeat that says "extended" too)."""
-    names = failed(report)
-    return (all(any(r in name for name in names) for r in reasons)
-            and all(any(r in name for r in (*reasons, *may)) for name in names))
 
 
 # -- 04.fenced_ack ---------------------------------------------------------------------------------------------
@@ -81,7 +73,7 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
 def test_wrong_acks_fail(case):
     answer, *reasons = WRONG_ACKS[case]
     report = run_check("04.fenced_ack", ack=answer)
-    assert exactly(report, *reasons), report.render()
+    assert fails_exactly(report, *reasons), report.render()
 
 
 def test_the_lessons_plain_ack_is_told_to_compare_tokens_not_times():
@@ -159,7 +151,7 @@ WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those onl
 def test_wrong_heartbeats_fail(case):
     answer, *reasons = WRONG_HEARTBEATS[case]
     report = run_check("04.heartbeat", extend_lease=answer)
-    assert exactly(report, *reasons), report.render()
+    assert fails_exactly(report, *reasons), report.render()
     assert "in real workers" not in report.render()  # the worker stage waits for everything else to pass
 
 
