@@ -78,25 +78,36 @@ def named_rows_through_an_alias(conn, lease_s):
     with conn.cursor(row_factory=rows_with_names) as cursor:
         return cursor.execute("""
             UPDATE jobs SET locked_until = now() + (%s || ' seconds')::interval, attempts = attempts + 1
-            WHERE id IN (SELECT id FROM jobs WHERE run_at <= now() AND (locked_until < now() OR locked_until IS NULL)
-                         ORDER BY run_at ASC LIMIT 1 FOR UPDATE SKIP LOCKED)
+            WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND (locked_until < now() OR locked_until IS NULL)
+                        ORDER BY run_at ASC LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, type, payload, attempts""", [str(lease_s)]).fetchone()
 
 
 def marked_then_read_back(conn, lease_s):
     """Mark in one statement, read the row back in another, as a list."""
-    claimed = conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
-                           "WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND (locked_until IS NULL OR "
-                           "locked_until < now()) ORDER BY run_at, id DESC LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id",
-                           [lease_s]).fetchone()
+    claimed = conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), "
+                           "attempts = attempts + 1 WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND "
+                           "(locked_until IS NULL OR locked_until < now()) ORDER BY run_at, id DESC LIMIT 1 "
+                           "FOR UPDATE SKIP LOCKED) RETURNING id", [lease_s]).fetchone()
     if claimed is None:
         return None
     return list(conn.execute("SELECT id, type, payload FROM jobs WHERE id = %s", claimed).fetchone())
 
 
+def committed_by_hand(conn, lease_s):
+    """A commit the autocommit connection does not need (nor attempts its coalesce)."""
+    row = conn.execute("""
+        UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = coalesce(attempts, 0) + 1
+        WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                    ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, type, payload""", [lease_s]).fetchone()
+    conn.commit()
+    return row
+
+
 @pytest.mark.parametrize("claim", [hints_spelled_out, a_cte_with_no_key_update, two_helpers_in_one_transaction,
                                    a_dict_from_a_composed_statement, named_rows_through_an_alias,
-                                   marked_then_read_back],
+                                   marked_then_read_back, committed_by_hand],
                          ids=lambda answer: answer.__name__)
 def test_correct_claims_pass(claim):
     report = run_check("03.claim", claim=claim)
@@ -107,11 +118,12 @@ def test_correct_claims_pass(claim):
 
 
 def batch_hints_spelled_out(conn, limit, lease_s):
+    """The hints: the claim's statement, with = ANY(ARRAY(...)) around a sub-select that takes `limit` rows."""
     return conn.execute("""
         UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1
-        WHERE id IN (SELECT id FROM jobs
-                     WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-                     ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED)
+        WHERE id = ANY(ARRAY(SELECT id FROM jobs
+                             WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                             ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
         RETURNING id, type, payload""", [lease_s, limit]).fetchall()
 
 
@@ -148,8 +160,8 @@ def dicts_in_a_tuple(conn, limit, lease_s):
     with conn.cursor(row_factory=dict_row) as cursor:
         return tuple(cursor.execute("""
             UPDATE jobs SET attempts = attempts + 1, locked_until = now() + %(lease_s)s * interval '1 second'
-            WHERE id IN (SELECT id FROM jobs WHERE run_at <= now() AND coalesce(locked_until < now(), true)
-                         ORDER BY run_at LIMIT %(limit)s FOR NO KEY UPDATE SKIP LOCKED)
+            WHERE id = ANY(ARRAY(SELECT id FROM jobs WHERE run_at <= now() AND coalesce(locked_until < now(), true)
+                                 ORDER BY run_at LIMIT %(limit)s FOR NO KEY UPDATE SKIP LOCKED))
             RETURNING *""", {"limit": limit, "lease_s": lease_s}).fetchall())
 
 

@@ -47,8 +47,19 @@ def the_token_as_text(conn, job_id, lease_token):
     return conn.execute("DELETE FROM jobs WHERE id = %s AND lease::text = %s", [job_id, str(lease_token)]).rowcount
 
 
+def skips_a_locked_row(conn, job_id, lease_token):
+    """Passes over its row when another session holds it: only a claim of a run-out lease can, and then
+    the token is no longer ours anyway."""
+    with conn.transaction():
+        row = conn.execute("SELECT lease FROM jobs WHERE id = %s FOR UPDATE SKIP LOCKED", [job_id]).fetchone()
+        if row is None or row[0] != lease_token:
+            return False
+        return len(conn.execute("DELETE FROM jobs WHERE id = %s RETURNING id", [job_id]).fetchall())
+
+
 @pytest.mark.parametrize("ack", [hints_spelled_out, the_deleted_row_or_none, locked_then_deleted,
-                                 through_a_batch_helper, the_token_as_text], ids=lambda answer: answer.__name__)
+                                 through_a_batch_helper, the_token_as_text, skips_a_locked_row],
+                         ids=lambda answer: answer.__name__)
 def test_correct_acks_pass(ack):
     report = run_check("04.fenced_ack", ack=ack)
     assert report.passed, report.render()
@@ -91,8 +102,14 @@ def noted_in_the_bookkeeping(conn, job, lease_s):
                         "WHERE id = %s AND lease = %s", [lease_s, job.id, job.lease_token]).rowcount == 1
 
 
+def fenced_by_attempts_too(conn, job, lease_s):
+    """A second fence that always holds while the token does (a claim changes both), the count as the value."""
+    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease = %s "
+                        "AND attempts = %s", [lease_s, job.id, job.lease_token, job.attempts]).rowcount
+
+
 @pytest.mark.parametrize("extend_lease", [beat_hints_spelled_out, the_new_end_or_none, by_pythons_clock,
-                                          locked_then_extended, noted_in_the_bookkeeping],
+                                          locked_then_extended, noted_in_the_bookkeeping, fenced_by_attempts_too],
                          ids=lambda answer: answer.__name__)
 @pytest.mark.slow
 def test_correct_heartbeats_pass(extend_lease):

@@ -17,10 +17,11 @@ MARK = "locked_until = now() + make_interval(secs => %(lease_s)s), attempts = at
 
 
 def claim_sql(*, ready=READY, order="ORDER BY run_at", lock="FOR UPDATE SKIP LOCKED", mark=MARK, limit="1",
-              match="id =", returning="id, type, payload"):
+              match="id = ({})", returning="id, type, payload"):
+    chosen = f"SELECT id FROM jobs WHERE {ready} {order} LIMIT {limit} {lock}"
     return f"""
         UPDATE jobs SET {mark}
-        WHERE {match} (SELECT id FROM jobs WHERE {ready} {order} LIMIT {limit} {lock})
+        WHERE {match.format(chosen)}
         RETURNING {returning}"""
 
 
@@ -80,6 +81,23 @@ def serializable_without_retries(conn, lease_s):
         return read_then_mark(conn, lease_s)
 
 
+def locks_one_then_orders(conn, lease_s):
+    """ORDER BY outside the sub-select that locks one row: it sorts a single, arbitrary job."""
+    return conn.execute(f"""
+        UPDATE jobs SET {MARK}
+        WHERE id = (SELECT id FROM (SELECT id, run_at FROM jobs WHERE {READY} LIMIT 1 FOR UPDATE SKIP LOCKED) one
+                    ORDER BY run_at)
+        RETURNING id, type, payload""", {"lease_s": lease_s}).fetchone()
+
+
+def marks_every_job_of_its_type(conn, lease_s):
+    row = conn.execute(claim_sql(), {"lease_s": lease_s}).fetchone()
+    if row is not None:
+        conn.execute(f"UPDATE jobs SET locked_until = now() + make_interval(secs => %s) WHERE type = %s AND {READY}",
+                     [lease_s, row[1]])
+    return row
+
+
 WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
     "oldest_by_id": (claim_with("oldest_by_id", order="ORDER BY id"), ["takes the oldest ready job first"]),
     "newest_first": (claim_with("newest_first", order="ORDER BY run_at DESC"), ["takes the oldest ready job first"]),
@@ -114,6 +132,20 @@ WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
     "nowait": (claim_with("nowait", lock="FOR UPDATE NOWAIT"), ["does not wait for a row another worker is claiming"]),
     "a_share_lock_in_a_transaction": (share_lock_in_a_transaction, ["does not wait for a row another worker"]),
     "serializable_without_retries": (serializable_without_retries, ["does not wait for a row another worker"]),
+    # found by the second round: order, not the lease, decides; and a lock taken before the order
+    "fresh_jobs_before_crashed_ones": (claim_with("fresh_jobs_before_crashed_ones",
+                                                  order="ORDER BY locked_until NULLS FIRST, run_at"),
+                                       ["takes the oldest ready job first"]),
+    "locks_one_then_orders": (locks_one_then_orders, ["takes the oldest ready job first"]),
+    "due_a_second_late": (claim_with("due_a_second_late", ready=READY.replace("run_at <= now()",
+                                                                           "run_at < now() - interval '1 s'")),
+                          ["takes the oldest ready job first"]),
+    "marks_every_job_of_its_type": (marks_every_job_of_its_type, ["changes nothing but the claimed job's"]),
+    "one_chosen_with_in": (claim_with("one_chosen_with_in", match="id IN ({})"),
+                           ["changes nothing but the claimed job's"]),
+    "lease_rounded_to_seconds": (claim_with("lease_rounded_to_seconds",
+                                            mark=MARK.replace("%(lease_s)s)", "%(lease_s)s::int)")),
+                                 ["hides the job for lease_s seconds"]),
 }
 
 
@@ -186,7 +218,7 @@ def test_read_then_mark_in_two_statements_hands_jobs_to_two_workers(claim):
 
 
 def batch_with(name, **parts):
-    parts.setdefault("match", "id IN")
+    parts.setdefault("match", "id = ANY(ARRAY({}))")
     parts.setdefault("limit", "%(limit)s")
     statement = claim_sql(**parts)
 
@@ -210,13 +242,21 @@ def batch_of_ids(conn, limit, lease_s):
     return [row[0] for row in batch_with("ids", returning="id")(conn, limit, lease_s)]
 
 
+def counts_one_attempt_per_batch(conn, limit, lease_s):
+    leases_only = batch_with("leases_only", mark="locked_until = now() + make_interval(secs => %(lease_s)s)")
+    rows = leases_only(conn, limit, lease_s)
+    if rows:
+        conn.execute("UPDATE jobs SET attempts = attempts + 1 WHERE id = %s", [min(row[0] for row in rows)])
+    return rows
+
+
 WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
     "batch_oldest_by_id": (batch_with("batch_oldest_by_id", order="ORDER BY id"),
                            ["returns up to `limit` jobs, the oldest ready ones"]),
     "limit_of_ten": (batch_with("limit_of_ten", limit="10"), ["returns up to `limit` jobs, the oldest ready ones"]),
     "one_more_than_the_limit": (batch_with("one_more_than_the_limit", limit="%(limit)s + 1"),
                                 ["returns up to `limit` jobs, the oldest ready ones"]),
-    "id_equals_a_subquery": (batch_with("id_equals_a_subquery", match="id ="),
+    "id_equals_a_subquery": (batch_with("id_equals_a_subquery", match="id = ({})"),
                              ["returns up to `limit` jobs, the oldest ready ones"]),
     "batch_ignores_run_at": (batch_with("batch_ignores_run_at", ready="(locked_until IS NULL OR locked_until < now())"),
                              ["leaves a job whose run_at is still in the future"]),
@@ -237,6 +277,10 @@ WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
     # found by the first red-team round: a limit of its own, met only with more than ten jobs ready
     "at_most_ten": (batch_with("at_most_ten", limit="least(%(limit)s, 10)"),
                     ["returns up to `limit` jobs, the oldest ready ones"]),
+    "counts_one_attempt_per_batch": (counts_one_attempt_per_batch, ["each claimed job: attempts + 1"]),
+    # found by a false fail of the reference itself: an IN (...) sub-select may run once per row scanned
+    "chosen_with_in": (batch_with("chosen_with_in", match="id IN ({})"),
+                       ["returns up to `limit` jobs, the oldest ready ones"]),
 }
 
 
@@ -247,13 +291,23 @@ def test_wrong_batches_fail(case):
     assert fails_exactly(report, *reasons), report.render()
 
 
+@pytest.mark.parametrize("exercise, answer", [
+    ("03.claim", {"claim": claim_with("one_chosen_with_in", match="id IN ({})")}),
+    ("03.claim_batch", {"claim_batch": batch_with("chosen_with_in", match="id IN ({})")})])
+def test_a_sub_select_run_once_per_row_is_named(exercise, answer):
+    """Every time, not when autovacuum happens to have analyzed the table: the check's table has the
+    statistics a queue's table has once its done jobs are deleted and it is analyzed."""
+    texts = {run_check(exercise, **answer).render() for _ in range(2)}
+    assert len(texts) == 1 and "may run that sub-select again for every row it scans" in texts.pop()
+
+
 def test_id_equals_a_subquery_of_several_rows_is_told_what_it_raised():
-    text = run_check("03.claim_batch", claim_batch=batch_with("id_equals", match="id =")).render()
+    text = run_check("03.claim_batch", claim_batch=batch_with("id_equals", match="id = ({})")).render()
     assert "yours raised CardinalityViolation" in text, text
 
 
 def test_a_limit_applied_in_python_leases_jobs_nobody_runs():
-    statement = claim_sql(match="id IN", limit="ALL")
+    statement = claim_sql(match="id = ANY(ARRAY({}))", limit="ALL")
 
     def claim_batch(conn, limit, lease_s):
         return conn.execute(statement, {"lease_s": lease_s}).fetchall()[:limit]
@@ -287,6 +341,11 @@ def test_a_failure_is_shown_on_the_smallest_table_that_shows_it():
     example = next(line for line in text.splitlines() if "smallest failing example" in line)
     jobs = example.split("example: ")[1].split(";")[0]  # one job, of a type other than the demo's
     assert jobs.startswith("job 1 (") and jobs.count("(") == 1 and "send_receipt" not in jobs, text
+
+
+def test_the_smallest_table_can_be_an_empty_one():
+    text = run_check("03.claim", claim=a_list_when_empty).render()
+    assert "smallest failing example: an empty jobs table; claim(conn, 30)" in text, text
 
 
 def test_a_seed_replays_the_same_failure_every_time():

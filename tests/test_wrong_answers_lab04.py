@@ -50,6 +50,15 @@ def deletes_its_dead_letter_too(conn, job_id, lease_token):
     return ack_with(FENCED)(conn, job_id, lease_token)
 
 
+def dead_letters_a_lost_job(conn, job_id, lease_token):
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount:
+        return True
+    conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s RETURNING *) INSERT INTO dead_jobs (id, queue, type, "
+                 "payload, priority, attempts, max_attempts, reason, created_at) SELECT id, queue, type, payload, "
+                 "priority, attempts, max_attempts, 'lease lost', created_at FROM gone", [job_id])
+    return False
+
+
 WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
     "the_lessons_plain_ack": (ack_with("DELETE FROM jobs WHERE id = %(id)s"),
                               ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
@@ -58,14 +67,22 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
                              "a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
     "fenced_by_token_and_clock": (ack_with(FENCED + " AND run_at > now()"),
                                   ["deletes the job while lease_token is still its token"]),
-    "a_handed_back_job_counts_as_ours": (ack_with("DELETE FROM jobs WHERE id = %(id)s AND (lease = %(lease)s OR "
-                                                  "lease IS NULL)"), ["a job handed back for a retry"]),
-    "marks_instead_of_deleting": (ack_with("UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"),
+    "a_handed_back_job_counts_as_ours": (ack_with(FENCED.replace("lease = %(lease)s",
+                                                                 "(lease = %(lease)s OR lease IS NULL)")),
+                                         ["a job handed back for a retry"]),
+    "marks_instead_of_deleting": (ack_with("UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s "
+                                           "AND lease = %(lease)s"),
                                   ["deletes the job while lease_token is still its token"]),
     "deletes_its_dead_letter_too": (deletes_its_dead_letter_too, ["deletes only that job"]),
     "always_reports_success": (always_reports_success, ["returns something false when it deleted nothing"]),
     "returns_nothing": (returns_nothing, ["returns something true when it deleted the job"]),
-    "raises_when_the_lease_is_lost": (raises_when_the_lease_is_lost, ["returns something false when it deleted nothing"]),
+    "raises_when_the_lease_is_lost": (raises_when_the_lease_is_lost,
+                                      ["returns something false when it deleted nothing"]),
+    # found by the red-team rounds
+    "dead_letters_a_lost_job": (dead_letters_a_lost_job, ["a worker that lost its lease deletes nothing",
+                                                          "a job handed back for a retry"]),
+    "deletes_what_ran_out": (ack_with(FENCED.replace("lease = %(lease)s", "(lease = %(lease)s OR run_at <= now())")),
+                             ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
 }
 
 
@@ -126,24 +143,45 @@ def fenced_by_the_lease_end_it_was_given(conn, job, lease_s):
                         [lease_s, job.id, job.lease_expires_at]).rowcount == 1
 
 
+def extend_with_copy(conn, job, lease_s):
+    return conn.execute("UPDATE jobs SET run_at = %s::timestamptz + make_interval(secs => %s) "
+                        "WHERE id = %s AND lease = %s", [job.lease_expires_at, lease_s, job.id, job.lease_token]
+                        ).rowcount == 1
+
+
+def says_yes_while_the_job_exists(conn, job, lease_s):
+    extend_with(EXTEND)(conn, job, lease_s)
+    return conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job.id]).fetchone() is not None
+
+
 WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those only)
     "extends_nothing": (extends_nothing, ["moves the end of the lease", "returns something false when the lease is no "
                                           "longer ours", "returns something false for a job that is gone"]),
     "without_the_fence": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s"),
                           ["does not extend a lease that is no longer ours"],
                           ["returns something false when the lease is no longer ours"]),
-    "adds_to_the_end_of_the_lease": (extend_with("UPDATE jobs SET run_at = run_at + make_interval(secs => %(lease_s)s) "
-                                                 "WHERE id = %(id)s AND lease = %(lease)s"), ["moves the end of the lease"]),
-    "hides_the_job_for_good": (extend_with("UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"),
-                               ["moves the end of the lease"]),
+    "adds_to_the_end_of_the_lease": (extend_with(EXTEND.replace("now() +", "run_at +")),
+                                     ["moves the end of the lease"]),
+    "hides_the_job_for_good": (extend_with(EXTEND.replace(NOW_PLUS, "'infinity'")), ["moves the end of the lease"]),
     "fenced_by_the_lease_end_it_was_given": (fenced_by_the_lease_end_it_was_given,
                                              ["moves the end of the lease", "returns something true while the lease"]),
-    "a_new_token_every_beat": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS}, lease = gen_random_uuid() "
-                                           "WHERE id = %(id)s AND lease = %(lease)s"), ["changes nothing but that job's"]),
-    "counts_an_attempt_every_beat": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS}, attempts = attempts + 1 "
-                                                 "WHERE id = %(id)s AND lease = %(lease)s"), ["changes nothing but"]),
+    "a_new_token_every_beat": (extend_with(EXTEND.replace(" WHERE", ", lease = gen_random_uuid() WHERE")),
+                               ["changes nothing but that job's"]),
+    "counts_an_attempt_every_beat": (extend_with(EXTEND.replace(" WHERE", ", attempts = attempts + 1 WHERE")),
+                                     ["changes nothing but"]),
     "always_says_yes": (always_says_yes, ["returns something false when the lease is no longer ours",
                                           "returns something false for a job that is gone"]),
+    # found by the red-team rounds
+    "beats_only_when_a_third_is_left": (extend_with(EXTEND + " AND run_at < now() + make_interval(secs => "
+                                                             "%(lease_s)s / 3)"),
+                                        ["moves the end of the lease"], ["returns something true while the lease"]),
+    "takes_a_run_out_lease_back": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS}, lease = %(lease)s "
+                                               "WHERE id = %(id)s AND (lease = %(lease)s OR run_at < now())"),
+                                   ["does not extend a lease that is no longer ours"],
+                                   ["returns something false when the lease is no longer ours"]),
+    "from_the_end_its_copy_says": (extend_with_copy, ["moves the end of the lease"]),
+    "says_yes_while_the_job_exists": (says_yes_while_the_job_exists,
+                                      ["returns something false when the lease is no longer ours"]),
 }
 
 

@@ -110,7 +110,8 @@ class Jobs:
     def told(self) -> str:
         target = self.row(self.job_id)
         parts = [f"job {target.told()}" if target else
-                 f"job {self.job_id} is gone from the jobs table" + (" (dead-lettered)" if self.job_id in self.dead else "")]
+                 f"job {self.job_id} is gone from the jobs table"
+                 + (" (dead-lettered)" if self.job_id in self.dead else "")]
         others = [r.told() for r in self.rows if r.id != self.job_id]
         if others:
             parts.append(("other job " if len(others) == 1 else "other jobs ") + ", ".join(others))
@@ -155,12 +156,12 @@ def install(jobs: Jobs) -> sql.Composable:
                  sql.Literal(r.priority), diff.from_now(r.run_at), sql.Literal(r.attempts), sql.Literal(r.max_attempts),
                  sql.Literal(_token(r.lease, r.id)), sql.Literal("worker" if r.lease else None),
                  diff.from_now(-60.0) if r.lease else sql.NULL] for r in jobs.rows]  # claimed a minute ago
-        statements.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload, priority, run_at, attempts, max_attempts, "
-                                  "lease, claimed_by, claimed_at) ") + diff.values(rows))
+        statements.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload, priority, run_at, attempts, "
+                                  "max_attempts, lease, claimed_by, claimed_at) ") + diff.values(rows))
     if jobs.dead:
-        rows = [[sql.Literal(i), sql.Literal("default"), sql.Literal("send_receipt"), sql.Literal(Jsonb({"order_id": i})),
-                 sql.Literal(0), sql.Literal(8), sql.Literal(8), sql.Literal("max_attempts"), sql.SQL("now()")]
-                for i in jobs.dead]
+        rows = [[sql.Literal(i), sql.Literal("default"), sql.Literal("send_receipt"),
+                 sql.Literal(Jsonb({"order_id": i})), sql.Literal(0), sql.Literal(8), sql.Literal(8),
+                 sql.Literal("max_attempts"), sql.SQL("now()")] for i in jobs.dead]
         statements.append(sql.SQL("INSERT INTO dead_jobs (id, queue, type, payload, priority, attempts, max_attempts, "
                                   "reason, created_at) ") + diff.values(rows))
     return sql.SQL("; ").join(statements) if statements else sql.SQL("SELECT")
@@ -255,6 +256,12 @@ def _holder(jobs: Jobs, theirs: diff.Outcome) -> str:
     return "nobody" if stored["lease"] is None else "ours" if stored["lease"] == str(OURS) else "theirs"
 
 
+def _where(m) -> str:
+    """A mismatch's place, in words: "job 3's run_at", "dead-letter row 4"."""
+    row = f"{'job' if m.table == 'jobs' else 'dead-letter row'} {m.key[0]}"
+    return row + (f"'s {m.column}" if m.column else "")
+
+
 def _value(value) -> str:
     if value is MISSING:
         return "no such row"
@@ -277,7 +284,8 @@ class Judge:
     def reference(self, jobs: Jobs) -> Callable[[psycopg.Connection], Attempt]:
         if self.heartbeat:
             params = {"id": jobs.job_id, "lease_token": OURS, "lease_s": jobs.lease_s}
-            return lambda conn: Attempt(conn.execute(queries.query("queue", "extend_lease"), params).fetchone() is not None)
+            return lambda conn: Attempt(
+                conn.execute(queries.query("queue", "extend_lease"), params).fetchone() is not None)
         params = {"id": jobs.job_id, "lease_token": OURS}
         return lambda conn: Attempt(conn.execute(queries.query("queue", "ack"), params).rowcount == 1)
 
@@ -321,14 +329,15 @@ class Judge:
                 return diff.Finding(RETRIED, got="the job was deleted", expected="the job kept, for its retry",
                                     note="no one holds the job now, and your token is not its token: its retry is the "
                                          "only record that it still has to succeed")
-            return diff.Finding(ZOMBIE, got="the job was deleted", expected="the job kept, for the worker that holds it now",
+            return diff.Finding(ZOMBIE, got="the job was deleted",
+                                expected="the job kept, for the worker that holds it now",
                                 note="that worker's run is now the only record that the job still has to succeed: if "
                                      "it fails, its retry is gone. Compare lease tokens, not times: its lease ends in "
                                      "the future too")
         differences = [m for m in mismatches(ours.state, theirs.state, slack_s=slack_s)]
         if differences:
             m = differences[0]
-            what = f"{'job' if m.table == 'jobs' else 'dead-letter row'} {m.key[0]}" + (f"'s {m.column}" if m.column else "")
+            what = _where(m)
             if m.key == key and m.table == "jobs" and owner != "ours":
                 name, note = (RETRIED if owner == "nobody" else ZOMBIE), "a worker that lost its lease changes nothing"
             else:
@@ -341,7 +350,8 @@ class Judge:
                                     note="the worker reads a false ack as a lost lease")
             return diff.Finding(ACK_FALSE, got=raised or short(ours.returned), expected="something false",
                                 note=raised and "nothing to delete is an answer, not an error: return something false"
-                                or "the worker logs a lost lease from a false ack: another worker may be running the job")
+                                or "the worker logs a lost lease from a false ack: another worker may be running "
+                                   "the job")
         return None
 
     def _beat(self, jobs: Jobs, ours: diff.Outcome, theirs: diff.Outcome, slack_s: float) -> diff.Finding | None:
@@ -351,12 +361,13 @@ class Judge:
         for m in mismatches(ours.state, theirs.state, slack_s=slack_s):
             if m.column in BOOKKEEPING:
                 continue
-            what = f"{'job' if m.table == 'jobs' else 'dead-letter row'} {m.key[0]}" + (f"'s {m.column}" if m.column else "")
+            what = _where(m)
             got, expected = f"{what}: {_value(m.ours)}", f"{what}: {_value(m.theirs)}"
             if m.table == "jobs" and m.key == key and m.column == "run_at":
                 before = jobs.row(jobs.job_id)
                 if theirs.returned:  # the reference extended it
-                    added = isinstance(m.ours, At) and before and abs(m.ours.seconds - (before.run_at + jobs.lease_s)) <= slack_s
+                    added = isinstance(m.ours, At) and before and \
+                        abs(m.ours.seconds - (before.run_at + jobs.lease_s)) <= slack_s
                     note = raised or (f"lease_s = {jobs.lease_s:g}: run_at = now() + {jobs.lease_s:g} s" + (
                         "; yours added lease_s to the end of the current lease: a dead worker's job would stay hidden "
                         "longer with every beat it made" if added else ""))
@@ -376,7 +387,8 @@ class Judge:
                 return diff.Finding(BEAT_GONE, got=got, expected="something false",
                                     note="the job was acked or dead-lettered: there is no lease to keep")
             return diff.Finding(BEAT_FALSE, got=got, expected="something false",
-                                note="the worker logs a lost lease from this answer: another worker may be running the job")
+                                note="the worker logs a lost lease from this answer: another worker may be "
+                                     "running the job")
         return None
 
 
