@@ -54,13 +54,15 @@ class Scenario(Protocol):
 class Outcome:
     """Everything one run made observable, as plain data: what the answer returned (in the exercise's
     normal form), the exception it raised (None if it returned), every table's rows afterwards, whether
-    it waited for another session's lock, what the other sessions saw, and the answer's statements."""
+    it waited for another session's lock (and at which of its statements), what the other sessions saw,
+    and the answer's statements."""
     returned: Any = None
     raised: str | None = None
     state: State = field(default_factory=dict)
     waited: bool = False
     others: tuple = ()
     statements: tuple[str, ...] = ()
+    waited_at: tuple[int, str] | None = None  # the answer's statement that waited: (its number, from 1; its text)
 
 
 @dataclass(frozen=True)
