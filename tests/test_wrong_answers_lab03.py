@@ -98,6 +98,25 @@ def marks_every_job_of_its_type(conn, lease_s):
     return row
 
 
+def chosen_in_python(retries: int):
+    """Read the ready jobs without a lock, pick the oldest in Python, then mark it only if it is still free
+    (compare and set), trying again `retries` times: another worker's claim between the two makes it miss
+    a ready job, or, retried, wait for that worker's row lock."""
+    def claim(conn, lease_s):
+        for _ in range(retries):
+            ready = conn.execute(f"SELECT id, run_at FROM jobs WHERE {READY}").fetchall()
+            if not ready:
+                return None
+            oldest = min(ready, key=lambda row: row[1])[0]
+            row = conn.execute(f"UPDATE jobs SET {MARK} WHERE id = %(id)s AND (locked_until IS NULL OR "
+                               "locked_until < now()) RETURNING id, type, payload",
+                               {"lease_s": lease_s, "id": oldest}).fetchone()
+            if row is not None:
+                return row
+        return None
+    return claim
+
+
 WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
     "oldest_by_id": (claim_with("oldest_by_id", order="ORDER BY id"), ["takes the oldest ready job first"]),
     "newest_first": (claim_with("newest_first", order="ORDER BY run_at DESC"), ["takes the oldest ready job first"]),
@@ -144,6 +163,14 @@ WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
     "ready_when_the_lease_ran_out": (claim_with("ready_when_the_lease_ran_out",
                                                 ready="coalesce(locked_until, run_at) <= now()"),
                                      ["leaves a job whose run_at is still in the future"]),
+    "payload_as_text": (claim_with("payload_as_text", returning="id, type, payload::text"),
+                        ["returns the claimed job as a row (id, type, payload)"]),
+    "and_or_without_brackets": (claim_with("and_or_without_brackets",
+                                           match="id = ({}) AND locked_until IS NULL OR locked_until < now()"),
+                                ["takes the oldest ready job first"],
+                                ["leaves a job whose run_at is still in the future", "changes nothing but"]),
+    "chosen_in_python_then_compared_and_set": (chosen_in_python(retries=1), ["takes the oldest ready job first"]),
+    "compared_and_set_until_it_works": (chosen_in_python(retries=20), ["does not wait for a row another worker"]),
     "one_chosen_with_in": (claim_with("one_chosen_with_in", match="id IN ({})"),
                            ["changes nothing but the claimed job's"]),
     "lease_rounded_to_seconds": (claim_with("lease_rounded_to_seconds",
@@ -253,6 +280,13 @@ def counts_one_attempt_per_batch(conn, limit, lease_s):
     return rows
 
 
+def chosen_then_marked_in_two_commits(conn, limit, lease_s):
+    ids = [row[0] for row in conn.execute(f"SELECT id FROM jobs WHERE {READY} ORDER BY run_at LIMIT %s "
+                                          "FOR UPDATE SKIP LOCKED", [limit])]
+    return conn.execute(f"UPDATE jobs SET {MARK} WHERE id = ANY(%(ids)s) RETURNING id, type, payload",
+                        {"lease_s": lease_s, "ids": ids}).fetchall()
+
+
 WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
     "batch_oldest_by_id": (batch_with("batch_oldest_by_id", order="ORDER BY id"),
                            ["returns up to `limit` jobs, the oldest ready ones"]),
@@ -281,6 +315,9 @@ WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
     "at_most_ten": (batch_with("at_most_ten", limit="least(%(limit)s, 10)"),
                     ["returns up to `limit` jobs, the oldest ready ones"]),
     "counts_one_attempt_per_batch": (counts_one_attempt_per_batch, ["each claimed job: attempts + 1"]),
+    "newest_batch": (batch_with("newest_batch", order="ORDER BY run_at DESC"),
+                     ["returns up to `limit` jobs, the oldest ready ones"]),
+    "chosen_then_marked_in_two_commits": (chosen_then_marked_in_two_commits, ["no job is claimed twice"]),
     # found by a false fail of the reference itself: an IN (...) sub-select may run once per row scanned
     "chosen_with_in": (batch_with("chosen_with_in", match="id IN ({})"),
                        ["returns up to `limit` jobs, the oldest ready ones"]),
