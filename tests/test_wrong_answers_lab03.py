@@ -388,6 +388,12 @@ def test_the_smallest_table_can_be_an_empty_one():
     assert "smallest failing example: an empty jobs table; claim(conn, 30)" in text, text
 
 
+def test_a_race_replays_the_same_failure_every_time():
+    texts = {run_check("03.claim", claim=claim_with("key_share", lock="FOR KEY SHARE SKIP LOCKED")).render()
+             for _ in range(3)}
+    assert len(texts) == 1, "\n\n".join(texts)
+
+
 def test_a_seed_replays_the_same_failure_every_time():
     answer = claim_with("oldest_by_id", order="ORDER BY id")
     runs = {run_check("03.claim", claim=answer, seed=11).render() for _ in range(3)}

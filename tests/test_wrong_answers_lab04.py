@@ -227,6 +227,12 @@ def test_reading_the_token_then_extending_by_id_takes_the_job_back():
     assert "worker B's move fell between your statements" in report.render()
 
 
+def test_a_race_replays_the_same_failure_every_time():
+    """Another session between the answer's statements, in real time: the same report, run after run."""
+    texts = {run_check("04.heartbeat", extend_lease=reads_the_token_then_extends_by_id).render() for _ in range(3)}
+    assert len(texts) == 1, "\n\n".join(texts)
+
+
 @pytest.mark.slow
 def test_the_worker_stage_catches_a_job_running_twice_at_once():
     t = Trial("04.heartbeat")

@@ -40,8 +40,8 @@ def in_words(seconds: float) -> str:
     if abs(seconds) < 0.005:
         return "now"
     size = abs(seconds)
-    if size < 120:
-        amount = f"{size:.3g} s"
+    if size < 120:  # tenths above a second: a time read a few ms later must read the same
+        amount = f"{size:.3g} s" if size < 1 else f"{round(size, 1):g} s"
     elif size < 7200:
         amount = f"{size / 60:.3g} min"
     elif size < 172800:
