@@ -502,6 +502,8 @@ class Judge:
     def _marks(self, table: Table, ours: diff.Outcome, theirs: diff.Outcome, taken: list,
                raised: str | None, slack_s: float) -> diff.Finding | None:
         differences = mismatches(ours.state, theirs.state, slack_s=slack_s)
+        # The claimed job's lease and attempts first: what a claim must write, before what it must not.
+        differences.sort(key=lambda m: not (m.key and m.key[0] in taken and m.column in ("locked_until", "attempts")))
         if not differences:
             if raised:
                 return diff.Finding(THOSE_JOBS if self.batch else THAT_JOB, got=raised, expected="no error")
