@@ -117,7 +117,11 @@ def chosen_in_python(retries: int):
     return claim
 
 
-WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
+BESIDE_OTHER_WORKERS = ["no job is claimed twice", "does not wait for a row another worker",
+                        "takes the oldest ready job first", "returns up to `limit` jobs", "claims no more jobs",
+                        "changes nothing but"]
+
+WRONG_CLAIMS = {  # the wrong answer, the checks it must fail, and those it may fail too
     "oldest_by_id": (claim_with("oldest_by_id", order="ORDER BY id"), ["takes the oldest ready job first"]),
     "newest_first": (claim_with("newest_first", order="ORDER BY run_at DESC"), ["takes the oldest ready job first"]),
     "only_receipts": (claim_with("only_receipts", ready=READY + " AND type = 'send_receipt'"),
@@ -174,8 +178,10 @@ WRONG_CLAIMS = {  # the wrong answer, and the checks it must fail (those only)
                                 ["leaves a job whose run_at is still in the future", "changes nothing but"]),
     "chosen_in_python_then_compared_and_set": (chosen_in_python(retries=1), ["takes the oldest ready job first"]),
     "compared_and_set_until_it_works": (chosen_in_python(retries=20), ["does not wait for a row another worker"]),
+    # An IN (...) answer's races depend on the table's physical order (page pruning, other sessions' open
+    # transactions): it always fails, for its cause, and may fail more beside other workers.
     "one_chosen_with_in": (claim_with("one_chosen_with_in", match="id IN ({})"),
-                           ["changes nothing but the claimed job's"]),
+                           ["changes nothing but the claimed job's"], BESIDE_OTHER_WORKERS),
     "lease_rounded_to_seconds": (claim_with("lease_rounded_to_seconds",
                                             mark=MARK.replace("%(lease_s)s)", "%(lease_s)s::int)")),
                                  ["hides the job for lease_s seconds"]),
@@ -323,7 +329,7 @@ WRONG_BATCHES = {  # the wrong answer, and the checks it must fail (those only)
     "chosen_then_marked_in_two_commits": (chosen_then_marked_in_two_commits, ["no job is claimed twice"]),
     # found by a false fail of the reference itself: an IN (...) sub-select may run once per row scanned
     "chosen_with_in": (batch_with("chosen_with_in", match="id IN ({})"),
-                       ["returns up to `limit` jobs, the oldest ready ones"]),
+                       ["returns up to `limit` jobs, the oldest ready ones"], BESIDE_OTHER_WORKERS),
 }
 
 
@@ -339,9 +345,11 @@ def test_wrong_batches_fail(case):
     ("03.claim_batch", {"claim_batch": batch_with("chosen_with_in", match="id IN ({})")})])
 def test_a_sub_select_run_once_per_row_is_named(exercise, answer):
     """Every time, not when autovacuum happens to have analyzed the table: the check's table has the
-    statistics a queue's table has once its done jobs are deleted and it is analyzed."""
-    texts = {run_check(exercise, **answer).render() for _ in range(2)}
-    assert len(texts) == 1 and "may run that sub-select again for every row it scans" in texts.pop()
+    statistics a queue's table has once its done jobs are deleted and it is analyzed. (Which other checks
+    fail beside it depends on the table's physical order, so only the cause is asserted.)"""
+    for _ in range(2):
+        report = run_check(exercise, **answer)
+        assert not report.passed and "may run that sub-select again for every row it scans" in report.render()
 
 
 def test_id_equals_a_subquery_of_several_rows_is_told_what_it_raised():
