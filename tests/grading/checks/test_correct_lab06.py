@@ -57,7 +57,8 @@ def one_statement(job, conn):
     """Both updates in one statement: the room is taken from the hotel the booking change returned."""
     conn.execute(
         "WITH changed AS (UPDATE bookings SET status = 'confirmed' WHERE id = %(id)s AND status = 'pending' "
-        "RETURNING hotel_id) UPDATE hotels h SET rooms_left = h.rooms_left - 1 FROM changed WHERE h.id = changed.hotel_id",
+        "RETURNING hotel_id) "
+        "UPDATE hotels h SET rooms_left = h.rooms_left - 1 FROM changed WHERE h.id = changed.hotel_id",
         {"id": job.payload["booking_id"]})
 
 
@@ -72,6 +73,17 @@ def locked_then_decided(job, conn):
         conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s", [booking_id])
         conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = %s", [hotel_id])
         return "confirmed"
+
+
+def rowcount_then_a_subquery(job, conn):
+    """No RETURNING: the UPDATE's row count says whether this run changed it, a sub-select finds the hotel."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        changed = conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending'",
+                               [booking_id])
+        if changed.rowcount == 1:
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 "
+                         "WHERE id = (SELECT hotel_id FROM bookings WHERE id = %s)", [booking_id])
 
 
 def begin_and_commit_by_hand(job, conn):
@@ -91,7 +103,8 @@ def begin_and_commit_by_hand(job, conn):
 
 
 @pytest.mark.parametrize("confirm_booking", [confirm_hints_spelled_out, one_statement, locked_then_decided,
-                                             begin_and_commit_by_hand], ids=lambda answer: answer.__name__)
+                                             rowcount_then_a_subquery, begin_and_commit_by_hand],
+                         ids=lambda answer: answer.__name__)
 @pytest.mark.slow
 def test_correct_confirmations_pass(confirm_booking):
     report = run_check("06.confirm_booking", confirm_booking=confirm_booking)
@@ -128,6 +141,17 @@ def row_written_after_the_send(job, conn):
     conn.execute("INSERT INTO processed (key) VALUES (%s) ON CONFLICT DO NOTHING", [key])
 
 
+def row_after_the_send_in_one_transaction(job, conn):
+    """Looks for the row, sends, then writes the row in the same transaction (red-team round 1)."""
+    booking_id = job.payload["booking_id"]
+    key = f"confirm:{booking_id}"
+    with conn.transaction():
+        if conn.execute("SELECT 1 FROM processed WHERE key = %s", [key]).fetchone():
+            return
+        send_email(provider_url(), *confirmation_email(conn, booking_id), idempotency_key=key)
+        conn.execute("INSERT INTO processed (key) VALUES (%s) ON CONFLICT DO NOTHING", [key])
+
+
 def keyword_arguments_and_a_return(job, conn):
     """Every argument by name, the key built once, and a value returned (the worker ignores it)."""
     booking = int(job.payload["booking_id"])
@@ -138,7 +162,8 @@ def keyword_arguments_and_a_return(job, conn):
 
 
 @pytest.mark.parametrize("send_confirmation", [send_hints_spelled_out, with_a_processed_row,
-                                               row_written_after_the_send, keyword_arguments_and_a_return],
+                                               row_written_after_the_send, row_after_the_send_in_one_transaction,
+                                               keyword_arguments_and_a_return],
                          ids=lambda answer: answer.__name__)
 @pytest.mark.slow
 def test_correct_confirmation_emails_pass(send_confirmation):

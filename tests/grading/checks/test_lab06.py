@@ -99,6 +99,15 @@ def rooms_left_computed_in_python(job, conn):
             conn.execute("UPDATE hotels SET rooms_left = %s WHERE id = %s", [left - 1, changed[0]])
 
 
+def room_by_a_subquery_every_time(job, conn):
+    """The conditional UPDATE, but the room taken whether or not it changed the booking (red-team round 1)."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending'", [booking_id])
+        conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 "
+                     "WHERE id = (SELECT hotel_id FROM bookings WHERE id = %s)", [booking_id])
+
+
 def swallows_the_failure(job, conn):
     """One transaction, but a failure is logged and the job acked: nothing retries it."""
     try:
@@ -124,6 +133,7 @@ def confirms_a_cancelled_booking(job, conn):
 @pytest.mark.parametrize("confirm_booking, reasons", [
     (unconditional, ["the job delivered again, or enqueued twice: no second room", "a booking that is not pending"]),
     (room_taken_every_time, ["the job delivered again, or enqueued twice: no second room"]),
+    (room_by_a_subquery_every_time, ["the job delivered again, or enqueued twice: no second room"]),
     (check_then_act, ["two workers run the same booking's job at the same moment"]),
     (cancelled_after_a_select, ["a booking cancelled while it runs is not confirmed"]),
     (rooms_left_computed_in_python, ["a room taken at the same hotel meanwhile is not lost"]),
@@ -191,6 +201,25 @@ def raises_when_already_sent(job, conn):
         send_email(provider_url(), *confirmation_email(conn, booking_id), idempotency_key=key)
 
 
+def gives_up_after_three_tries(job, conn):
+    """Retries the provider itself, then returns as if sent: the job is acked (red-team round 1)."""
+    booking_id = job.payload["booking_id"]
+    to, subject, body = confirmation_email(conn, booking_id)
+    for _ in range(3):
+        try:
+            send_email(provider_url(), to, subject, body, idempotency_key=f"confirm:{booking_id}")
+            return
+        except Exception:
+            time.sleep(0.01)
+
+
+def key_per_lease(job, conn):
+    """A new lease each delivery, so a new key each run (red-team round 1)."""
+    booking_id = job.payload["booking_id"]
+    send_email(provider_url(), *confirmation_email(conn, booking_id),
+               idempotency_key=f"confirm:{booking_id}:{job.lease_token}")
+
+
 def to_the_newest_booking(job, conn):
     """The guest of the newest booking in the table, not of the job's."""
     booking_id = conn.execute("SELECT max(id) FROM bookings").fetchone()[0]
@@ -204,6 +233,8 @@ def to_the_newest_booking(job, conn):
     (key_of_another_name, ["sends with Idempotency-Key confirm:<booking id>"]),
     (raises_when_already_sent, ["a run after the email went out returns normally"]),
     (to_the_newest_booking, ["sends the booking's guest one email"]),
+    (gives_up_after_three_tries, ["raises when the provider did not accept the email"]),
+    (key_per_lease, ["sends with Idempotency-Key confirm:<booking id>", "the job delivered again after it finished"]),
     (table_without_key, ["the re-run sends no second email"]),
     (mark_committed_before_sending, ["sends the booking's guest one email"]),
     (swallows_errors, ["raises when the provider did not accept the email"]),
@@ -270,3 +301,15 @@ def test_a_room_taken_from_the_demos_hotel_fails():
     report = run_check("06.confirm_booking", confirm_booking=hard_coded_hotel)
     assert_fails_with(report, "from the booking's own hotel")
     assert "hotel_id" in report.render()
+
+
+# -- issue 22 items 6 and 7: a caught lost update names its cause, and its seed replays it word for word ------
+
+
+def test_a_lost_update_names_its_cause_and_replays_word_for_word():
+    first = run_check("06.confirm_booking", confirm_booking=rooms_left_computed_in_python, seed=3)
+    again = run_check("06.confirm_booking", confirm_booking=rooms_left_computed_in_python, seed=3)
+    text = first.render()
+    assert failed(first) == ["a room taken at the same hotel meanwhile is not lost: rooms_left = rooms_left - 1"], text
+    assert "a lost update" in text and "SET rooms_left = rooms_left - 1" in text, text
+    assert again.render() == text

@@ -456,7 +456,8 @@ def killed(runner: Runner) -> tuple[diff.Finding, str] | None:
                 "the first run's database writes died with it, so only the provider can recognise the repeat: "
                 f"send with idempotency_key='confirm:{RACE.booking}'" if emails > 1 else
                 "a row committed before the send, and the worker killed before sending: the re-run found the row and "
-                "sent nothing. Send first, in the transaction that writes the row")),                 f"{RACE.told()}; the worker killed {where}; then the job delivered again (attempt 2)"
+                "sent nothing. Send first, in the transaction that writes the row")), \
+                f"{RACE.told()}; the worker killed {where}; then the job delivered again (attempt 2)"
     return None
 
 
