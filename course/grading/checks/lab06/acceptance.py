@@ -15,7 +15,7 @@ import psycopg
 from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
-from course.grading.checks.lab06.stayhub import PROVIDER_URL_ENV
+from course.grading.checks.lab06.stayhub import PROVIDER_URL_ENV, WORKERS_TIMEOUT_S
 from course.grading.trial import Trial
 
 KILLS = faults.Faults(kill_after_work=0.3, kill_mid_work=0.1, max_kills=4)
@@ -47,7 +47,7 @@ def the_acceptance_test(t: Trial, box, send_confirmation, inbox: Inbox, provider
     twice = bookings[:2]  # enqueued twice, as a double click or a redrive would
     payloads = [{"booking_id": b} for b in bookings + twice]
     scenario = faults.Scenario(send_confirmation, payloads, workers=2, concurrency=2, lease_s=1.0, faults=KILLS,
-                               env={PROVIDER_URL_ENV: provider.url}, timeout_s=60)
+                               env={PROVIDER_URL_ENV: provider.url}, timeout_s=WORKERS_TIMEOUT_S)
     result = faults.run(box, scenario, seed=seed)
     t.seed = result.seed
     faults.expect_finished(t, result)

@@ -400,8 +400,9 @@ def _told(finding: diff.Finding, name: str, *, lost: bool = False) -> diff.Findi
         note = ("your code saw the booking 'pending', then confirmed it after support had cancelled it: let the "
                 "UPDATE's WHERE decide (AND status = 'pending'), not a SELECT before it")
     else:
-        note = ("both runs saw 'pending' before either committed: let the UPDATE's WHERE decide (status = "
-                "'pending'), and take the room only when that UPDATE changed a row")
+        note = ("both runs of the job acted on one booking: only the run whose UPDATE ... WHERE status = 'pending' "
+                "changed it may take the room (RETURNING gives that run a row); a status read before, by a SELECT, "
+                "may be stale by the time you write")
     return replace(finding, check=name, note=note)
 
 
@@ -449,7 +450,8 @@ def in_workers(t: Trial, box, confirm_booking, seed: int) -> None:
     box.conn.execute("DELETE FROM jobs; DROP TABLE loyalty_points, processed, bookings, hotels")
     bookings = stayhub.install_stayhub(box.conn)[4:12]
     scenario = faults.Scenario(confirm_booking, [{"booking_id": b} for b in bookings], workers=2, concurrency=2,
-                               lease_s=1.0, faults=faults.Faults(kill_after_work=0.3, max_kills=3), timeout_s=60)
+                               lease_s=1.0, faults=faults.Faults(kill_after_work=0.3, max_kills=3),
+                               timeout_s=stayhub.WORKERS_TIMEOUT_S)
     result = faults.run(box, scenario, seed=seed)
     faults.expect_finished(t, result)
     confirmed = box.conn.execute("SELECT count(*) FROM bookings WHERE id = ANY(%s) AND status = 'confirmed'",

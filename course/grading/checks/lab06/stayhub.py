@@ -26,6 +26,9 @@ GUESTS = ["Priya", "Tomas", "Ingrid", "Kwame", "Lucia", "Mateo", "Noor", "Oskar"
           "Tariq", "Ulla", "Vera", "Wen", "Yusuf", "Zainab"]
 HOTELS = {42: "Casa do Rio", 7: "Hotel Aurora", 1: "Pension Lindenhof"}  # in storage order
 FIRST_BOOKING = 5307
+# How long the worker stages may take once a worker is up: it only bounds a hang. At load 41 a worker SIGKILLed
+# by the injector took ~30 s to be back, and a 60 s limit failed a correct answer with a job left unclaimed.
+WORKERS_TIMEOUT_S = 180
 
 
 def hotel_of_booking(n: int) -> int:
