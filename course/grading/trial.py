@@ -65,6 +65,7 @@ class Trial:
     seed: int | None = None
     results: list[Result] = field(default_factory=list)
     not_started: str | None = None  # what is still a stub, in words
+    notes: list[str] = field(default_factory=list)  # said under the checks, passed or failed (tell())
     _scratch: list[ScratchSchema] = field(default_factory=list)
 
     def scratch(self, *, queue_tables: bool = True) -> ScratchSchema:
@@ -107,6 +108,11 @@ class Trial:
         passed = bool(ok) if ok is not None else got == expected
         self.results.append(Result(name, passed, expected, got, None if passed else example, note))
         return passed
+
+    def tell(self, line: str) -> None:
+        """A line the report prints under its checks whatever they say: what the check tried, and how
+        often a right answer fails it by chance (a statistical check's stated false-alarm rate)."""
+        self.notes.append(line)
 
     def require(self, name: str, **kwargs) -> None:
         if not self.expect(name, **kwargs):
