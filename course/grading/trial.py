@@ -47,6 +47,7 @@ class Attempt:
     value: Any = None
     error: str | None = None
     error_type: str | None = None
+    error_bases: tuple[str, ...] = ()  # the names of its type and every base: "ValueError" in them, say
 
 
 @dataclass
@@ -85,7 +86,8 @@ class Trial:
             self.not_started = f"`{getattr(fn, '__name__', 'your function')}` still raises NotImplementedError"
             raise NotStarted from None
         except Exception as error:  # noqa: BLE001 (learner code may raise anything; it is what we observe)
-            return Attempt(error=describe(error), error_type=type(error).__name__)
+            return Attempt(error=describe(error), error_type=type(error).__name__,
+                           error_bases=tuple(kind.__name__ for kind in type(error).__mro__))
 
     def call(self, fn, *args, during: str, **kwargs):
         """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""

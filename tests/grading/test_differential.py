@@ -40,6 +40,17 @@ def test_a_schema_is_read_as_plain_data_with_times_from_now(box):
     assert len(state["loose"]) == 2  # no primary key: the same row twice is two rows
 
 
+def test_a_column_named_a_moment_is_read_as_the_datetime_it_holds(box):
+    """A simulated clock's moment (a slot in 2099) means itself, not seconds from now."""
+    from datetime import datetime, timezone
+
+    box.conn.execute("INSERT INTO things (id, at) VALUES (1, '2099-03-14 02:10:00+00'), (2, NULL)")
+    state = Reader.of(box.conn, moments=("things.at",)).read(box.conn)
+    assert state["things"][(1,)]["at"] == datetime(2099, 3, 14, 2, 10, tzinfo=timezone.utc)
+    assert state["things"][(2,)]["at"] is None
+    assert isinstance(Reader.of(box.conn).read(box.conn)["things"][(1,)]["at"], At)
+
+
 def test_states_differ_by_row_and_column_with_times_within_a_slack():
     ours = {"t": {(1,): {"id": 1, "at": At(30.1)}, (2,): {"id": 2, "at": At(0.0)}}}
     theirs = {"t": {(1,): {"id": 1, "at": At(30.0)}, (3,): {"id": 3, "at": At(0.0)}}}
