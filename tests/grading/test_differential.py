@@ -191,6 +191,16 @@ def test_a_search_reports_every_check_once_with_its_smallest_example_and_replays
                      ("never fails", True, None)]
 
 
+def test_the_boundaries_given_first_are_tried_before_any_drawn_scenario():
+    seen = []
+    t = Trial("99.test")
+    verdicts = diff.Verdicts(t, ["no number above five", "no three then four"])
+    diff.search(verdicts, lambda rng: Numbers((0,)), lambda s: seen.append(s) or judge(s), seed=1, count=2,
+                first=[Numbers((3, 4)), Numbers((1,))])
+    assert seen[0] == Numbers((3, 4)) and seen[-3:] == [Numbers((1,)), Numbers((0,)), Numbers((0,))]  # shrinks between
+    assert verdicts.failed("no three then four") and not verdicts.failed("no number above five")
+
+
 def test_families_are_drawn_in_turn():
     drawn = diff.in_turn([lambda rng: "a", lambda rng: "b", lambda rng: "c"])
     assert [drawn(None) for _ in range(5)] == ["a", "b", "c", "a", "b"]
