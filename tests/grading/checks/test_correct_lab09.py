@@ -87,8 +87,14 @@ def one_insert_from_unnest(conn, guest_ids):
     return [row[0] for row in rows]
 
 
+def ids_as_a_tuple(conn, guest_ids):
+    """The ids in the guests' order, as a tuple (`()` for no guests): a sequence of them is what the rule asks."""
+    with conn.transaction():
+        return tuple(jobs.enqueue(conn, "send_newsletter", {"guest_id": g}, priority=-3) for g in guest_ids)
+
+
 @pytest.mark.parametrize("enqueue_newsletter", [newsletter_hints_spelled_out, a_loop_in_one_transaction,
-                                                just_below_the_default, one_insert_from_unnest])
+                                                just_below_the_default, one_insert_from_unnest, ids_as_a_tuple])
 def test_a_correct_newsletter_passes(enqueue_newsletter):
     report = run_check("09.newsletter", enqueue_newsletter=enqueue_newsletter)
     assert report.passed, report.render()
