@@ -6,7 +6,7 @@ a wrong tick fails in a few seconds; two tests run that stage (the solution's, a
 only there).
 """
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -250,6 +250,11 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
+def slots_before_now_only(conn, now):
+    """Counts a slot as due once its moment has passed (slot < now): the slot at exactly now waits a tick."""
+    return scheduler.tick(conn, now - timedelta(microseconds=1))
+
+
 def solution_tick_but(*, on_its_queue=True, stores_the_id=True, on_conflict=True, stored_id=None, returns_ids=True,
                       stores_the_id_after_the_commit=False, job_type=lambda schedule: schedule.job_type,
                       payload=scheduler.job_payload, skips_first=True, records_skips=True, returns_lost_slots=False):
@@ -331,6 +336,7 @@ WRONG_TICKS = {  # the tick, the checks it must fail, the checks it may fail as 
     "the_schedules_payload_dropped": (solution_tick_but(payload=lambda schedule, slot: {
         "slot": slot.astimezone(UTC).isoformat()}), [ITS_JOB], [], ["its job's payload"]),
     "reads_the_wall_clock": (reads_the_wall_clock, [USE_NOW], [], ["wall clock"]),
+    "slots_before_now_only": (slots_before_now_only, [POLICY], [], ["exactly now", "slot <= now"]),
     "returns_how_many": (solution_tick_but(returns_ids=False), [RETURNS], [], ["returned 0"]),
     "returns_the_winners_job": (solution_tick_but(returns_lost_slots=True), [RETURNS], [], ["scheduler B"]),
 }

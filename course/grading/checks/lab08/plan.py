@@ -84,6 +84,12 @@ def families() -> list[Callable[[random.Random], Due]]:
     return [nothing, one, few, outage, typo]
 
 
+def boundaries() -> list[Due]:
+    """Tried on every run, before the drawn lists: nothing, one and two slots due with each policy, and a typo
+    with nothing due."""
+    return [Due(count, policy) for count in (0, 1, 2) for policy in scheduler.POLICIES] + [Due(0, "catchup")]
+
+
 # -- the judge -------------------------------------------------------------------------------------------
 
 RETURNS = "returns a Plan(run=[...], skip=[...])"
@@ -164,5 +170,6 @@ class PlanJudge:
 def plan_check(t: Trial, plan, seed=None) -> None:
     t.seed = DEFAULT_SEED if seed is None else seed
     verdicts = diff.Verdicts(t, PLAN_CHECKS)
-    diff.search(verdicts, diff.in_turn(families()), PlanJudge(t, plan).compare, seed=t.seed, count=SCENARIOS)
+    diff.search(verdicts, diff.in_turn(families()), PlanJudge(t, plan).compare, seed=t.seed, count=SCENARIOS,
+                first=boundaries())
     verdicts.report()

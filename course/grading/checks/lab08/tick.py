@@ -179,6 +179,13 @@ class TickJudge:
         if not got.untouched:
             return diff.Finding(RUNS, got="it changed schedules, dead_jobs or a job it did not enqueue",
                                 expected="only schedule_runs rows and new jobs")
+        at_now = [key for key in expected.decided()
+                  if key[1] == world.now and got.slots.get(key) != expected.slots[key]]
+        if at_now and self._leaves_now(world):
+            where = f"{at_now[0][0]} {hhmm(world.now)}: "
+            return diff.Finding(POLICY, got=where + _slot_words(got.slots.get(at_now[0], Slot(None))),
+                                expected=where + _slot_words(expected.slots[at_now[0]]),
+                                note=_AT_NOW.format(now=hhmm(world.now)))
         if not got.decided() and not got.new_ids and (expected.decided() or expected.new_ids):
             return diff.Finding(USE_NOW, got="nothing enqueued or recorded", expected=_summary(expected),
                                 note="use the `now` you are given and the `conn` you are given: the check's clock is "
@@ -250,6 +257,11 @@ class TickJudge:
                             note="UPDATE schedule_runs SET job_id = <the id queue.enqueue returned> for this task and "
                                  "slot, in the claim's transaction")
 
+    def _leaves_now(self, world: World) -> bool:
+        """Whether the answer leaves out only the slot at exactly `now` (an experiment: one second later, it
+        decides what the reference decides), rather than reading another clock."""
+        return self.compare(replace(world, now_s=world.now_s + 1)) is None
+
     def _enqueues_again(self, world: World) -> bool:
         """Whether the answer enqueues the world's slots again after a worker ran their jobs (an experiment)."""
         again = self.run(replace(world, again=True, fault=None), self.learner)
@@ -272,6 +284,10 @@ class TickJudge:
                 note = "after the failure and the next tick, every slot must stand as one tick alone leaves it"
             return diff.Finding(FAULT, got=where + _slot_words(ours), expected=where + _slot_words(theirs), note=note)
         return diff.Finding(FAULT, got=_summary(got), expected=_summary(expected))
+
+
+_AT_NOW = ("a slot at exactly now ({now}) is due, and one second later your tick runs it: scheduler.due_slots gives "
+           "the slots up to and including now (slot <= now, not <)")
 
 
 def _slot_words(slot: Slot) -> str:
