@@ -47,6 +47,7 @@ from course.grading.trial import Attempt, NotStarted
 SETTLE_S = 10.0  # longest a session may run before the arena calls it stuck (a loaded machine's worst)
 POLL_S = 0.002
 STATEMENT_TIMEOUT = "8s"  # an answer blocked for longer is stopped, so a check always ends
+FINISH_S = 300.0  # bounds a hang only: an answer of a thousand statements, each paused for, may take a minute at load 40
 READ_STEP_S = 0.5  # what a race's state is read to: its times are real, its adversaries' leases whole seconds
 
 
@@ -379,7 +380,7 @@ class Arena:
 
     def _finish(self, running: Background) -> Attempt:
         try:
-            done = running.result(SETTLE_S * 2)
+            done = running.result(FINISH_S)
         except NotStarted:
             raise
         finally:

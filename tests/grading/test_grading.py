@@ -124,3 +124,17 @@ def test_the_command_line_prints_progress_and_compares(capsys):
     out = capsys.readouterr().out
     assert "YOUR CODE" in out or "your code" in out
     assert "not started" in out
+
+
+def test_what_a_check_tells_is_printed_under_its_checks_whether_they_pass_or_fail():
+    from course.grading.report import Report
+    from course.grading.trial import Trial
+
+    t = Trial("99.test")
+    t.expect("a check", ok=True)
+    t.tell("Tried 3 things: a right answer fails it less than once in 1,000,000 runs.")
+    passed = Report("99.test", tuple(t.results), notes=tuple(t.notes)).render()
+    t.expect("another", ok=False)
+    failed = Report("99.test", tuple(t.results), notes=tuple(t.notes)).render()
+    said = "Tried 3 things: a right answer fails it less than once in 1,000,000 runs."
+    assert passed.splitlines()[-1] == said and said in failed.splitlines()
