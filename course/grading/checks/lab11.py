@@ -277,7 +277,8 @@ ALERT_FAMILIES = (_mixed, _several_late, _at_the_limit, _deep_or_empty, _dead_le
 
 
 def _names(message: str, queues: Iterator[str]) -> list[str]:
-    return [q for q in queues if re.search(rf"(?<![\w-]){re.escape(q)}(?![\w-])", message)]
+    """The queues a message names, in any case and any punctuation ("[RECEIPTS]", "receipts-queue")."""
+    return [q for q in queues if q.casefold() in message.casefold()]
 
 
 def _numbers_in(message: str) -> set[int]:

@@ -60,3 +60,14 @@ def test_the_seed_replays_the_same_scenarios():
     for seed in (1, 2, 3):
         report = run_check("11.alerts", alerts=hints_spelled_out, seed=seed)
         assert report.passed, report.render()
+
+
+def shouted_and_glued(snapshot):
+    """The queue's name in capitals, glued to other words; the count with a thousands separator."""
+    alerts = [f"LATE-{v.queue.upper()}-QUEUE ({v.waiting_s / 60:.1f} min)" for v in snapshot.queues if v.waiting_s > 120]
+    return alerts + [f"dead_letters={snapshot.dead_letters:,}"] * (snapshot.dead_letters > 0)
+
+
+def test_a_queue_named_in_capitals_glued_to_other_words_is_named():
+    report = run_check("11.alerts", alerts=shouted_and_glued)
+    assert report.passed, report.render()
