@@ -473,7 +473,7 @@ def _application_name(worker_name: str) -> str:
     return f"{worker_name}-{os.getpid()}"[:63]
 
 
-def wait_until_ready(conn: psycopg.Connection, workers: Iterable[processes.Child], timeout: float = 30.0) -> None:
+def wait_until_ready(conn: psycopg.Connection, workers: Iterable[processes.Child], timeout: float = 120.0) -> None:
     """Return once every worker process is connected and listening (both its sessions are up), so the
     next job is picked up at once instead of after a slow start on a busy machine."""
     workers = list(workers)

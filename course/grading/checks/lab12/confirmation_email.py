@@ -18,7 +18,7 @@ from course.programs.email_provider import EmailProvider
 from course.grading import faults
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check, shared
-from course.grading.checks.lab12.stays import stayhub_box, store_bookings, booking_job, expect_started, MISSING_BOOKING
+from course.grading.checks.lab12.stays import stayhub_box, store_bookings, booking_job, expect_started, MISSING_BOOKING, RUN_S
 
 
 # -- 12.confirmation_email --------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
         payloads = [{"booking_id": ids[0]}] + [{"booking_id": b} for b in ids]
         scenario = faults.Scenario(send_confirmation, payloads, workers=2, concurrency=2, lease_s=1.0,
                                    faults=faults.Faults(kill_after_work=0.3, kill_mid_work=0.5, max_kills=3),
-                                   env=env, timeout_s=60)
+                                   env=env, timeout_s=RUN_S)
         result = faults.run(box, scenario, seed=seed)
         t.seed = result.seed
         faults.expect_finished(t, result)
@@ -94,7 +94,7 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
             listener.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"dead_jobs:{box.schema}")))
             scenario = faults.Scenario(send_confirmation, [{"booking_id": b} for b in failing], workers=2,
                                        concurrency=2, lease_s=1.0, max_attempts=stayhub.MAX_ATTEMPTS,
-                                       retry_delay_s=0.02, env=env, timeout_s=60)
+                                       retry_delay_s=0.02, env=env, timeout_s=RUN_S)
             result = faults.run(box, scenario, seed=t.seed)
             alerts = [note.payload for note in listener.notifies(timeout=1.0, stop_after=len(failing))]
         finally:

@@ -19,7 +19,7 @@ from course.grading import faults
 from course.grading.trial import Attempt, Trial
 from course.grading.faults import killpoint
 from course.grading.checks import exercise_check, shared
-from course.grading.checks.lab12.stays import stayhub_box, store_bookings, booking_job, expect_started, MISSING_BOOKING
+from course.grading.checks.lab12.stays import stayhub_box, store_bookings, booking_job, expect_started, MISSING_BOOKING, RUN_S
 
 
 # -- 12.invoice_worker -------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
     pairs = store_bookings(box.conn, [1, 2, 3])
     payloads = [{"booking_id": b} for b in pairs for _ in range(2)]
     result = faults.run(box, faults.Scenario(render_invoice, payloads, workers=2, concurrency=2, lease_s=2.0,
-                                             env=env, timeout_s=60), seed=seed)
+                                             env=env, timeout_s=RUN_S), seed=seed)
     t.seed = result.seed
     faults.expect_finished(t, result)
     counts = stayhub.invoices_by_booking(box.conn)
@@ -57,7 +57,7 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
     singles = store_bookings(box.conn, [1, 2, 3, 1, 2], cancelled={4})
     env = {stayhub.INVOICE_S_ENV: "0.1"}
     result = faults.run(box, faults.Scenario(render_invoice, [{"booking_id": b} for b in singles], workers=2,
-                                             concurrency=2, lease_s=1.0, env=env, timeout_s=60,
+                                             concurrency=2, lease_s=1.0, env=env, timeout_s=RUN_S,
                                              faults=faults.Faults(kill_after_work=0.4, kill_mid_work=0.2,
                                                                   max_kills=3)),
                         seed=t.seed)

@@ -13,6 +13,7 @@ from course.grading.checks import shared
 FAST_S = 1.2  # the material's target is ~0.4 s; inline the invoice alone would take 1.5 s
 EMAIL_WITHIN_S = 20.0  # "the email arrives within seconds"; generous for a loaded machine
 MISSING_BOOKING = 7_340_021  # no booking has this id
+RUN_S = 240.0  # a fault-injected run's deadline: it bounds a hang; under load 40 a run with kills took 74 s
 
 
 def stayhub_box(t: Trial):
