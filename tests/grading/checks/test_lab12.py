@@ -19,7 +19,7 @@ from course.core.queue import PermanentError
 from course.programs import stayhub
 from course.programs.email_provider import send_email
 
-from .wrong_answers import assert_fails_with, enqueue_side_jobs, failed
+from .wrong_answers import assert_fails_with, enqueue_side_jobs, failed, fails_exactly
 
 # The handlers below run in the fault injector's worker processes: send them by value, not as imports
 # of this test module.
@@ -470,7 +470,10 @@ def reads_the_status_before_the_lock(job, conn):
 ], ids=["skip_locked", "nowait", "status_before_lock"])
 def test_another_sessions_lock_on_the_booking_is_no_reason_to_lose_the_invoice(render_invoice, fails, story):
     report = run_check("12.invoice_worker", render_invoice=render_invoice, seed=SEED)
-    assert_passes_except(report, fails)
+    # A run that gives up on a locked row may also lose an invoice in the seeded rounds, when two workers
+    # happen to hold one booking at once: the same fault, seen where chance puts it.
+    assert fails_exactly(report, [fails], may=["a run killed after its work is followed by one that does nothing",
+                                               "two runs at the same moment for one booking"]), report.render()
     assert story in report.render(), report.render()
 
 
