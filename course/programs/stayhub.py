@@ -113,11 +113,25 @@ def charge(conn: psycopg.Connection, guest_id: int, room_id: int, nights: int) -
     thinks holds its locks and its connection for nothing."""
     arguments.whole("guest_id", guest_id)
     arguments.whole("nights", nights)
+    started = time.monotonic()
     row = conn.execute(sql.query("stayhub", "room_price"), {"room_id": arguments.whole("room_id", room_id)}).fetchone()
     if row is None:
         raise InvalidArgument(f"there is no room {room_id}; the rooms are 1, 2 and 3. Nothing was charged.")
-    time.sleep(PAYMENT_S)
-    return Payment(f"auth_{secrets.token_hex(5)}", row[0] * nights)
+    nightly_cents, schema = row
+    payment = Payment(f"auth_{secrets.token_hex(5)}", nightly_cents * nights)
+    with db.connect(schema) as provider:  # the provider's own record, whatever the caller's transaction does
+        provider.execute(sql.query("stayhub", "record_authorisation"), {
+            "ref": payment.ref, "guest_id": guest_id, "room_id": room_id, "nights": nights,
+            "total_cents": payment.total_cents, "caller": conn.info.backend_pid})
+    time.sleep(max(0.0, PAYMENT_S - (time.monotonic() - started)))
+    return payment
+
+
+def authorisations(conn: psycopg.Connection) -> list[dict]:
+    """The payment provider's record of the cards it authorised, oldest first (see charge)."""
+    with conn.cursor(row_factory=dict_row) as cursor:
+        return cursor.execute("SELECT payment_ref, guest_id, room_id, nights, total_cents, caller_state "
+                              "FROM card_authorisations ORDER BY at, payment_ref").fetchall()
 
 
 def insert_booking(conn: psycopg.Connection, guest_id: int, room_id: int, nights: int, payment: Payment,
@@ -459,7 +473,7 @@ def _application_name(worker_name: str) -> str:
     return f"{worker_name}-{os.getpid()}"[:63]
 
 
-def wait_until_ready(conn: psycopg.Connection, workers: Iterable[processes.Child], timeout: float = 30.0) -> None:
+def wait_until_ready(conn: psycopg.Connection, workers: Iterable[processes.Child], timeout: float = 120.0) -> None:
     """Return once every worker process is connected and listening (both its sessions are up), so the
     next job is picked up at once instead of after a slow start on a busy machine."""
     workers = list(workers)

@@ -24,9 +24,14 @@ import psycopg.sql
 
 from course.infra import processes
 
+# How long a child may go without reaching its point, or its end, before it is taken for hung. It bounds a
+# hang, never a race for the CPU: a child starting Python on a loaded 2-core machine (load 20) has taken
+# more than 20 s to get there.
+HANG_S = 120.0
+
 
 def run_and_kill(box, handler, job, *, when: Callable[[str], bool], env: dict[str, str],
-                 timeout_s: float = 20.0) -> str:
+                 timeout_s: float = HANG_S) -> str:
     """Run handler(job, conn) in a child process; SIGKILL it as soon as when(application_name) is true,
     then end its server session (a transaction it had open is rolled back, as a crash would leave it).
     Returns what happened: "killed", or "finished (exit code N)" when the point was never reached."""
@@ -138,7 +143,7 @@ def waiting_on_a_held_statement(box) -> Callable[[str], bool]:
 
 
 def run_and_hold(box, handler, job, *, table: str, meanwhile: Callable[[], object], env: dict[str, str],
-                 timeout_s: float = 20.0) -> str:
+                 timeout_s: float = HANG_S) -> str:
     """Run handler(job, conn) in a child process and stop it at its COMMIT with every lock it took still
     held; run meanwhile() (another worker's run of the same job, say) while it waits there; then let it
     commit and finish. Returns what happened: "held at its commit, then committed", or how it ended
