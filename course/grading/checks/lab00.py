@@ -22,12 +22,12 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.pq import TransactionStatus
 from psycopg.types.json import Jsonb
 
 from course.core import queue
 from course.grading import differential as diff
 from course.grading import interleave
+from course.grading.caller import CALLERS, ROLLED_BACK, run_as
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
 from course.grading.snapshot import At, Reader
@@ -58,23 +58,18 @@ class Job:
         return f"{self.id} ({self.type} {short(self.payload)}{where}{key})"
 
 
-CALLERS = {  # how the caller holds its transaction around the call, in the learner's words
-    "autocommit": "signs up on a connection in autocommit, as in the notebook",
-    "commits": "signs up inside `with conn.transaction():`, which commits",
-    "rolls back": "signs up inside `with conn.transaction():`, which is rolled back (the sign-up failed)",
-    "commit()": "signs up with autocommit off, then conn.commit()",
-    "rollback()": "signs up with autocommit off, then conn.rollback() (the sign-up failed)",
-}
-ROLLED_BACK = ("rolls back", "rollback()")
-
-
 @dataclass(frozen=True)
 class Signup:
     user_id: int
     caller: str = "autocommit"
 
     def told(self) -> str:
-        return f"user {self.user_id} {CALLERS[self.caller]}: INSERT INTO users, enqueue_welcome(conn, {self.user_id})"
+        return (f"user {self.user_id} signs up {CALLERS[self.caller]}{' (the sign-up failed)' * self.failed}: "
+                f"INSERT INTO users, enqueue_welcome(conn, {self.user_id})")
+
+    @property
+    def failed(self) -> bool:
+        return self.caller in ROLLED_BACK
 
 
 @dataclass(frozen=True)
@@ -258,53 +253,22 @@ def _seen(cursor: psycopg.Cursor, before: dict, done: Attempt) -> Seen:
 
 
 def signups(conn: psycopg.Connection, scene: Scene, enqueue: Callable[[psycopg.Connection, int], Attempt]) -> tuple:
-    """Each sign-up as its caller runs it, on `conn` (in autocommit between them). The caller's own
-    statements go through a plain cursor, so a pause before each statement counts only the answer's."""
+    """Each sign-up as its caller runs it, on `conn`. The caller's own statements go through a plain cursor,
+    so a pause before each statement counts only the answer's."""
     seen = []
     for signup in scene.signups:
         plain = psycopg.Cursor(conn)
-        user = [signup.user_id, f"user{signup.user_id}@example.com"]
         got: list[Seen] = []
-        try:
-            if signup.caller in ("autocommit", "commits", "rolls back"):
-                block = conn.transaction() if signup.caller != "autocommit" else _nothing()
-                with block:
-                    before = _signed_up(plain, user)
-                    got.append(_seen(plain, before, enqueue(conn, signup.user_id)))
-                    if signup.caller == "rolls back":
-                        raise psycopg.Rollback
-            else:
-                conn.autocommit = False
-                before = _signed_up(plain, user)
-                got.append(_seen(plain, before, enqueue(conn, signup.user_id)))
-                if signup.caller == "commit()":
-                    conn.commit()
-                else:
-                    conn.rollback()
-        except psycopg.Error as error:  # the caller's commit, after what the answer did to its transaction
-            failed = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+
+        def work():
+            before = _signed_up(plain, [signup.user_id, f"user{signup.user_id}@example.com"])
+            got.append(_seen(plain, before, enqueue(conn, signup.user_id)))
+
+        failed = run_as(conn, signup.caller, work)
+        if failed:  # the caller's commit, after what the answer did to its transaction (or its own INSERT)
             got = [replace(got[0], caller_failed=failed)] if got else [Seen(caller_failed=failed, called=False)]
-        finally:
-            _tidy(conn)
         seen.append(got[0])
     return tuple(seen)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _tidy(conn: psycopg.Connection) -> None:
-    """Back to autocommit with no transaction open, whatever the answer left (a transaction nobody commits
-    is rolled back: the caller never knew it was there)."""
-    if conn.info.transaction_status != TransactionStatus.IDLE:
-        conn.rollback()
-    if not conn.autocommit:
-        conn.autocommit = True
 
 
 @dataclass(frozen=True)
@@ -389,10 +353,11 @@ class Judge:
                                 "yet its user row was committed: " + TRANSACTION_NOTE)
         if mine.raised and not ref.raised:
             if signup.caller != "autocommit" and self._calm_in_autocommit(scene):
-                return diff.Finding(CONN, got=f"{call} raised {mine.raised}", expected="the job stored in the "
-                                    "caller's transaction", note="it raised only when the caller had a transaction "
-                                    "open: " + TRANSACTION_NOTE)
-            return diff.Finding(RETURNS, got=f"{call} raised {mine.raised}", expected="the new job's id")
+                return diff.Finding(CONN, got=f"{call} raised an exception", expected="the job stored in the "
+                                    "caller's transaction", note=f"your code raised {mine.raised}\nIt raised only "
+                                    "when the caller had a transaction open: " + TRANSACTION_NOTE)
+            return diff.Finding(RETURNS, got=f"{call} raised an exception", expected="the new job's id",
+                                note=f"your code raised {mine.raised}")
         if isinstance(mine.returned, Odd):
             unstored = str(mine.returned) == "None" and not mine.added
             return diff.Finding(RETURNS, got=f"{call} returned {mine.returned}", expected="the new job's id, an int "
@@ -405,9 +370,9 @@ class Judge:
                                 expected=f"{_jobs_said(ref.added)}", note="one sign-up, one welcome email")
         for (mine_type, mine_payload), (ref_type, ref_payload) in zip(mine.added, ref.added):
             if mine_type != ref_type:
-                return diff.Finding(TYPE, got=short(mine_type), expected=short(ref_type), note=f"after {call}")
+                return diff.Finding(TYPE, got=mine_type, expected=ref_type, note=f"after {call}")
             if mine_payload != ref_payload:
-                return diff.Finding(PAYLOAD, got=short(mine_payload), expected=short(ref_payload),
+                return diff.Finding(PAYLOAD, got=mine_payload, expected=ref_payload,
                                     note=f"after {call}: ids, not data; the worker reads the user fresh")
         if mine.named != ref.named:
             other = mine.named[:1] == ("the job another sign-up stored meanwhile",)
