@@ -46,6 +46,7 @@ from course.grading.trial import Attempt, NotStarted
 SETTLE_S = 10.0  # longest a session may run before the arena calls it stuck (a loaded machine's worst)
 POLL_S = 0.002
 STATEMENT_TIMEOUT = "8s"  # an answer blocked for longer is stopped, so a check always ends
+READ_STEP_S = 0.5  # what a race's state is read to: its times are real, its adversaries' leases whole seconds
 
 
 # -- pausing before each statement ----------------------------------------------------------------------
@@ -321,7 +322,9 @@ class Arena:
         self.watch.execute(self.install(scenario))
 
     def read(self) -> State:
-        return self.reader.read(self.watch)
+        """The schema, times to the half second: a run's moments drift by milliseconds (more on a busy
+        machine), and the report of a race must read the same every time it is replayed."""
+        return self.reader.read(self.watch, step_s=READ_STEP_S)
 
     def count(self, answer: Callable[[psycopg.Connection], Attempt], scenario: Any) -> tuple[str, ...]:
         """The statements the answer runs on this scenario with no one else acting."""

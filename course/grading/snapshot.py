@@ -40,8 +40,8 @@ def in_words(seconds: float) -> str:
     if abs(seconds) < 0.005:
         return "now"
     size = abs(seconds)
-    if size < 120:
-        amount = f"{size:.3g} s"
+    if size < 120:  # tenths above a second: a time read a few ms later must read the same
+        amount = f"{size:.3g} s" if size < 1 else f"{round(size, 1):g} s"
     elif size < 7200:
         amount = f"{size / 60:.3g} min"
     elif size < 172800:
@@ -80,14 +80,16 @@ class Reader:
                        for name, cols in sorted(columns.items()))
         return cls(tables, _reading(conn, tables))
 
-    def read(self, conn: psycopg.Connection, *, then: str = "") -> State:
-        """Every table's rows; `then` (a statement such as ROLLBACK) runs in the same round trip, after."""
+    def read(self, conn: psycopg.Connection, *, then: str = "", step_s: float | None = None) -> State:
+        """Every table's rows; `then` (a statement such as ROLLBACK) runs in the same round trip, after.
+        step_s rounds every time to that step: a state written and read in real time, by several sessions,
+        reads the same run after run (20 s, not 19.9 s once the machine is busy)."""
         row = conn.execute(self.query + (f"; {then}" if then else "")).fetchone()
         state: State = {}
         for table, rows in zip(self.tables, row):
             found: dict[tuple, dict[str, Any]] = {}
             for values in json.loads(rows) if isinstance(rows, str) else rows:
-                record = {name: _plain(value, kind) for (name, kind), value in zip(table.columns, values)}
+                record = {name: _plain(value, kind, step_s) for (name, kind), value in zip(table.columns, values)}
                 key = tuple(record[name] for name in table.key)
                 while key in found:  # a table without a primary key may hold the same row twice
                     key = (*key, "again")
@@ -134,11 +136,12 @@ def _reading(conn: psycopg.Connection, tables: tuple[Table, ...]) -> str:
     return sql.SQL("SELECT {}").format(sql.SQL(", ").join(parts)).as_string(conn) if parts else "SELECT"
 
 
-def _plain(value: Any, kind: str) -> Any:
+def _plain(value: Any, kind: str, step_s: float | None = None) -> Any:
     if value is None:
         return None
     if kind == "time":
-        return At(float(value))
+        seconds = float(value)
+        return At(round(seconds / step_s) * step_s if step_s and math.isfinite(seconds) else seconds)
     if kind == "duration":
         return float(value)
     return value

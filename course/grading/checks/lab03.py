@@ -58,7 +58,7 @@ WHERE id = ANY(ARRAY(SELECT id FROM jobs WHERE {READY} ORDER BY run_at LIMIT %(l
 RETURNING id, type, payload"""
 
 DEFAULT_SEED = 3  # the scenarios `check("03.claim")` draws unless given another seed
-SCENARIOS = 56  # drawn per check, seven or eight of each family (below); a few ms each
+SCENARIOS = 56  # drawn per check, six or seven of each family (below); a few ms each
 
 
 # -- a jobs table, in the learner's words ------------------------------------------------------------------
@@ -259,11 +259,19 @@ def families(batch: bool) -> list[Callable[[random.Random], Table]]:
         jobs += [_job(rng, 10 + n, run_at=_due(rng), lease="none") for n in range(rng.randint(0, 3))]
         return _table(rng, jobs, batch)
 
-    def later(rng):  # jobs scheduled for later, some older by creation than the ready ones
-        jobs = [_job(rng, n, run_at=rng.choice([0.5, 1, 2.5, 60, 3600]) * 1.0, lease="none")
+    def later(rng):  # jobs scheduled for later (some run before: their lease ran out), beside ready ones
+        jobs = [_job(rng, n, run_at=rng.choice([0.5, 1, 2.5, 60, 3600]) * 1.0, lease=rng.choice(["none", "ran out"]))
                 for n in range(rng.randint(1, 3))]
         jobs += [_job(rng, 10 + n) for n in range(rng.randint(0, 3))]
         return _table(rng, jobs, batch)
+
+    def nothing_ready(rng):  # every job just short of ready: any claim here is wrong
+        def almost(n):
+            if rng.random() < 0.5:  # due in a moment, maybe run before (its lease ran out)
+                return _job(rng, n, run_at=rng.choice([0.5, 0.5, 1, 60]) * 1.0, lease=rng.choice(["none", "ran out"]))
+            job = _job(rng, n, run_at=_due(rng), lease="leased")  # due, but leased a moment more
+            return replace(job, locked_until=rng.choice([0.5, 0.5, 1.0, 30.0]))
+        return _table(rng, [almost(n) for n in range(rng.randint(1, 4))], batch)
 
     def crowd(rng):  # more jobs than most limits
         return _table(rng, [_job(rng, n, lease=rng.choice(["none", "none", "ran out", "leased"]))
@@ -276,7 +284,7 @@ def families(batch: bool) -> list[Callable[[random.Random], Table]]:
         ready = sum(1 for j in table.jobs if j.ready)
         return replace(table, limit=rng.choice([11, 12, 15, ready, ready + 3, 100])) if batch else table
 
-    return [mixed, waiting, boundary, crashed, busy, later, crowd] + ([many] if batch else [])
+    return [mixed, waiting, boundary, crashed, busy, later, nothing_ready, crowd] + ([many] if batch else [])
 
 
 # -- what an answer returned, in the contract's terms ---------------------------------------------------------
@@ -494,6 +502,8 @@ class Judge:
     def _marks(self, table: Table, ours: diff.Outcome, theirs: diff.Outcome, taken: list,
                raised: str | None, slack_s: float) -> diff.Finding | None:
         differences = mismatches(ours.state, theirs.state, slack_s=slack_s)
+        # The claimed job's lease and attempts first: what a claim must write, before what it must not.
+        differences.sort(key=lambda m: not (m.key and m.key[0] in taken and m.column in ("locked_until", "attempts")))
         if not differences:
             if raised:
                 return diff.Finding(THOSE_JOBS if self.batch else THAT_JOB, got=raised, expected="no error")

@@ -105,7 +105,17 @@ def committed_by_hand(conn, lease_s):
     return row
 
 
-@pytest.mark.parametrize("claim", [hints_spelled_out, a_cte_with_no_key_update, two_helpers_in_one_transaction,
+def ready_as_one_greatest(conn, lease_s):
+    """Ready as one comparison, the lease from the statement's clock, ties broken by locked_until."""
+    return conn.execute("""
+        UPDATE jobs SET locked_until = statement_timestamp() + make_interval(secs => %s), attempts = attempts + 1
+        WHERE id = (SELECT id FROM jobs WHERE greatest(run_at, coalesce(locked_until, '-infinity')) <= now()
+                    ORDER BY run_at, locked_until LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, type, payload""", [lease_s]).fetchone()
+
+
+@pytest.mark.parametrize("claim", [hints_spelled_out, ready_as_one_greatest, a_cte_with_no_key_update,
+                                   two_helpers_in_one_transaction,
                                    a_dict_from_a_composed_statement, named_rows_through_an_alias,
                                    marked_then_read_back, committed_by_hand],
                          ids=lambda answer: answer.__name__)
@@ -170,7 +180,16 @@ def newest_first_in_the_list(conn, limit, lease_s):
     return sorted(batch_hints_spelled_out(conn, limit, lease_s), key=lambda row: -row[0])
 
 
-@pytest.mark.parametrize("claim_batch", [batch_hints_spelled_out, the_course_queues_shape,
+def fetch_first_rows(conn, limit, lease_s):
+    return conn.execute("""
+        UPDATE jobs SET locked_until = now() + make_interval(secs => %(lease_s)s), attempts = attempts + 1
+        WHERE id = ANY(ARRAY(SELECT id FROM jobs
+                             WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                             ORDER BY run_at FETCH FIRST %(limit)s ROWS ONLY FOR UPDATE SKIP LOCKED))
+        RETURNING id, type, payload""", {"limit": limit, "lease_s": lease_s}).fetchall()
+
+
+@pytest.mark.parametrize("claim_batch", [batch_hints_spelled_out, fetch_first_rows, the_course_queues_shape,
                                          chosen_then_marked_in_one_transaction, dicts_in_a_tuple,
                                          newest_first_in_the_list],
                          ids=lambda answer: answer.__name__)

@@ -57,7 +57,12 @@ def skips_a_locked_row(conn, job_id, lease_token):
         return len(conn.execute("DELETE FROM jobs WHERE id = %s RETURNING id", [job_id]).fetchall())
 
 
-@pytest.mark.parametrize("ack", [hints_spelled_out, the_deleted_row_or_none, locked_then_deleted,
+def counted_in_a_cte(conn, job_id, lease_token):
+    return conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s AND lease = %s RETURNING 1) "
+                        "SELECT count(*) = 1 FROM gone", [job_id, lease_token]).fetchone()[0]
+
+
+@pytest.mark.parametrize("ack", [hints_spelled_out, counted_in_a_cte, the_deleted_row_or_none, locked_then_deleted,
                                  through_a_batch_helper, the_token_as_text, skips_a_locked_row],
                          ids=lambda answer: answer.__name__)
 def test_correct_acks_pass(ack):

@@ -59,6 +59,12 @@ def dead_letters_a_lost_job(conn, job_id, lease_token):
     return False
 
 
+def true_if_the_job_was_there(conn, job_id, lease_token):
+    there = conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job_id]).fetchone() is not None
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+    return there
+
+
 WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
     "the_lessons_plain_ack": (ack_with("DELETE FROM jobs WHERE id = %(id)s"),
                               ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
@@ -81,6 +87,9 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
     # found by the red-team rounds
     "dead_letters_a_lost_job": (dead_letters_a_lost_job, ["a worker that lost its lease deletes nothing",
                                                           "a job handed back for a retry"]),
+    "and_or_without_brackets": (ack_with(FENCED + " OR lease IS NULL"),
+                                ["a job handed back for a retry"], ["deletes only that job"]),
+    "true_if_the_job_was_there": (true_if_the_job_was_there, ["returns something false when it deleted nothing"]),
     "deletes_what_ran_out": (ack_with(FENCED.replace("lease = %(lease)s", "(lease = %(lease)s OR run_at <= now())")),
                              ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
 }
@@ -180,6 +189,11 @@ WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those onl
                                    ["does not extend a lease that is no longer ours"],
                                    ["returns something false when the lease is no longer ours"]),
     "from_the_end_its_copy_says": (extend_with_copy, ["moves the end of the lease"]),
+    "and_or_without_brackets": (extend_with(EXTEND + " OR id = %(id)s AND lease IS NULL"),
+                                ["does not extend a lease that is no longer ours"],
+                                ["returns something false when the lease is no longer ours"]),
+    "lease_s_read_as_milliseconds": (extend_with(EXTEND.replace("%(lease_s)s", "%(lease_s)s / 1000.0")),
+                                     ["moves the end of the lease"]),
     "says_yes_while_the_job_exists": (says_yes_while_the_job_exists,
                                       ["returns something false when the lease is no longer ours"]),
 }
@@ -211,6 +225,12 @@ def test_reading_the_token_then_extending_by_id_takes_the_job_back():
     assert failed(report) == ["does not extend a lease that is no longer ours (the lease token changed)"], \
         report.render()
     assert "worker B's move fell between your statements" in report.render()
+
+
+def test_a_race_replays_the_same_failure_every_time():
+    """Another session between the answer's statements, in real time: the same report, run after run."""
+    texts = {run_check("04.heartbeat", extend_lease=reads_the_token_then_extends_by_id).render() for _ in range(3)}
+    assert len(texts) == 1, "\n\n".join(texts)
 
 
 @pytest.mark.slow
