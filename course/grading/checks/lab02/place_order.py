@@ -9,9 +9,8 @@ fails); then with another checkout committing an order and its job between the a
 What is free: the job's queue, priority and other columns, the order's id (the sequence's), and whether
 the answer opens a transaction of its own inside the caller's (a savepoint).
 
-Why one module: it is one exercise's check, 02.place_order's (lab02.py holds the lab's quiz and imports it): the
-scenario in the learner's words, how it is drawn and shrunk, the run, the reference and the judge only make
-sense together.
+One module, one exercise's check: the scenario in the learner's words, how it is drawn and shrunk, the run,
+the reference and the judge only make sense together (the lab's package, lab02/__init__.py, registers it).
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from course.programs import tiffin
 from course.grading import differential as diff
 from course.grading import interleave
 from course.grading.caller import CALLERS, ROLLED_BACK, run_as
-from course.grading.checks import exercise_check
 from course.grading.snapshot import Reader
 from course.grading.trial import Attempt, Trial, short
 
@@ -104,7 +102,8 @@ class Checkout:
             there.append("orders " + ", ".join(f"{i} (customer {c})" for i, c in self.orders))
         if self.jobs:
             there.append("jobs " + ", ".join(f"{i} ({t} {short(p)})" for i, t, p in self.jobs))
-        return ("; ".join(there) + " in the tables; then " if there else "") + "; then ".join(s.told() for s in self.steps)
+        steps = "; then ".join(s.told() for s in self.steps)
+        return ("; ".join(there) + " in the tables; then " if there else "") + steps
 
     def shrinks(self) -> Iterator["Checkout"]:
         for part in ("orders", "jobs"):
@@ -153,7 +152,8 @@ def install_checkout(scene: Checkout) -> sql.Composable:
 
 
 ITEMS = ([{"name": "paneer thali", "quantity": 2, "price_cents": 1150}],
-         [{"name": "dal makhani", "quantity": 1, "price_cents": 899}, {"name": "naan", "quantity": 3, "price_cents": 250}],
+         [{"name": "dal makhani", "quantity": 1, "price_cents": 899},
+          {"name": "naan", "quantity": 3, "price_cents": 250}],
          [{"name": "chai ☕ «masala»", "quantity": 12, "price_cents": 120}, {"name": "water", "quantity": 1,
                                                                               "price_cents": 0}],
          [{"name": "it's \"thali\"", "quantity": 1, "price_cents": 99999}, {"name": "raita", "quantity": 2,
@@ -501,7 +501,6 @@ def place_race(judge: PlaceJudge) -> tuple[diff.Finding, interleave.Told] | None
         arena.close()
 
 
-@exercise_check("02.place_order")
 def place_order_check(t: Trial, place_order_and_enqueue, seed=None):
     t.seed = PLACE_SEED if seed is None else seed
     box = t.scratch()

@@ -10,9 +10,8 @@ What is compared: the emails the provider delivered in each run (to, subject, bo
 each job (done, tried again, dead-lettered). What is free: the Idempotency-Key, and anything the handler
 writes to the database.
 
-Why one module: it is one exercise's check, 02.send_receipt's (lab02.py holds the lab's quiz and imports it): the
-scenario in the learner's words, how it is drawn and shrunk, the run, the reference and the judge only make
-sense together.
+One module, one exercise's check: the scenario in the learner's words, how it is drawn and shrunk, the run,
+the reference and the judge only make sense together (the lab's package, lab02/__init__.py, registers it).
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ from course.programs.email_provider import EmailProvider, send_email
 
 from course.grading import differential as diff
 from course.grading import faults
-from course.grading.checks import exercise_check
 from course.grading.trial import Attempt, Trial, short
 
 SEED = 1  # the scenarios `check("02.send_receipt")` draws unless given another seed
@@ -46,7 +44,8 @@ ADDRESSES = ("9 Riverside Walk", "40 Quayside, Flat 9", "Flat 3, 12 Rue de l'Ég
 EMAILS = ("ana.souza@example.org", "ben+tiffin@example.com", "chen@mail.example")
 NAMES = ("Ana S. Souza", "Bén Okafor", "陳偉")
 ITEMS = ([{"name": "paneer thali", "quantity": 2, "price_cents": 1150}],
-         [{"name": "dal makhani", "quantity": 1, "price_cents": 899}, {"name": "naan", "quantity": 3, "price_cents": 250}],
+         [{"name": "dal makhani", "quantity": 1, "price_cents": 899},
+          {"name": "naan", "quantity": 3, "price_cents": 250}],
          [{"name": "chai «masala»", "quantity": 12, "price_cents": 120}],
          [{"name": "it's \"thali\"", "quantity": 1, "price_cents": 99999}])
 PROVIDER = {  # how the provider answers during a run, in the learner's words
@@ -64,7 +63,8 @@ class Run:
     again: bool = False  # the next try of the order's job, which failed last time
 
     def told(self) -> str:
-        return f"{'its job runs again' if self.again else f'the job for order {self.order} runs'} ({PROVIDER[self.provider]})"
+        runs = "its job runs again" if self.again else f"the job for order {self.order} runs"
+        return f"{runs} ({PROVIDER[self.provider]})"
 
 
 @dataclass(frozen=True)
@@ -358,6 +358,11 @@ class Judge:
             if mine.raised and (ref.fate == "done" or self._raises_anyway(scene)):
                 return diff.Finding(ONE, got=f"{what}: yours raised {mine.raised}", expected="the receipt sent, "
                                     "the job done")
+            if mine.fate == "done" and mine.emails and not ref.emails:  # yours taken, the reference's refused
+                return diff.Finding(EMAIL, got=f"{what}: yours sent it to {mine.emails[0][0]}, which the provider took",
+                                    expected=f"{ref.fate} (the reference raised {ref.raised})",
+                                    note="the reference sends to the customer's email as it is when the job runs, and "
+                                         "the provider refused that send: yours sent to another address")
             return diff.Finding(RAISES, got=f"{what}: {mine.fate}" + (f" (yours raised {mine.raised})"
                                                                      if mine.raised else " (yours returned)"),
                                 expected=f"{ref.fate} (the reference raised {ref.raised})" if ref.raised else ref.fate,
@@ -506,7 +511,6 @@ def in_worker_processes(t: Trial, box, provider: EmailProvider, send_receipt, ve
                                                                             "any worker ran")
 
 
-@exercise_check("02.send_receipt")
 def send_receipt_check(t: Trial, send_receipt, seed=None):
     t.seed = SEED if seed is None else seed
     box = t.scratch()

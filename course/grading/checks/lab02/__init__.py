@@ -1,10 +1,10 @@
 """Lab 02: a queue, and what goes in a job.
 
     02.place_order    the producer: the order and its send_receipt job, ids only, in one transaction
-                      (its check: lab02_place_order.py)
+                      (its check: place_order.py)
     02.send_receipt   the handler: read the order and the customer now, send, and let a failure raise; run
                       in this process over generated runs, then in real worker processes against a provider
-                      that refuses a third of the sends (its check: lab02_send_receipt.py)
+                      that refuses a third of the sends (its check: send_receipt.py)
     02.quiz           check yourself
 """
 
@@ -12,8 +12,19 @@ from __future__ import annotations
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check
-from course.grading.checks import lab02_place_order, lab02_send_receipt  # noqa: F401 (each registers its check)
+from course.grading.checks.lab02 import place_order as _place_order
+from course.grading.checks.lab02 import send_receipt as _send_receipt
 from course.grading.checks.quiz import ask
+
+
+@exercise_check("02.place_order")
+def place_order_check(t: Trial, place_order_and_enqueue, seed=None):
+    _place_order.place_order_check(t, place_order_and_enqueue, seed)
+
+
+@exercise_check("02.send_receipt")
+def send_receipt_check(t: Trial, send_receipt, seed=None):
+    _send_receipt.send_receipt_check(t, send_receipt, seed)
 
 
 # -- 02.quiz --------------------------------------------------------------------------------------
