@@ -42,9 +42,31 @@ def place_order_and_enqueue(conn, customer_id, items):
     return order_id
 """
 
+SAVEPOINTS_INSIDE_ONE_TRANSACTION = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        with conn.transaction():
+            order_id = tiffin.place_order(conn, customer_id, items=items)["id"]
+        with conn.transaction():
+            queue.enqueue(conn, "send_receipt", {"order_id": order_id})
+    return order_id
+"""
+
+KEYWORDS_AND_AN_ALIAS = """
+from course.core.queue import enqueue as put
+
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        row = tiffin.place_order(conn, customer_id=customer_id, items=items)
+        put(conn, "send_receipt", payload=dict(order_id=row["id"]))
+    return row["id"]
+"""
+
 
 @pytest.mark.parametrize("source", [HINTS_SPELLED_OUT, A_TOTAL_THAT_AGREES_AND_ENQUEUE_MANY,
-                                    ITS_OWN_INSERT_FOR_THE_JOB], ids=["hints", "enqueue_many", "own_insert"])
+                                    ITS_OWN_INSERT_FOR_THE_JOB, SAVEPOINTS_INSIDE_ONE_TRANSACTION,
+                                    KEYWORDS_AND_AN_ALIAS],
+                         ids=["hints", "enqueue_many", "own_insert", "savepoints", "keywords_and_an_alias"])
 def test_correct_producers_pass(source):
     report = run_check("02.place_order", place_order_and_enqueue=producer(source))
     assert report.passed, report.render()
@@ -76,14 +98,27 @@ def send_receipt(job, conn):
                idempotency_key=f"order-{order_id}-receipt")
 """
 
+COMMA_JOIN_AND_A_KEY_PER_TRY = """
+def send_receipt(job, conn):
+    order_id = job.payload["order_id"]
+    name, email, address, items, total, number = conn.execute(
+        "SELECT c.name, c.email, c.address, o.items, o.total_cents, o.id FROM customers c, orders o "
+        "WHERE o.customer_id = c.id AND o.id = %s", (order_id,)).fetchone()
+    receipt = tiffin.render_receipt({"order_id": number, "name": name, "email": email, "address": address,
+                                     "items": items, "total_cents": total})
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body,
+               idempotency_key=f"r-{order_id}-{job.attempts}")
+"""
+
 THE_COURSE_HANDLER = """
 send_receipt = tiffin.send_receipt
 """
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("source", [HANDLER_HINTS_SPELLED_OUT, TUPLES_AND_A_KEY, THE_COURSE_HANDLER],
-                         ids=["hints", "tuples_and_a_key", "the_course_handler"])
+@pytest.mark.parametrize("source", [HANDLER_HINTS_SPELLED_OUT, TUPLES_AND_A_KEY, COMMA_JOIN_AND_A_KEY_PER_TRY,
+                                    THE_COURSE_HANDLER],
+                         ids=["hints", "tuples_and_a_key", "comma_join_and_a_key_per_try", "the_course_handler"])
 def test_correct_handlers_pass(source):
     report = run_check("02.send_receipt", send_receipt=handler(source))
     assert report.passed, report.render()

@@ -169,6 +169,51 @@ def place_order_and_enqueue(conn, customer_id, items):
     return order["id"]
 """
 
+# Red-team round 1 (written from the statement alone, issue 22 item 5): each breaks one stated rule.
+
+SAVEPOINT_ONLY_AROUND_THE_JOB = """
+def place_order_and_enqueue(conn, customer_id, items):
+    order = tiffin.place_order(conn, customer_id, items=items)
+    with conn.transaction():
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+"""
+
+UNIQUE_KEY_PER_CUSTOMER = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, items=items)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]}, unique_key=f"receipt-{customer_id}")
+    return order["id"]
+"""
+
+ONLY_THE_FIRST_ITEM = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, items=items[:1])
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+"""
+
+NONE_FOR_A_REFUSED_ORDER = """
+def place_order_and_enqueue(conn, customer_id, items):
+    try:
+        with conn.transaction():
+            order = tiffin.place_order(conn, customer_id, items=items)
+            queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    except ValueError:
+        return None
+    return order["id"]
+"""
+
+THE_ID_AS_A_STRING = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, items=items)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return str(order["id"])
+"""
+
 
 def producer(source: str):
     function = notebook_function(source, "place_order_and_enqueue")
@@ -206,6 +251,12 @@ WRONG_PRODUCERS = {  # the wrong answer, the checks it must fail, the checks it 
     "its_own_check_of_the_customer": (ITS_OWN_CHECK_OF_THE_CUSTOMER,
                                       ["an order the checkout refuses raises"],
                                       []),
+    "savepoint_only_around_the_job": (SAVEPOINT_ONLY_AROUND_THE_JOB,
+                                      ["the order is not stored either (one transaction)"], []),
+    "unique_key_per_customer": (UNIQUE_KEY_PER_CUSTOMER, ["stores exactly one job"], []),
+    "only_the_first_item": (ONLY_THE_FIRST_ITEM, ["stores the order with tiffin.place_order"], []),
+    "none_for_a_refused_order": (NONE_FOR_A_REFUSED_ORDER, ["an order the checkout refuses raises"], []),
+    "the_id_as_a_string": (THE_ID_AS_A_STRING, ["returns the new order's id (an int)"], []),
 }
 
 
@@ -344,6 +395,50 @@ def send_receipt(job, conn):
         pass  # a bad address: nothing anyone can do
 """
 
+# Red-team round 1's handlers (written from the statement alone): each breaks one stated rule.
+
+SKIPS_RETRIES = """
+def send_receipt(job, conn):
+    if job.attempts > 1:
+        return  # sent the first time, surely
+    receipt = tiffin.render_receipt(tiffin.receipt_details(conn, job.payload["order_id"]))
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+ADDRESS_KEPT_BY_ORDER = """
+addresses = {}
+
+def send_receipt(job, conn):
+    details = dict(tiffin.receipt_details(conn, job.payload["order_id"]))
+    details["address"] = addresses.setdefault(details["order_id"], details["address"])
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+THE_CUSTOMERS_NEWEST_ORDER = """
+def send_receipt(job, conn):
+    with conn.cursor(row_factory=dict_row) as cursor:
+        details = cursor.execute(
+            "SELECT o.id AS order_id, o.items, o.total_cents, c.name, c.email, c.address "
+            "FROM orders o JOIN customers c ON c.id = o.customer_id "
+            "WHERE o.customer_id = (SELECT customer_id FROM orders WHERE id = %s) ORDER BY o.id DESC LIMIT 1",
+            [job.payload["order_id"]]).fetchone()
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+SWALLOWS_A_SECOND_503 = """
+def send_receipt(job, conn):
+    receipt = tiffin.render_receipt(tiffin.receipt_details(conn, job.payload["order_id"]))
+    for _ in range(2):
+        try:
+            send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+            return
+        except Exception as error:
+            if "Rejected" in type(error).__name__:
+                raise
+"""
+
 
 def handler(source: str):
     return notebook_function(source, "send_receipt")
@@ -363,12 +458,20 @@ WRONG_HANDLERS = {  # the wrong answer, the checks it must fail, the checks it m
     "every_failure_permanent": (EVERY_FAILURE_PERMANENT, ["a send the provider refuses raises"],
                                 ["every order gets its receipt"]),
     "one_receipt_rendered_per_order": (ONE_RECEIPT_RENDERED_PER_ORDER,
-                                       ["the receipt shows the order, the name and the address as they are when the job runs"],
+                                       ["the name and the address as they are when the job runs"],
                                        ["the receipt goes to the customer's email"]),
     "a_body_of_its_own": (A_BODY_OF_ITS_OWN, ["sends the customer one receipt per job"], []),
     "the_first_email_seen": (THE_FIRST_EMAIL_SEEN, ["the receipt goes to the customer's email"],
                              ["the receipt shows the order, the name and the address as they are when the job runs"]),
     "catches_only_the_rejection": (CATCHES_ONLY_THE_REJECTION, ["a send the provider refuses raises"], []),
+    "skips_retries": (SKIPS_RETRIES, ["sends the customer one receipt per job"],
+                      ["a send the provider refuses raises", "every order gets its receipt"]),
+    "address_kept_by_order": (ADDRESS_KEPT_BY_ORDER, ["the name and the address as they are when the job runs"],
+                              ["the receipt goes to the customer's email", "workers read the address when they run"]),
+    "the_customers_newest_order": (THE_CUSTOMERS_NEWEST_ORDER, ["sends the customer one receipt per job"],
+                                   ["every order gets its receipt"]),
+    "swallows_a_second_503": (SWALLOWS_A_SECOND_503, ["a send the provider refuses raises"],
+                              ["every order gets its receipt"]),
 }
 
 

@@ -358,11 +358,12 @@ class Judge:
             if mine.raised and (ref.fate == "done" or self._raises_anyway(scene)):
                 return diff.Finding(ONE, got=f"{what}: yours raised {mine.raised}", expected="the receipt sent, "
                                     "the job done")
-            if mine.fate == "done" and mine.emails and not ref.emails:  # yours taken, the reference's refused
+            if mine.fate == "done" and mine.emails and ref.fate == "dead-lettered":  # the address is rejected for
+                # good, so a send the provider took went to another address
                 return diff.Finding(EMAIL, got=f"{what}: yours sent it to {mine.emails[0][0]}, which the provider took",
                                     expected=f"{ref.fate} (the reference raised {ref.raised})",
-                                    note="the reference sends to the customer's email as it is when the job runs, and "
-                                         "the provider refused that send: yours sent to another address")
+                                    note="the customer's email as it is when the job runs is one the provider rejects "
+                                         "for good: yours sent to another address")
             return diff.Finding(RAISES, got=f"{what}: {mine.fate}" + (f" (yours raised {mine.raised})"
                                                                      if mine.raised else " (yours returned)"),
                                 expected=f"{ref.fate} (the reference raised {ref.raised})" if ref.raised else ref.fate,
