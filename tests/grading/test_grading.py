@@ -80,7 +80,7 @@ def test_a_failure_shows_expected_got_and_the_smallest_example():
 
     text = run_check("00.first_job", enqueue_welcome=enqueue_welcome).render()
     assert "expected: {'user_id': 7}" in text and "got:      {'user': 7}" in text
-    assert "smallest failing example: enqueue_welcome(conn, 7)" in text
+    assert "smallest failing example: an empty jobs table; then user 7 signs up" in text
 
 
 def test_passing_says_these_checks_passed_never_everything_is_correct():
