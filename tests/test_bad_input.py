@@ -233,6 +233,34 @@ def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
             assert child.terminate() == 0, child.log_tail()
 
 
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+@pytest.mark.slow
+def test_a_restart_while_the_handler_threads_are_idle_costs_no_job_an_attempt(mode):
+    """Each handler thread keeps its connection between jobs; a restart closes them all from the server's side
+    while the threads wait for work. The next jobs must run on fresh connections, not fail on the dead ones:
+    with max_attempts=1 a failed attempt would be a dead letter."""
+    with PrivateServer(prefix="badinput-") as server, psycopg.connect(server.conninfo(), autocommit=True) as conn:
+        queue.install(conn)
+        conn.execute(RUNS_TABLE)
+        dsn = server.conninfo(application_name="idle-restart")
+        with worker.spawn(RECORDING_APP, dsn=dsn, concurrency=4, lease_s=30, poll_interval=0.2,
+                          name="idle-restart-worker") as child:
+            # Four jobs claimed together, each sleeping: each of the four threads runs one and keeps its connection.
+            queue.enqueue_many(conn, "record", [{"n": n, "sleep_s": 0.5} for n in range(4)])
+            wait_until(lambda: count(conn) == 0, 60, what="the first four jobs")
+            sessions = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'idle-restart'"
+            assert conn.execute(sessions).fetchone()[0] == 6, "the main loop, the listener and four handler threads"
+            server.restart(mode)  # every thread idle, holding a connection the server has closed
+            with psycopg.connect(server.conninfo(), autocommit=True) as fresh:
+                after = queue.enqueue_many(fresh, "record", [{"n": n} for n in range(4, 12)], max_attempts=1)
+                wait_until(lambda: count(fresh) == 0, 120, what="the jobs enqueued after the restart")
+                dead = fresh.execute("SELECT id, error FROM dead_jobs").fetchall()
+                assert dead == [], f"a restart cost these jobs their only attempt: {dead}"
+                ran = [row[0] for row in fresh.execute("SELECT job_id FROM runs WHERE job_id = ANY(%s)", [after])]
+                assert sorted(ran) == sorted(after)
+            assert child.terminate() == 0, child.log_tail()
+
+
 # -- every input to enqueue: stored and read back equal, or refused with nothing written -----------------
 
 hypothesis = pytest.importorskip("hypothesis")

@@ -502,3 +502,41 @@ def test_handler_threads_adding_connections_at_once_lose_none(monkeypatch):
     b.join(30)
     assert len(opened) == 2
     assert sorted(map(id, worker._handler_conns)) == sorted(map(id, opened)), "a connection was lost"
+
+
+def test_a_handler_connection_the_server_closed_while_idle_is_replaced_before_the_handler_gets_it(conn, schema):
+    """The server closes an idle handler connection (pg_terminate_backend here; a restart does the same to
+    all of them): psycopg does not know yet, but the next job must get a new connection, not that one."""
+    worker = Worker(db.conninfo(schema), Registry())
+    first = worker._handler_connection()
+    pid = first.info.backend_pid
+    assert conn.execute("SELECT pg_terminate_backend(%s, 10000)", [pid]).fetchone()[0]
+    assert not first.closed and not first.broken, "psycopg learns of it only at the next statement"
+    second = worker._handler_connection()
+    assert second is not first and first.closed
+    assert second.execute("SELECT 1").fetchone() == (1,)
+    assert worker._handler_connection() is second, "a healthy connection is kept"
+    second.close()
+
+
+def test_a_handler_connection_is_retried_while_the_database_restarts_and_given_up_after_a_lease(monkeypatch):
+    from course.core import worker as worker_module
+
+    tries = []
+    answers_from = 3  # the try the database answers; later reset to never
+
+    def connect(*args, **kwargs):
+        tries.append(time.monotonic())
+        if len(tries) < answers_from:
+            raise psycopg.OperationalError("the database system is starting up")
+        return SimpleNamespace(closed=False, broken=False)
+
+    monkeypatch.setattr(worker_module.psycopg, "connect", connect)
+    worker = Worker("", Registry(), Settings(lease_s=1))
+    assert worker._handler_connection() is not None and len(tries) == 3
+    tries.clear()
+    answers_from = float("inf")
+    worker._handler_local.conn = None
+    with pytest.raises(psycopg.OperationalError, match="starting up"):
+        worker._handler_connection()
+    assert len(tries) >= 3 and tries[-1] - tries[0] < 1, "retried, and given up within a lease (1 s)"

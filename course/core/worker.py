@@ -22,6 +22,7 @@ import inspect
 import json
 import logging
 import os
+import select
 import signal
 import socket
 import threading
@@ -615,14 +616,39 @@ class Worker:
             return True
 
     def _handler_connection(self) -> psycopg.Connection:
-        """This handler thread's connection (autocommit), opened on first use and after it broke."""
+        """This handler thread's connection (autocommit), opened on first use and again when the server has
+        closed it.
+
+        A connection the server closed while it sat idle between jobs (a restart, an administrator's
+        pg_terminate_backend) is neither `closed` nor `broken` yet: psycopg learns of it only at the next
+        statement, which would be the handler's, and the job would lose an attempt to a restart that
+        happened before it was claimed. An idle connection has nothing to read unless the server spoke
+        first, and what a server says unasked to an idle session is nearly always goodbye: then we open a
+        new one (a poll of the socket, no round trip).
+        """
         conn = getattr(self._handler_local, "conn", None)
+        if conn is not None and not conn.closed and not conn.broken and _readable(conn):
+            conn.close()
         if conn is None or conn.closed or conn.broken:
-            conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+            conn = self._open_handler_connection()
             self._handler_local.conn = conn
             with self._handler_conns_lock:  # several handler threads may get here at once
                 self._handler_conns[:] = [c for c in self._handler_conns if not c.closed] + [conn]
         return conn
+
+    def _open_handler_connection(self) -> psycopg.Connection:
+        """A new connection for a handler; while the database restarts, retried for as long as a lease lasts
+        (the main loop, reconnecting too, extends the job's lease once it is back)."""
+        give_up_at = time.monotonic() + self.settings.lease_s
+        delay = 0.1
+        while True:
+            try:
+                return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+            except DISCONNECTED:
+                if time.monotonic() + delay > give_up_at or self._stopping.is_set():
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     def _listen(self) -> None:
         """In its own thread: turn NOTIFY into a wake-up. Any failure falls back to polling."""
@@ -638,6 +664,13 @@ class Worker:
                                 self._wake.set()
             except DISCONNECTED:
                 time.sleep(0.5)
+
+
+def _readable(conn: psycopg.Connection) -> bool:
+    """Whether the server has sent anything (or closed the socket) since we last read from it."""
+    poller = select.poll()  # not select.select: it refuses descriptors above 1023
+    poller.register(conn.fileno(), select.POLLIN)
+    return bool(poller.poll(0))
 
 
 @arguments.renamed(lease="lease_s")
