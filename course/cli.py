@@ -80,10 +80,21 @@ def cmd_db(args) -> int:
 
 
 def cmd_worker(args) -> int:
+    from course.core.worker import StoppedWhileStarting, stopping_while_starting
+
+    stopping_while_starting()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        return _run_worker(args)
+    except StoppedWhileStarting:
+        logging.getLogger("course.core.worker").info("worker: stopped while starting; nothing was claimed")
+        return 0
+
+
+def _run_worker(args) -> int:
     from course.infra import db
     from course.core.worker import Registry, Settings, Worker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     registry = load_object(args.app)
     if not isinstance(registry, Registry):
         raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.core.worker.Registry.")

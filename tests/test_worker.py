@@ -540,3 +540,33 @@ def test_a_handler_connection_is_retried_while_the_database_restarts_and_given_u
     with pytest.raises(psycopg.OperationalError, match="starting up"):
         worker._handler_connection()
     assert len(tries) >= 3 and tries[-1] - tries[0] < 1, "retried, and given up within a lease (1 s)"
+
+
+@pytest.mark.parametrize("after_s", [0, 0.05, 0.2, 0.5])
+def test_a_worker_sent_sigterm_while_it_starts_exits_0_and_leaves_its_jobs_alone(runs, schema, after_s):
+    """A deploy may stop a worker it has just started. However early SIGTERM comes, the worker exits 0 (a
+    clean stop: a supervisor must not see a crash), and every job is still there or ran exactly once."""
+    from course.core import worker
+
+    job_id = queue.enqueue(runs, "record", {})
+    child = worker.spawn(RECORDING_APP, schema=schema, concurrency=1, lease_s=30, name="early-sigterm")
+    with child:
+        time.sleep(after_s)
+        child.signal(signal.SIGTERM)
+        assert child.wait(30) == 0, child.log_tail()
+    ran = runs.execute("SELECT count(*) FROM runs").fetchone()[0]
+    left = runs.execute("SELECT attempts FROM jobs WHERE id = %s", [job_id]).fetchall()
+    assert (ran, left) in [(0, [(0,)]), (1, [])], (ran, left, child.log_tail())
+
+
+def test_a_worker_stopped_while_it_imports_its_handlers_exits_0_without_waiting_for_the_import(schema):
+    """Started by hand (no signal mask from spawn), stopped while its --app module is still importing: it
+    has claimed nothing, so it stops there, at once, with 0."""
+    from course.infra import db, processes
+
+    app = f"{RECORDING_APP.rsplit('/', 1)[0]}/slow_to_import.py:handlers"
+    with processes.python("slow-import", "course", "worker", "--app", app, "--dsn", db.conninfo(schema)) as child:
+        wait_until(lambda: "importing the handlers" in child.log(), 60, what="the import to begin")
+        child.signal(signal.SIGTERM)
+        assert child.wait(20) == 0, child.log_tail()
+        assert "stopped while starting; nothing was claimed" in child.log()

@@ -45,6 +45,8 @@ from course.core.queue import Job
 
 log = logging.getLogger("course.core.worker")
 
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}  # a clean stop: finish what runs, claim nothing new, exit 0
+
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
@@ -283,8 +285,9 @@ class Worker:
     def run(self) -> int:
         """Work until stopped. Returns the process exit code (0 after a clean drain)."""
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, self.stop)
-            signal.signal(signal.SIGINT, self.stop)
+            for signum in STOP_SIGNALS:
+                signal.signal(signum, self.stop)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by spawn() until now: see there
         s = self.settings
         listener = threading.Thread(target=self._listen, name="listen", daemon=True) if s.listen else None
         # One thread per slot, each taking the next job from `_todo`. (A ThreadPoolExecutor would do the
@@ -692,4 +695,34 @@ def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, 
             "--poll-interval", str(poll_interval), "--dsn", dsn]
     if not listen:
         args.append("--no-listen")
-    return processes.python(name, "course", *args, env=env)
+    # The child starts with SIGTERM and SIGINT blocked (a signal mask survives exec): one sent while Python
+    # starts and imports would otherwise kill it outright (exit -15), as a crash. They stay pending until
+    # the worker can take them: from stopping_while_starting() on, or Worker.run().
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        return processes.python(name, "course", *args, env=env)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+class StoppedWhileStarting(SystemExit):
+    """SIGTERM or SIGINT before Worker.run() took them over: nothing was claimed, so exit 0 at once."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+
+def stopping_while_starting() -> None:
+    """From now until Worker.run() takes the signals over, SIGTERM or SIGINT ends the process cleanly.
+
+    A worker stopped while it imports its handlers has claimed nothing: the right answer is to exit at once
+    with 0 (a clean stop), not to die of the signal (-15, a crash to a supervisor) nor to start and drain.
+    Call it first thing in the process's main thread (`python -m course worker` does).
+    """
+
+    def stop_now(signum, frame):
+        raise StoppedWhileStarting
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop_now)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # one that came while blocked arrives now
