@@ -19,6 +19,7 @@ the job's shape and the lease rule, and reading them side by side is how the que
 
 from __future__ import annotations
 
+import json
 import traceback as tb
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -27,11 +28,12 @@ from uuid import UUID
 
 import psycopg
 from psycopg.rows import RowMaker, class_row
+from psycopg.types.json import JsonbLoader
 
 from course.core import sql
 from course.core import arguments
 from course.core.arguments import MAX_SECONDS, NAME  # noqa: F401  (part of this API: the rules enqueue applies)
-from course.core.payloads import MAX_PAYLOAD_BYTES, to_json  # noqa: F401  (MAX_PAYLOAD_BYTES: part of this API)
+from course.core.payloads import MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH, to_json  # noqa: F401  (the limits: part of this API)
 from course.core.backoff import MAX_ATTEMPTS, backoff_delay
 from course.errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
 
@@ -61,6 +63,14 @@ class Job:
     @property
     def lease(self):
         raise AttributeError("Job.lease is now Job.lease_token (the claim's token; its length is lease_s)")
+
+
+@dataclass(frozen=True)
+class UnreadablePayload:
+    """A payload PostgreSQL stored but Python cannot read back: JSON nested deeper than json.loads goes
+    (another producer wrote it with SQL; enqueue refuses one). The claim dead-letters such a job."""
+
+    size: int  # bytes of its JSON text
 
 
 @dataclass(frozen=True)
@@ -138,13 +148,33 @@ def payload_json(payload: object) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Text PostgreSQL can store: `text` and `jsonb` cannot hold NUL, so each one becomes U+FFFD.
+    """Text PostgreSQL can store: `text` and `jsonb` cannot hold NUL, so each one becomes U+FFFD; a lone
+    surrogate (a bad decode's leftover, not Unicode) cannot even be sent as UTF-8, so it is written out
+    as its escape, \\udc80.
 
     Everything the queue copies from an exception (its message, its traceback) goes through here: an error
     message is whatever a handler's libraries put in it, and one that cannot be stored must not stop the
     job from being retried or buried.
     """
-    return text.replace("\x00", "\N{REPLACEMENT CHARACTER}")
+    text = text.replace("\x00", "\N{REPLACEMENT CHARACTER}")
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode()
+    return text
+
+
+def _storable(kind: str, value: object, *, longest: int, then: str) -> str:
+    """A string PostgreSQL can store as text (no NUL, no lone surrogate) of 1 to `longest` characters."""
+    if isinstance(value, str) and 0 < len(value) <= longest and "\x00" not in value:
+        try:
+            value.encode()
+            return value
+        except UnicodeEncodeError:
+            pass
+    raise InvalidJob(f"{kind} must be a non-empty string of up to {longest} characters that PostgreSQL can store "
+                     f"(no NUL, no lone surrogate); got {value!r:.80}. {then}")
 
 
 def cut_to_bytes(text: str, limit: int) -> str:
@@ -166,10 +196,6 @@ def _run_at(value: object):
 
 def _new_job(type: str, payload, queue: str, priority: int, delay_s: float, max_attempts: int,
              unique_key: str | None) -> dict:
-    if unique_key is not None and (not isinstance(unique_key, str) or not 0 < len(unique_key) <= 200
-                                   or "\x00" in unique_key):
-        raise InvalidJob(f"unique_key must be a non-empty string of up to 200 characters (no NUL); "
-                         f"got {unique_key!r:.80}. Nothing was written.")
     return {
         "type": arguments.name("job type", type),
         "queue": arguments.name("queue", queue),
@@ -180,7 +206,8 @@ def _new_job(type: str, payload, queue: str, priority: int, delay_s: float, max_
         "max_attempts": arguments.whole("max_attempts", max_attempts, low=1, high=1000,
                                         then="It counts runs, the first one included: 1 means never retry. "
                                              "Nothing was written."),
-        "unique_key": unique_key,
+        "unique_key": None if unique_key is None else _storable("unique_key", unique_key, longest=200,
+                                                                then="Nothing was written."),
     }
 
 
@@ -256,23 +283,43 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
         "queue": arguments.name("queue", queue),
         "limit": arguments.whole("limit", limit, low=1, high=10_000, then="Nothing was claimed."),
         "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was claimed."),
-        "worker": worker,
+        "worker": None if worker is None else _storable("worker", worker, longest=200, then="Nothing was claimed."),
     }
     while True:
         with conn.cursor(row_factory=_job_row) as cursor:
+            cursor.adapters.register_loader("jsonb", _PayloadLoader)  # this cursor's only: ~1 us
             jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
         # UPDATE ... RETURNING gives its rows in no particular order, whatever the CTE's ORDER BY:
         # put the batch back in order of urgency (the model-based test caught a batch in reverse).
         jobs.sort(key=lambda job: (-job.priority, job.id))
-        runnable = [job for job in jobs if job.attempts <= job.max_attempts]
+        runnable = []
         for job in jobs:
             if job.attempts > job.max_attempts:
                 # Its worker died during its last attempt and the lease ran out: it has had all its runs.
                 # Dead-letter it rather than run it once more (SQS does the same after maxReceiveCount
                 # receives): max_attempts=1 means "never twice", crash or not.
                 bury(conn, job, "max_attempts", LAST_ATTEMPT_LOST)
+            elif isinstance(job.payload, UnreadablePayload):
+                bury(conn, job, "bad_payload", f"payload is nested deeper than Python's json can read "
+                                               f"({job.payload.size:,} bytes of JSON); enqueue refuses more than "
+                                               f"{MAX_PAYLOAD_DEPTH} levels")
+            else:
+                runnable.append(job)
         if runnable or not jobs:
             return runnable
+
+
+def _load_payload(data: bytes):
+    """A jsonb value as Python, or UnreadablePayload where json.loads gives up (RecursionError): one such
+    row, written with SQL by another producer, must not make every claim raise."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        return UnreadablePayload(len(data))
+
+
+class _PayloadLoader(JsonbLoader):
+    _loads = staticmethod(_load_payload)
 
 
 def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
@@ -381,6 +428,7 @@ def retry(conn: psycopg.Connection, job: Job, delay_s: float, error: BaseExcepti
 def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool:
     """Move the job to the dead-letter table and alert listeners. False if the lease was lost."""
     _usable(conn)
+    reason = _storable("reason", reason, longest=200, then="Nothing was written.")
     line, trace = describe_error(error)
     params = {"id": job.id, "lease_token": job.lease_token, "reason": reason, "error": line, "traceback": trace}
     with conn.transaction():
@@ -420,7 +468,7 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
     """
     _usable(conn)
     params = {
-        "ids": None if ids is None else list(ids),
+        "ids": None if ids is None else _job_ids(ids, then="Nothing was moved."),
         "type": None if type is None else arguments.name("job type", type),
         "queue": None if queue is None else arguments.name("queue", queue),
     }
@@ -431,12 +479,20 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
     return [job_id for job_id, _ in moved]
 
 
+def _job_ids(ids: object, *, then: str) -> list[int]:
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+        raise InvalidArgument(f"ids must be a list of job ids, e.g. [9812, 9813]; got {ids!r:.80}. {then}")
+    return [arguments.whole("a job id", job_id, "an id from dead_jobs(), e.g. 9812", low=1, high=2**63 - 1,
+                            then=then) for job_id in ids]
+
+
 def dead_jobs(conn: psycopg.Connection, limit: int = 50) -> list[DeadJob]:
     """The most recent dead jobs, newest first."""
     _usable(conn)
     limit = arguments.whole("limit", limit, "how many of the newest dead jobs to show, e.g. 50", low=1,
                             high=10_000_000)
     with conn.cursor(row_factory=class_row(DeadJob)) as cursor:
+        cursor.adapters.register_loader("jsonb", _PayloadLoader)
         return cursor.execute(sql.query("queue", "dead_jobs"), {"limit": limit}).fetchall()
 
 
