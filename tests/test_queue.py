@@ -2,6 +2,7 @@
 
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -24,12 +25,16 @@ def test_a_job_goes_in_is_claimed_once_and_acked_away(conn):
     assert count(conn) == 0
 
 
-def test_claim_takes_the_highest_priority_then_the_oldest(conn):
+def test_claim_takes_the_highest_priority_then_the_longest_due_then_the_first_stored(conn):
+    """One rule, said by claim's docstring, its SQL and this test: priority, then run_at, then id; the
+    batch comes back in that order too."""
     low = queue.enqueue(conn, "newsletter", {"n": 1}, priority=0)
     high = queue.enqueue(conn, "confirmation", {"n": 2}, priority=10)
     low_later = queue.enqueue(conn, "newsletter", {"n": 3}, priority=0)
+    overdue = queue.enqueue(conn, "newsletter", {"n": 5}, priority=0,  # stored last, due first
+                            run_at=datetime.now(timezone.utc) - timedelta(hours=1))
     later = queue.enqueue(conn, "scheduled", {"n": 4}, priority=99, delay_s=3600)
-    assert [j.id for j in queue.claim(conn, limit=10)] == [high, low, low_later]
+    assert [j.id for j in queue.claim(conn, limit=10)] == [high, overdue, low, low_later]
     assert later not in [j.id for j in queue.claim(conn, limit=10)]
 
 

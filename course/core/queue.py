@@ -274,7 +274,10 @@ def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping
 @arguments.renamed(lease="lease_s")
 def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 1,
           lease_s: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
-    """Lease up to `limit` visible jobs, most urgent first (by priority, then by id); [] when there is none.
+    """Lease up to `limit` visible jobs, most urgent first; [] when there is none.
+
+    Most urgent: the highest priority, then the longest due (the earliest run_at), then the lowest id;
+    the batch comes back in that order.
 
     Each claimed job is hidden from other workers for `lease_s` seconds and its attempts go up by one.
     """
@@ -289,9 +292,6 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
         with conn.cursor(row_factory=_job_row) as cursor:
             cursor.adapters.register_loader("jsonb", _PayloadLoader)  # this cursor's only: ~1 us
             jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
-        # UPDATE ... RETURNING gives its rows in no particular order, whatever the CTE's ORDER BY:
-        # put the batch back in order of urgency (the model-based test caught a batch in reverse).
-        jobs.sort(key=lambda job: (-job.priority, job.id))
         runnable = []
         for job in jobs:
             if job.attempts > job.max_attempts:

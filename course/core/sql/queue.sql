@@ -30,7 +30,8 @@ RETURNING id;
 SELECT pg_notify(left('jobs:' || current_schema(), 63), %(queue)s);
 
 -- name: claim
--- Take up to `limit` visible jobs, most urgent first. SKIP LOCKED: rows another worker is claiming
+-- Take up to `limit` visible jobs, most urgent first: the highest priority, then the longest due (the
+-- earliest run_at), then the first stored (the lowest id). SKIP LOCKED: rows another worker is claiming
 -- right now are passed over instead of waited for. The CTE locks exactly the rows the UPDATE then
 -- changes. The UPDATE finds them by primary key (= ANY of an array): joined to the CTE instead, the
 -- planner may hash the whole table (at 100 per claim with 20,000 jobs waiting it read every row, 5 ms
