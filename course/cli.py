@@ -92,8 +92,7 @@ def cmd_worker(args) -> int:
 
 
 def _run_worker(args) -> int:
-    from course.infra import db
-    from course.core.worker import Registry, Settings, Worker
+    from course.core.worker import Registry, Settings, Worker, conninfo
 
     registry = load_object(args.app)
     if not isinstance(registry, Registry):
@@ -106,8 +105,7 @@ def _run_worker(args) -> int:
         raise CourseError(f"--poll-interval: {error}") from None
     except ValueError as error:
         raise CourseError(f"--retry-base/--retry-cap: {error}.") from None
-    conninfo = args.dsn or db.conninfo(args.schema)
-    return Worker(conninfo, registry, settings).run()
+    return Worker(conninfo(args.dsn, args.schema), registry, settings).run()
 
 
 LAB_00 = "lab/tree/labs/00_start_here.ipynb"

@@ -362,6 +362,32 @@ def test_a_worker_given_a_schema_without_the_jobs_table_says_so_and_exits(schema
     assert "install" in child.log() and "Traceback" not in child.log()
 
 
+def test_the_worker_command_works_on_the_schema_it_is_given_with_dsn_too_never_on_public():
+    """--schema with --dsn (the way spawn(dsn=...) and every private server start a worker): the worker works
+    on that schema's jobs table, even when public has one too, and a schema that is not there is named."""
+    from course.infra import processes
+    from course.infra.private_server import PrivateServer
+
+    with (PrivateServer(prefix="schema-") as server,
+          psycopg.connect(server.conninfo(), autocommit=True) as public):
+        queue.install(public)
+        public.execute("CREATE SCHEMA mine")
+        wrong = queue.enqueue(public, "noop", {})
+        with psycopg.connect(server.conninfo("mine"), autocommit=True) as mine:
+            queue.install(mine)
+            mine.execute(RUNS_TABLE)
+            right = queue.enqueue(mine, "record", {})
+            argv = ["worker", "--app", RECORDING_APP, "--dsn", server.conninfo(), "--poll-interval", "0.1"]
+            with processes.python("schema-worker", "course", *argv, "--schema", "mine") as child:
+                wait_until(lambda: jobs_left(mine) == 0, 30, what="the job in schema mine")
+                assert child.terminate() == 0, child.log_tail()
+            assert public.execute("SELECT id, attempts FROM jobs").fetchall() == [(wrong, 0)], "public's, untouched"
+            assert mine.execute("SELECT job_id FROM runs").fetchall() == [(right,)]
+        with processes.python("schema-worker", "course", *argv, "--schema", "not_there") as child:
+            assert child.wait(30) == 2, child.log_tail()
+            assert "the schema 'not_there' does not exist" in child.log(), child.log_tail()
+
+
 @pytest.mark.parametrize("interval", ["0", "-1", "nan"])
 def test_a_poll_interval_that_is_not_positive_is_refused_in_one_line(schema, interval):
     from course.infra import processes

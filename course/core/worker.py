@@ -35,7 +35,7 @@ from typing import Protocol
 
 import psycopg
 from psycopg import sql as pgsql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from course.core import backoff
 from course.core import queue as q
@@ -669,6 +669,20 @@ class Worker:
                 time.sleep(0.5)
 
 
+def conninfo(dsn: str | None = None, schema: str | None = None) -> str:
+    """The connection string a worker uses: `dsn` (the course database when None), its tables resolved in
+    `schema` and nowhere else. Not `schema,public`: a worker told to work on a schema without a jobs table
+    must say so, not quietly take public's."""
+    from course.infra import db
+
+    if dsn is None:
+        return db.conninfo(schema)
+    if schema is None:
+        return dsn
+    options = conninfo_to_dict(dsn).get("options")
+    return make_conninfo(dsn, options=f"{options or ''} -c search_path={schema}".strip())
+
+
 def _readable(conn: psycopg.Connection) -> bool:
     """Whether the server has sent anything (or closed the socket) since we last read from it."""
     poller = select.poll()  # not select.select: it refuses descriptors above 1023
@@ -685,14 +699,12 @@ def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, 
     It works on the course database, unless `dsn` names another PostgreSQL (the benchmark's and the
     chaos soak's own servers); `schema` applies to either.
     """
-    from course.infra import db, processes
+    from course.infra import processes
 
-    if dsn is None:
-        dsn = db.conninfo(schema)
-    elif schema is not None:
-        dsn = make_conninfo(dsn, options=f"-c search_path={schema},public")
     args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease_s),
-            "--poll-interval", str(poll_interval), "--dsn", dsn]
+            "--poll-interval", str(poll_interval), "--dsn", conninfo(dsn)]
+    if schema is not None:
+        args += ["--schema", schema]
     if not listen:
         args.append("--no-listen")
     # The child starts with SIGTERM and SIGINT blocked (a signal mask survives exec): one sent while Python
