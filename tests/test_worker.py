@@ -130,7 +130,11 @@ def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, star
     runs.execute("ALTER TABLE jobs_away RENAME TO jobs")
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the worker to run the job once the table is back")
-    assert w.log().count('relation "jobs" does not exist') == 1, w.log_tail()
+    log = w.log()
+    assert log.count('relation "jobs" does not exist') == 1, w.log_tail()
+    assert "retrying every 0.2 s" in log, w.log_tail()  # not "every 0 s"
+    assert log.count("statements succeed again") == 1, w.log_tail()
+    assert log.index('relation "jobs" does not exist') < log.index("statements succeed again")
 
 
 def test_the_worker_settings_choose_the_retry_backoff(conn, schema):

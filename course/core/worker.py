@@ -351,7 +351,7 @@ class Worker:
                 # Not a lost connection but a statement that failed (a table dropped under us, a lock
                 # timeout): say so, wait, try again. Dying would only hand the problem to a supervisor.
                 if str(error) != last_error:
-                    log.error("worker %s: %s: %s; retrying every %.0f s", self.name, type(error).__name__,
+                    log.error("worker %s: %s: %s; retrying every %g s", self.name, type(error).__name__,
                               first_line(error), s.poll_interval_s)
                     last_error = str(error)
                 if self._stopping.is_set():
@@ -362,7 +362,9 @@ class Worker:
                         return 1
                 time.sleep(s.poll_interval_s)
                 continue
-            last_error = None
+            if last_error is not None:
+                log.info("worker %s: statements succeed again; carrying on", self.name)
+                last_error = None
             self._wake.wait(timeout=min(s.poll_interval_s, max(0.0, next_heartbeat - time.monotonic())))
             self._wake.clear()
 
