@@ -7,6 +7,7 @@
     fail         retry later with backoff, or move to the dead-letter table
     redrive      move dead jobs back
     stats        what a dashboard needs
+    where, listen, fate, gone    what a worker asks besides (see course/core/worker.py)
 
 Every function takes a psycopg connection and runs one statement from sql/queue.sql. With an
 autocommit connection (course.infra.db.connect() gives one) each call commits on its own; inside
@@ -27,6 +28,7 @@ from datetime import datetime
 from uuid import UUID
 
 import psycopg
+from psycopg import sql as pgsql
 from psycopg.rows import RowMaker, class_row
 from psycopg.types.json import JsonbLoader
 
@@ -121,14 +123,37 @@ class Stats:
 # -- set-up ----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a connection's tables resolve (see `where`)."""
+
+    schema: str | None  # None: no schema on the search path exists
+    search_path: str
+    installed: bool  # the jobs table is there
+
+
+def where(conn: psycopg.Connection) -> Place:
+    """The connection's schema and whether the queue is installed there."""
+    _usable(conn)
+    with conn.cursor(row_factory=class_row(Place)) as cursor:
+        return cursor.execute(sql.query("queue", "where")).fetchone()
+
+
 def install(conn: psycopg.Connection) -> None:
     """Create the queue's tables in the connection's schema (if they are not there yet)."""
-    _usable(conn)
-    if conn.execute("SELECT current_schema()").fetchone()[0] is None:
-        path = conn.execute("SHOW search_path").fetchone()[0]
-        raise InvalidArgument(f"The schema {path!r} does not exist: create it first, e.g. "
-                              f"course.infra.db.reset_schema({path!r}). Nothing was installed.")
+    place = where(conn)
+    if place.schema is None:
+        raise InvalidArgument(f"The schema {place.search_path!r} does not exist: create it first, e.g. "
+                              f"course.infra.db.reset_schema({place.search_path!r}). Nothing was installed.")
     conn.execute(sql.script("schema"))
+
+
+def listen(conn: psycopg.Connection) -> None:
+    """Receive on `conn` the notifications enqueue sends (conn.notifies()): the payload is the queue's name.
+    Takes effect at commit; with autocommit, at once. The statement is `LISTEN "jobs:<schema>"`."""
+    _usable(conn)
+    channel = conn.execute(sql.query("queue", "channel")).fetchone()[0]
+    conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel)))
 
 
 # -- checking what callers give us -------------------------------------------------------------------
@@ -455,6 +480,24 @@ def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, perm
     else:
         done = bury(conn, job, outcome.reason, error)
     return outcome if done else None
+
+
+# -- when a connection dropped before its answer came -------------------------------------------------
+
+
+def fate(conn: psycopg.Connection, job: Job) -> str:
+    """Where `job` is after a fail() whose answer was lost with the connection (and a retry of which found
+    the lease gone): "dead", "retry scheduled" (our first report most likely committed) or "unknown" (the
+    job has moved on: acked, or claimed again by another worker)."""
+    _usable(conn)
+    row = conn.execute(sql.query("queue", "fate"), {"id": job.id, "attempts": job.attempts}).fetchone()
+    return row[0] if row else "unknown"
+
+
+def gone(conn: psycopg.Connection, ids: Iterable[int]) -> set[int]:
+    """Which of these jobs are in neither the jobs nor the dead-letter table."""
+    _usable(conn)
+    return {row[0] for row in conn.execute(sql.query("queue", "gone"), {"ids": list(ids)})}
 
 
 # -- dead letters and numbers --------------------------------------------------------------------

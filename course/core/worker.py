@@ -31,10 +31,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from queue import SimpleQueue
+from types import SimpleNamespace
 from typing import Protocol
 
 import psycopg
-from psycopg import sql as pgsql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from course.core import backoff
@@ -126,10 +126,15 @@ class Hooks:
 
 class QueueOperations(Protocol):
     """The queue operations a Worker calls, and how: course.core.queue has them all (a module is an object
-    too); a harness may pass its own, e.g. a SimpleNamespace with a learner's extend_leases.
+    too); a harness may pass its own, made by reference_operations(extend_leases=a learner's, ...).
 
-    Each is called with the worker's own autocommit connection, from the worker's main loop only.
+    Each is called with a connection of the worker's own, in autocommit: `listen` on the listener's, the
+    others on the main loop's. Every statement a worker runs is one of these.
     """
+
+    def where(self, conn: psycopg.Connection) -> q.Place: ...
+
+    def listen(self, conn: psycopg.Connection) -> None: ...
 
     def claim(self, conn: psycopg.Connection, queue: str, *, limit: int, lease_s: float,
               worker: str | None) -> list[Job]: ...
@@ -143,22 +148,50 @@ class QueueOperations(Protocol):
 
     def bury(self, conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool: ...
 
+    def fate(self, conn: psycopg.Connection, job: Job) -> str: ...
 
-# How the worker calls each operation (placeholders for the values): checked against `ops` at start,
-# so a harness with a missing or mis-shaped operation is refused at once, not at its first job.
-_CALLS = {
-    "claim": (("conn", "queue"), {"limit": 1, "lease_s": 1.0, "worker": "name"}),
-    "ack_many": (("conn", []), {}),
-    "extend_leases": (("conn", [], 1.0), {}),
-    "fail": (("conn", "job", "error"), {}),
-    "bury": (("conn", "job", "reason", "error"), {}),
+    def gone(self, conn: psycopg.Connection, ids: Iterable[int]) -> set[int]: ...
+
+
+@dataclass(frozen=True)
+class Call:
+    """The shape of one call the worker makes: its positional arguments and its keywords, by name."""
+
+    args: tuple[str, ...]
+    keywords: tuple[str, ...] = ()
+
+
+# Every call the worker makes of each operation (tests/test_worker.py reads worker.py's `self.ops.<name>(...)`
+# calls and holds them to this list). check_operations binds each to the operation's signature at start,
+# so an `ops` with a missing or mis-shaped operation is refused at once, not at its first job.
+CALLS = {
+    "where": [Call(("conn",))],
+    "listen": [Call(("conn",))],
+    "claim": [Call(("conn", "queue"), ("limit", "lease_s", "worker"))],
+    "ack_many": [Call(("conn", "jobs"))],
+    "extend_leases": [Call(("conn", "jobs", "lease_s"))],
+    "fail": [Call(("conn", "job", "error")), Call(("conn", "job", "error"), ("backoff",))],
+    "bury": [Call(("conn", "job", "reason", "error"))],
+    "fate": [Call(("conn", "job"))],
+    "gone": [Call(("conn", "ids"))],
 }
+CUSTOM_BACKOFF = Call(("conn", "job", "error"), ("backoff",))  # made only when the settings choose the backoff
 
 
-def check_operations(ops: object) -> None:
-    """Refuse an `ops` that does not satisfy QueueOperations, saying which operation is wrong."""
+def reference_operations(**replacements: Callable) -> SimpleNamespace:
+    """course.core.queue's operations, some of them replaced: a harness's `ops`, e.g.
+    reference_operations(extend_leases=learners_extend_leases)."""
+    unknown = sorted(set(replacements) - set(CALLS))
+    if unknown:
+        raise InvalidArgument(f"reference_operations() knows {', '.join(CALLS)}; not {', '.join(unknown)}.")
+    return SimpleNamespace(**{name: replacements.get(name, getattr(q, name)) for name in CALLS})
+
+
+def check_operations(ops: object, settings: Settings | None = None) -> None:
+    """Refuse an `ops` that cannot take every call a worker with these settings makes, naming the operation."""
+    custom_backoff = settings is not None and settings.custom_backoff
     problems = []
-    for op_name, (args, kwargs) in _CALLS.items():
+    for op_name, calls in CALLS.items():
         operation = getattr(ops, op_name, None)
         if not callable(operation):
             problems.append(f"no {op_name}()")
@@ -167,15 +200,20 @@ def check_operations(ops: object) -> None:
             signature = inspect.signature(operation)
         except (TypeError, ValueError):  # a builtin without a readable signature: trust it
             continue
-        try:
-            signature.bind(*args, **kwargs)
-        except TypeError as error:
-            problems.append(f"{op_name}{signature} cannot take the worker's call ({error})")
+        for call in calls:
+            if call == CUSTOM_BACKOFF and not custom_backoff:
+                continue
+            try:
+                signature.bind(*call.args, **dict.fromkeys(call.keywords))
+            except TypeError as error:
+                keywords = "".join(f", {k}=..." for k in call.keywords)
+                problems.append(f"{op_name}{signature} cannot take the worker's call {op_name}({', '.join(call.args)}"
+                                f"{keywords}) ({error})")
     if problems:
         raise InvalidArgument(f"Worker(ops=...) does not provide the queue operations the worker calls: "
-                              f"{'; '.join(problems)}. Pass course.core.queue, or an object with claim, ack_many, "
-                              f"extend_leases, fail and bury shaped as course.core.worker.QueueOperations says. "
-                              f"Nothing was started.")
+                              f"{'; '.join(problems)}. Pass course.core.queue, or "
+                              f"course.core.worker.reference_operations(name=yours) to replace some of them "
+                              f"(QueueOperations says how each is called). Nothing was started.")
 
 
 # -- the worker ----------------------------------------------------------------------------------
@@ -201,6 +239,11 @@ class Settings:
         if not 0 < self.retry_base_s <= self.retry_cap_s:
             raise ValueError(f"retry backoff needs 0 < base <= cap; got base {self.retry_base_s:g} s, "
                              f"cap {self.retry_cap_s:g} s")
+
+    @property
+    def custom_backoff(self) -> bool:
+        """Whether the retry backoff is not queue.fail's own, so the worker passes fail() its own."""
+        return (self.retry_base_s, self.retry_cap_s) != (backoff.BASE_S, backoff.CAP_S)
 
     def retry_delay(self, attempt: int) -> float:
         return backoff.backoff_delay(attempt, base=self.retry_base_s, cap=self.retry_cap_s)
@@ -257,7 +300,7 @@ class Worker:
         arguments.seconds("lease_s", self.settings.lease_s, then="Nothing was started.")
         arguments.whole("concurrency", self.settings.concurrency, low=1, high=1000, then="Nothing was started.")
         arguments.name("queue", self.settings.queue, then="Nothing was started.")
-        check_operations(self.ops)
+        check_operations(self.ops, self.settings)
         self.counters = Counters()
         self._stopping = threading.Event()
         self._wake = threading.Event()
@@ -514,17 +557,9 @@ class Worker:
             raise
         if outcome is None and job.id in reported.in_doubt:
             # "Lease gone" now most likely means our first try committed. Say what the database shows.
-            outcome = self._fate_of(job)
+            outcome = Unconfirmed(self.ops.fate(self._conn, job))
         reported.failed[job.id] = outcome
         return outcome
-
-    def _fate_of(self, job: Job) -> Unconfirmed:
-        """Where a job is whose fail() lost its answer with the connection (and a retry found the lease gone)."""
-        row = self._conn.execute(
-            "SELECT 'dead' FROM dead_jobs WHERE id = %(id)s UNION ALL "
-            "SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease IS NULL AND attempts = %(attempts)s",
-            {"id": job.id, "attempts": job.attempts}).fetchone()
-        return Unconfirmed(row[0] if row else "unknown")
 
     def _acked_before(self, succeeded: list[Job], acked: set[int]) -> set[int]:
         """Of the jobs an ack_many retried after a lost connection, those the first try had deleted.
@@ -537,10 +572,7 @@ class Worker:
                       if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease_token]
         if not candidates:
             return set()
-        present = {row[0] for row in self._conn.execute(
-            "SELECT id FROM jobs WHERE id = ANY(%(ids)s) UNION ALL SELECT id FROM dead_jobs WHERE id = ANY(%(ids)s)",
-            {"ids": candidates})}
-        return set(candidates) - present
+        return self.ops.gone(self._conn, candidates)
 
     def _log_failure(self, done: _Done, outcome) -> None:
         job = done.job
@@ -562,10 +594,9 @@ class Worker:
                     job.attempts, job.max_attempts, what, then)
 
     def _fail(self, done: _Done):
-        s = self.settings
-        if (s.retry_base_s, s.retry_cap_s) == (backoff.BASE_S, backoff.CAP_S):
+        if not self.settings.custom_backoff:
             return self.ops.fail(self._conn, done.job, done.error)  # the plain call: ops may be a learner's
-        return self.ops.fail(self._conn, done.job, done.error, backoff=s.retry_delay)
+        return self.ops.fail(self._conn, done.job, done.error, backoff=self.settings.retry_delay)
 
     def _heartbeat(self) -> None:
         running = list(self._running.values())
@@ -588,16 +619,16 @@ class Worker:
         schema with no jobs table: retrying would never find one."""
         try:
             self._connect()
-            schema, path, table = self._conn.execute(
-                "SELECT current_schema(), current_setting('search_path'), to_regclass('jobs') IS NOT NULL").fetchone()
+            place = self.ops.where(self._conn)
         except DISCONNECTED as error:
             raise DatabaseUnavailable(f"worker {self.name}: the database did not answer: {first_line(error)}") from None
-        if schema is None:
-            raise CourseError(f"worker {self.name}: the schema {path!r} does not exist: check --schema, or create "
-                              f"it and install the queue there. Nothing was claimed.")
-        if not table:
-            raise CourseError(f"worker {self.name}: there is no jobs table in schema {schema!r}: install the queue "
-                              f"there first (course.core.queue.install(conn)), or check --schema. Nothing was claimed.")
+        if place.schema is None:
+            raise CourseError(f"worker {self.name}: the schema {place.search_path!r} does not exist: check --schema, "
+                              f"or create it and install the queue there. Nothing was claimed.")
+        if not place.installed:
+            raise CourseError(f"worker {self.name}: there is no jobs table in schema {place.schema!r}: install the "
+                              f"queue there first (course.core.queue.install(conn)), or check --schema. Nothing was "
+                              f"claimed.")
 
     def _reconnect(self, error: Exception) -> bool:
         """Connect again, however long it takes; False only when draining and out of time."""
@@ -660,8 +691,7 @@ class Worker:
         while not self._stopping.is_set():
             try:
                 with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as conn:
-                    schema = conn.execute("SELECT current_schema()").fetchone()[0]
-                    conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"jobs:{schema}")))
+                    self.ops.listen(conn)
                     self._wake.set()  # jobs may have arrived while we were not listening
                     while not self._stopping.is_set():
                         for note in conn.notifies(timeout=1.0):

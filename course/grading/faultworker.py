@@ -15,13 +15,12 @@ import signal
 import sys
 import threading
 from functools import partial
-from types import SimpleNamespace
 
 from psycopg.conninfo import make_conninfo
 
 from course.infra import eventlog, processes
 from course.core import queue
-from course.core.worker import Hooks, Registry, Settings, Worker
+from course.core.worker import Hooks, Registry, Settings, Worker, reference_operations
 from course.grading.faults import TASK
 
 MID_WORK = "while the job was running"
@@ -90,9 +89,7 @@ class Recorder(Hooks):
 
 def queue_operations(scenario):
     """The reference queue, with the learner's lease extension and quick retries where the scenario says."""
-    ops = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
-                          extend_leases=queue.extend_leases,
-                          fail=partial(queue.fail, backoff=lambda attempt: scenario.retry_delay_s))
+    ops = reference_operations(fail=partial(queue.fail, backoff=lambda attempt: scenario.retry_delay_s))
     if scenario.extend_lease is not None:
         def extend_leases(conn, jobs, lease_s):
             return {job.id for job in jobs if scenario.extend_lease(conn, job, lease_s)}

@@ -47,7 +47,7 @@ from course.core.backoff import backoff_delay
 from course.errors import CourseError, InvalidArgument
 from course.core import arguments
 from course.core.queue import PermanentError
-from course.core.worker import Registry
+from course.core.worker import Registry, reference_operations
 from course.programs.email_provider import send_email
 from course.programs.http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
 from course.programs.http import start_server
@@ -658,9 +658,8 @@ class ChannelManager(ServerProcess):
 def queue_operations(backoff_scale: float = 1.0) -> SimpleNamespace:
     """The reference queue, with the material's retry policy (course.core.backoff: random(0, 2^(n-1)) s,
     capped at 5 minutes) and its waits multiplied by `backoff_scale` (0.01: a hundred times faster)."""
-    return SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
-                           extend_leases=queue.extend_leases,
-                           fail=partial(queue.fail, backoff=lambda attempt: backoff_delay(attempt) * backoff_scale))
+    return reference_operations(fail=partial(queue.fail,
+                                             backoff=lambda attempt: backoff_delay(attempt) * backoff_scale))
 
 
 @arguments.renamed(lease="lease_s")

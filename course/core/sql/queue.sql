@@ -29,6 +29,17 @@ RETURNING id;
 -- Channel names are limited to 63 bytes; LISTEN truncates a longer name the same way.
 SELECT pg_notify(left('jobs:' || current_schema(), 63), %(queue)s);
 
+-- name: channel
+-- The channel `notify` wakes this schema's workers on, for their LISTEN (which takes no parameters:
+-- course.core.queue.listen puts the name into the statement, quoted).
+SELECT left('jobs:' || current_schema(), 63);
+
+-- name: where
+-- Where this connection's tables resolve: its schema (NULL when no schema on the search path exists),
+-- the search path itself (to name in an error), and whether the queue's jobs table is there.
+SELECT current_schema() AS schema, current_setting('search_path') AS search_path,
+       to_regclass('jobs') IS NOT NULL AS installed;
+
 -- name: claim
 -- Take up to `limit` visible jobs, most urgent first: the highest priority, then the longest due (the
 -- earliest run_at), then the first stored (the lowest id). SKIP LOCKED: rows another worker is claiming
@@ -100,6 +111,22 @@ SELECT id, queue, type, payload, priority, least(attempts, max_attempts), max_at
        created_at, %(reason)s, %(error)s, %(traceback)s
 FROM dead
 RETURNING id;
+
+-- name: fate
+-- Where a job is whose fail() lost its answer with the connection, asked once a retry of that fail()
+-- found the lease gone: dead, or waiting for its retry with our attempt count (our first report most
+-- likely committed), or neither (no row: it has moved on, acked or claimed by another worker since).
+SELECT 'dead' FROM dead_jobs WHERE id = %(id)s
+UNION ALL
+SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease IS NULL AND attempts = %(attempts)s;
+
+-- name: gone
+-- Which of these jobs are in neither table. Asked of the jobs an ack_many retried after a lost
+-- connection: no other worker can finish a job while our lease holds, so one that is gone was deleted
+-- by our first ack_many, whose answer the connection lost.
+SELECT id FROM unnest(%(ids)s::bigint[]) AS asked (id)
+WHERE NOT EXISTS (SELECT FROM jobs WHERE jobs.id = asked.id)
+  AND NOT EXISTS (SELECT FROM dead_jobs WHERE dead_jobs.id = asked.id);
 
 -- name: alert_dead
 -- Tell whoever listens (a dashboard, an on-call bot) that a job was dead-lettered.
