@@ -22,6 +22,9 @@ then run against the database.
 
 The seed fixes the fault schedule, the poison jobs and the handlers' work times; it is printed, so a
 failure can be run again. Everything started here is stopped when the soak ends, whatever happens.
+
+Why one module: it is one experiment — the jobs it runs, the faults it injects and the checks of what
+they left behind — and each check is only meaningful beside the jobs and faults it judges.
 """
 
 from __future__ import annotations
