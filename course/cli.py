@@ -80,7 +80,7 @@ def cmd_db(args) -> int:
 
 
 def cmd_worker(args) -> int:
-    from course.core.worker import StoppedWhileStarting, stopping_while_starting
+    from course.core.worker_process import StoppedWhileStarting, stopping_while_starting
 
     stopping_while_starting()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
@@ -92,11 +92,12 @@ def cmd_worker(args) -> int:
 
 
 def _run_worker(args) -> int:
-    from course.core.worker import Registry, Settings, Worker, conninfo
+    from course.core.worker import Registry, Settings, Worker
+    from course.core.worker_process import conninfo
 
     registry = load_object(args.app)
     if not isinstance(registry, Registry):
-        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.core.worker.Registry.")
+        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a Registry (course.core.handlers).")
     try:
         settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
                             poll_interval_s=args.poll_interval, listen=not args.no_listen,

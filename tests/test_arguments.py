@@ -10,7 +10,8 @@ import pytest
 
 from course.core import arguments, queue
 from course.errors import InvalidArgument, InvalidJob
-from course.core.worker import CALLS, QueueOperations, Registry, Settings, Worker, check_operations, reference_operations
+from course.core.operations import CALLS, QueueOperations, check_operations, reference_operations
+from course.core.worker import Registry, Settings, Worker
 
 # -- whole -------------------------------------------------------------------------------------------
 

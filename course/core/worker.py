@@ -11,6 +11,8 @@ A SIGKILL loses nothing: the killed worker's leases run out and its jobs become 
 price is that they run again: a job must be safe to run twice.
 
 Run one with `python -m course worker --app your_module:registry --queue default --concurrency 4`.
+Beside it: which handler runs which job type (handlers.py: Registry), the queue operations it calls and
+how (operations.py), and the process around it (worker_process.py: spawn, and a stop while it starts).
 
 Why one module: it is one process's loop (wake, claim, run, heartbeat, ack, drain), and every step
 shares the same slots, leases and stop signal; split, each piece would reach into the others' state.
@@ -18,7 +20,6 @@ shares the same slots, leases and stop signal; split, each piece would reach int
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
@@ -28,85 +29,22 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from queue import SimpleQueue
-from types import SimpleNamespace
-from typing import Protocol
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from course.core import backoff
+from course.core import arguments, backoff
 from course.core import queue as q
-from course.core import arguments
-from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
+from course.core.handlers import Handler, Registry  # noqa: F401  (Registry: part of this API, for --app modules)
+from course.core.operations import QueueOperations, check_operations
 from course.core.queue import Job
+from course.core.worker_process import STOP_SIGNALS, conninfo, spawn  # noqa: F401  (conninfo, spawn: part of this API)
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
 
 log = logging.getLogger("course.core.worker")
 
-STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}  # a clean stop: finish what runs, claim nothing new, exit 0
-
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
-
-
-# -- handlers ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Handler:
-    type: str
-    run: Callable
-    payload: Mapping[str, type]  # required keys and their types, checked before the handler runs
-    wants_connection: bool  # declared as `def handler(job, conn)`
-
-    def payload_problem(self, payload: dict) -> str | None:
-        for key, expected in self.payload.items():
-            if key not in payload:
-                return f"payload has no {key!r} (expected {expected.__name__}); it has {sorted(payload)}"
-            if not _is_a(payload[key], expected):
-                return f"payload[{key!r}] is {payload[key]!r}, not {expected.__name__}"
-        return None
-
-
-def _is_a(value: object, expected: type) -> bool:
-    """isinstance, as JSON means it: True is not an int, and 3 will do for a float."""
-    if isinstance(value, bool):
-        return expected is bool
-    if expected is float:
-        return isinstance(value, (int, float))
-    return isinstance(value, expected)
-
-
-class Registry:
-    """Which function runs which job type.
-
-        handlers = Registry()
-
-        @handlers.handler("send_receipt", payload={"order_id": int})
-        def send_receipt(job, conn):        # conn is optional: declare it if the job needs the database
-            ...
-    """
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, Handler] = {}
-
-    def handler(self, type: str, *, payload: Mapping[str, type] | None = None):
-        arguments.name("job type", type, then="Nothing was registered.")
-
-        def register(fn: Callable) -> Callable:
-            wants_connection = len(inspect.signature(fn).parameters) >= 2
-            self._handlers[type] = Handler(type, fn, dict(payload or {}), wants_connection)
-            return fn
-
-        return register
-
-    def get(self, type: str) -> Handler | None:
-        return self._handlers.get(type)
-
-    @property
-    def types(self) -> list[str]:
-        return sorted(self._handlers)
 
 
 class Hooks:
@@ -119,101 +57,6 @@ class Hooks:
     def started(self, job: Job) -> None: ...
     def finished(self, job: Job, error: BaseException | None) -> None: ...  # work done, not yet acked
     def acked(self, ids: set[int]) -> None: ...
-
-
-# -- what the worker calls --------------------------------------------------------------------------
-
-
-class QueueOperations(Protocol):
-    """The queue operations a Worker calls, and how: course.core.queue has them all (a module is an object
-    too); a harness may pass its own, made by reference_operations(extend_leases=a learner's, ...).
-
-    Each is called with a connection of the worker's own, in autocommit: `listen` on the listener's, the
-    others on the main loop's. Every statement a worker runs is one of these.
-    """
-
-    def where(self, conn: psycopg.Connection) -> q.Place: ...
-
-    def listen(self, conn: psycopg.Connection) -> None: ...
-
-    def claim(self, conn: psycopg.Connection, queue: str, *, limit: int, lease_s: float,
-              worker: str | None) -> list[Job]: ...
-
-    def ack_many(self, conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]: ...
-
-    def extend_leases(self, conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float) -> set[int]: ...
-
-    def fail(self, conn: psycopg.Connection, job: Job, error: BaseException, *,
-             backoff: Callable[[int], float] = ...) -> q.Retry | q.Dead | None: ...
-
-    def bury(self, conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool: ...
-
-    def fate(self, conn: psycopg.Connection, job: Job) -> str: ...
-
-    def gone(self, conn: psycopg.Connection, ids: Iterable[int]) -> set[int]: ...
-
-
-@dataclass(frozen=True)
-class Call:
-    """The shape of one call the worker makes: its positional arguments and its keywords, by name."""
-
-    args: tuple[str, ...]
-    keywords: tuple[str, ...] = ()
-
-
-# Every call the worker makes of each operation (tests/test_worker.py reads worker.py's `self.ops.<name>(...)`
-# calls and holds them to this list). check_operations binds each to the operation's signature at start,
-# so an `ops` with a missing or mis-shaped operation is refused at once, not at its first job.
-CALLS = {
-    "where": [Call(("conn",))],
-    "listen": [Call(("conn",))],
-    "claim": [Call(("conn", "queue"), ("limit", "lease_s", "worker"))],
-    "ack_many": [Call(("conn", "jobs"))],
-    "extend_leases": [Call(("conn", "jobs", "lease_s"))],
-    "fail": [Call(("conn", "job", "error")), Call(("conn", "job", "error"), ("backoff",))],
-    "bury": [Call(("conn", "job", "reason", "error"))],
-    "fate": [Call(("conn", "job"))],
-    "gone": [Call(("conn", "ids"))],
-}
-CUSTOM_BACKOFF = Call(("conn", "job", "error"), ("backoff",))  # made only when the settings choose the backoff
-
-
-def reference_operations(**replacements: Callable) -> SimpleNamespace:
-    """course.core.queue's operations, some of them replaced: a harness's `ops`, e.g.
-    reference_operations(extend_leases=learners_extend_leases)."""
-    unknown = sorted(set(replacements) - set(CALLS))
-    if unknown:
-        raise InvalidArgument(f"reference_operations() knows {', '.join(CALLS)}; not {', '.join(unknown)}.")
-    return SimpleNamespace(**{name: replacements.get(name, getattr(q, name)) for name in CALLS})
-
-
-def check_operations(ops: object, settings: Settings | None = None) -> None:
-    """Refuse an `ops` that cannot take every call a worker with these settings makes, naming the operation."""
-    custom_backoff = settings is not None and settings.custom_backoff
-    problems = []
-    for op_name, calls in CALLS.items():
-        operation = getattr(ops, op_name, None)
-        if not callable(operation):
-            problems.append(f"no {op_name}()")
-            continue
-        try:
-            signature = inspect.signature(operation)
-        except (TypeError, ValueError):  # a builtin without a readable signature: trust it
-            continue
-        for call in calls:
-            if call == CUSTOM_BACKOFF and not custom_backoff:
-                continue
-            try:
-                signature.bind(*call.args, **dict.fromkeys(call.keywords))
-            except TypeError as error:
-                keywords = "".join(f", {k}=..." for k in call.keywords)
-                problems.append(f"{op_name}{signature} cannot take the worker's call {op_name}({', '.join(call.args)}"
-                                f"{keywords}) ({error})")
-    if problems:
-        raise InvalidArgument(f"Worker(ops=...) does not provide the queue operations the worker calls: "
-                              f"{'; '.join(problems)}. Pass course.core.queue, or "
-                              f"course.core.worker.reference_operations(name=yours) to replace some of them "
-                              f"(QueueOperations says how each is called). Nothing was started.")
 
 
 # -- the worker ----------------------------------------------------------------------------------
@@ -300,7 +143,7 @@ class Worker:
         arguments.seconds("lease_s", self.settings.lease_s, then="Nothing was started.")
         arguments.whole("concurrency", self.settings.concurrency, low=1, high=1000, then="Nothing was started.")
         arguments.name("queue", self.settings.queue, then="Nothing was started.")
-        check_operations(self.ops, self.settings)
+        check_operations(self.ops, custom_backoff=self.settings.custom_backoff)
         self.counters = Counters()
         self._stopping = threading.Event()
         self._wake = threading.Event()
@@ -701,72 +544,8 @@ class Worker:
                 time.sleep(0.5)
 
 
-def conninfo(dsn: str | None = None, schema: str | None = None) -> str:
-    """The connection string a worker uses: `dsn` (the course database when None), its tables resolved in
-    `schema` and nowhere else. Not `schema,public`: a worker told to work on a schema without a jobs table
-    must say so, not quietly take public's."""
-    from course.infra import db
-
-    if dsn is None:
-        return db.conninfo(schema)
-    if schema is None:
-        return dsn
-    options = conninfo_to_dict(dsn).get("options")
-    return make_conninfo(dsn, options=f"{options or ''} -c search_path={schema}".strip())
-
-
 def _readable(conn: psycopg.Connection) -> bool:
     """Whether the server has sent anything (or closed the socket) since we last read from it."""
     poller = select.poll()  # not select.select: it refuses descriptors above 1023
     poller.register(conn.fileno(), select.POLLIN)
     return bool(poller.poll(0))
-
-
-@arguments.renamed(lease="lease_s")
-def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, concurrency: int = 4,
-          lease_s: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
-          name: str = "worker", env: dict[str, str] | None = None, dsn: str | None = None):
-    """Start `python -m course worker ...` as a child process (see course.infra.processes.Child).
-
-    It works on the course database, unless `dsn` names another PostgreSQL (the benchmark's and the
-    chaos soak's own servers); `schema` applies to either.
-    """
-    from course.infra import processes
-
-    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease_s),
-            "--poll-interval", str(poll_interval), "--dsn", conninfo(dsn)]
-    if schema is not None:
-        args += ["--schema", schema]
-    if not listen:
-        args.append("--no-listen")
-    # The child starts with SIGTERM and SIGINT blocked (a signal mask survives exec): one sent while Python
-    # starts and imports would otherwise kill it outright (exit -15), as a crash. They stay pending until
-    # the worker can take them: from stopping_while_starting() on, or Worker.run().
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        return processes.python(name, "course", *args, env=env)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-
-
-class StoppedWhileStarting(SystemExit):
-    """SIGTERM or SIGINT before Worker.run() took them over: nothing was claimed, so exit 0 at once."""
-
-    def __init__(self) -> None:
-        super().__init__(0)
-
-
-def stopping_while_starting() -> None:
-    """From now until Worker.run() takes the signals over, SIGTERM or SIGINT ends the process cleanly.
-
-    A worker stopped while it imports its handlers has claimed nothing: the right answer is to exit at once
-    with 0 (a clean stop), not to die of the signal (-15, a crash to a supervisor) nor to start and drain.
-    Call it first thing in the process's main thread (`python -m course worker` does).
-    """
-
-    def stop_now(signum, frame):
-        raise StoppedWhileStarting
-
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, stop_now)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # one that came while blocked arrives now

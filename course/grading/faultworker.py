@@ -20,7 +20,8 @@ from psycopg.conninfo import make_conninfo
 
 from course.infra import eventlog, processes
 from course.core import queue
-from course.core.worker import Hooks, Registry, Settings, Worker, reference_operations
+from course.core.operations import reference_operations
+from course.core.worker import Hooks, Registry, Settings, Worker
 from course.grading.faults import TASK
 
 MID_WORK = "while the job was running"

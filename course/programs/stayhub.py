@@ -47,7 +47,8 @@ from course.core.backoff import backoff_delay
 from course.errors import CourseError, InvalidArgument
 from course.core import arguments
 from course.core.queue import PermanentError
-from course.core.worker import Registry, reference_operations
+from course.core.operations import reference_operations
+from course.core.worker import Registry
 from course.programs.email_provider import send_email
 from course.programs.http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
 from course.programs.http import start_server
