@@ -134,7 +134,7 @@ def test_retry_waits_with_backoff(conn):
     job = queue.claim_one(conn)
     outcome = queue.fail(conn, job, RuntimeError("timeout"))
     assert 0 <= outcome.delay_s <= backoff_ceiling(1) == 1.0
-    row = conn.execute("SELECT run_at - now(), lease, last_error FROM jobs").fetchone()
+    row = conn.execute("SELECT run_at - now(), lease_token, last_error FROM jobs").fetchone()
     assert row[0].total_seconds() <= 1.0 and row[1] is None and row[2] == "RuntimeError: timeout"
 
 
@@ -351,16 +351,16 @@ def test_a_claimed_batch_comes_back_most_urgent_first(conn):
 def test_an_old_keyword_is_refused_naming_the_new_one_and_changes_nothing(conn, call, new_name):
     queue.enqueue(conn, "send", {})
     job = queue.claim_one(conn, lease_s=30)
-    before = conn.execute("SELECT id, run_at, attempts, lease FROM jobs ORDER BY id").fetchall()
+    before = conn.execute("SELECT id, run_at, attempts, lease_token FROM jobs ORDER BY id").fetchall()
     with pytest.raises(InvalidArgument, match=f"takes {new_name} now.*pass .*{new_name}"):
         call(conn, job)
-    assert conn.execute("SELECT id, run_at, attempts, lease FROM jobs ORDER BY id").fetchall() == before
+    assert conn.execute("SELECT id, run_at, attempts, lease_token FROM jobs ORDER BY id").fetchall() == before
 
 
 def test_the_claims_token_is_lease_token_and_the_old_attribute_says_so(conn):
     queue.enqueue(conn, "send", {})
     job = queue.claim_one(conn, lease_s=30)
-    token = conn.execute("SELECT lease FROM jobs WHERE id = %s", [job.id]).fetchone()[0]
+    token = conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job.id]).fetchone()[0]
     assert job.lease_token == token
     with pytest.raises(AttributeError, match="Job.lease is now Job.lease_token"):
         job.lease  # noqa: B018

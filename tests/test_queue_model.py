@@ -124,7 +124,7 @@ class Model:
 
 
 def check_against(conn, model: Model, seen_attempts: dict[int, int]) -> None:
-    rows = conn.execute("""SELECT id, queue, priority, attempts, max_attempts, lease, unique_key,
+    rows = conn.execute("""SELECT id, queue, priority, attempts, max_attempts, lease_token, unique_key,
                                   run_at <= now() AS visible
                            FROM jobs ORDER BY id""").fetchall()
     dead = conn.execute("SELECT id, attempts, max_attempts, reason FROM dead_jobs ORDER BY id").fetchall()
@@ -135,9 +135,9 @@ def check_against(conn, model: Model, seen_attempts: dict[int, int]) -> None:
     assert set(db_jobs) == set(model.jobs), (sorted(db_jobs), sorted(model.jobs))
     assert set(db_dead) == set(model.dead), (sorted(db_dead), sorted(model.dead))
     assert not (set(db_jobs) | set(db_dead)) & model.done, "a done job came back"
-    for job_id, (_, q, priority, attempts, max_attempts, lease, key, visible) in db_jobs.items():
+    for job_id, (_, q, priority, attempts, max_attempts, token, key, visible) in db_jobs.items():
         m = model.jobs[job_id]
-        assert (q, priority, attempts, max_attempts, lease, key) == (
+        assert (q, priority, attempts, max_attempts, token, key) == (
             m.queue, m.priority, m.attempts, m.max_attempts, m.lease_token, m.unique_key), job_id
         assert visible == (model.state(m) == "ready"), (job_id, model.state(m))
         assert 0 <= attempts <= max_attempts, (job_id, attempts, max_attempts)

@@ -68,7 +68,7 @@ def test_a_heartbeat_keeps_a_job_longer_than_its_lease_from_running_twice(runs, 
 def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, start_workers):
     queue.enqueue(runs, "record", {"sleep_s": 2})
     [w] = start_workers(1, concurrency=1, lease_s=5)
-    wait_until(lambda: runs.execute("SELECT count(*) FROM jobs WHERE lease IS NOT NULL").fetchone()[0], 30,
+    wait_until(lambda: runs.execute("SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL").fetchone()[0], 30,
                what="the claim")
     w.signal(signal.SIGTERM)
     queue.enqueue(runs, "record", {"late": True})
@@ -452,8 +452,8 @@ def test_a_fail_that_committed_before_the_connection_dropped_is_reported_as_what
     if permanent:
         assert [d.id for d in queue.dead_jobs(conn)] == [job_id]
     else:
-        lease, attempts = conn.execute("SELECT lease, attempts FROM jobs WHERE id = %s", [job_id]).fetchone()
-        assert (lease, attempts) == (None, 1), "retried once, by the first report"
+        token, attempts = conn.execute("SELECT lease_token, attempts FROM jobs WHERE id = %s", [job_id]).fetchone()
+        assert (token, attempts) == (None, 1), "retried once, by the first report"
 
 
 def test_a_fail_whose_job_moved_on_after_the_drop_is_reported_as_unknown_not_as_a_retry(conn, schema, caplog):

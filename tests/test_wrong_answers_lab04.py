@@ -19,7 +19,7 @@ from .wrong_answers import assert_fails_with, failed
 
 def extend_with(statement: str):
     def extend_lease(conn, job, lease_s):
-        return conn.execute(statement, {"id": job.id, "lease": job.lease_token, "lease_s": lease_s}).rowcount == 1
+        return conn.execute(statement, {"id": job.id, "lease_token": job.lease_token, "lease_s": lease_s}).rowcount == 1
 
     return extend_lease
 
@@ -44,7 +44,7 @@ def test_a_heartbeat_without_the_lease_fence_takes_the_job_back_from_its_new_own
 
 def test_a_heartbeat_that_adds_to_the_end_of_the_lease():
     report = run_check("04.heartbeat", extend_lease=extend_with(
-        "UPDATE jobs SET run_at = run_at + make_interval(secs => %(lease_s)s) WHERE id = %(id)s AND lease = %(lease)s"))
+        "UPDATE jobs SET run_at = run_at + make_interval(secs => %(lease_s)s) WHERE id = %(id)s AND lease_token = %(lease_token)s"))
     assert_fails_with(report, "moves the end of the lease to lease_s seconds from now")
     # The 2 s lease plus 30, less the moments the check took (more of them on a busy machine):
     shown = [float(s) for s in re.findall(r"the lease ends (\d+\.\d) s from now", report.render())]
@@ -53,12 +53,12 @@ def test_a_heartbeat_that_adds_to_the_end_of_the_lease():
 
 def test_a_heartbeat_that_hides_the_job_for_good_would_strand_a_dead_workers_job():
     report = run_check("04.heartbeat", extend_lease=extend_with(
-        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"))
+        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease_token = %(lease_token)s"))
     assert_fails_with(report, "moves the end of the lease to lease_s seconds from now")
 
 
 def test_a_heartbeat_that_always_says_yes():
-    fenced = extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(lease)s")
+    fenced = extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease_token = %(lease_token)s")
 
     def extend_lease(conn, job, lease_s):
         fenced(conn, job, lease_s)
@@ -93,7 +93,7 @@ def test_the_worker_stage_catches_a_job_running_twice_at_once():
 
 def ack_with(statement: str):
     def ack(conn, job_id, lease_token):
-        return conn.execute(statement, {"id": job_id, "lease": lease_token}).rowcount == 1
+        return conn.execute(statement, {"id": job_id, "lease_token": lease_token}).rowcount == 1
 
     return ack
 
@@ -111,7 +111,7 @@ def test_an_ack_fenced_by_the_clock_is_fooled_by_the_new_owners_lease():
 
 
 def test_an_ack_that_always_reports_success():
-    fenced = ack_with("DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s")
+    fenced = ack_with("DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s")
 
     def ack(conn, job_id, lease_token):
         fenced(conn, job_id, lease_token)
@@ -123,7 +123,7 @@ def test_an_ack_that_always_reports_success():
 
 def test_an_ack_that_returns_nothing():
     def ack(conn, job_id, lease_token):
-        conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+        conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token])
 
     report = run_check("04.fenced_ack", ack=ack)
     assert_fails_with(report, "returns something true when it deleted the job")
@@ -139,6 +139,6 @@ def test_the_quiz_fails_a_wrong_letter():
 
 def test_an_ack_that_marks_the_job_instead_of_deleting_it():
     report = run_check("04.fenced_ack", ack=ack_with(
-        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"))  # "done", kept forever
+        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease_token = %(lease_token)s"))  # "done", kept forever
     assert_fails_with(report, "deletes the job while the lease is ours")
 

@@ -49,7 +49,7 @@ LAST_ATTEMPT_LOST = "its last attempt never reported back: the worker stopped or
 class Job:
     """A claimed job. `lease_token` proves the claim: ack, extend and fail only work while it is current.
 
-    (The token is the jobs table's `lease` column; a lease's length, everywhere, is `lease_s` seconds.)
+    (A lease's length, everywhere, is `lease_s` seconds; its end is the job's run_at, `lease_expires_at`.)
     """
 
     id: int

@@ -96,7 +96,7 @@ class Settings:
 class Unconfirmed:
     """The outcome of a fail() whose answer was lost with the connection: what the database shows after.
 
-    "dead" (in the dead-letter table) or "retry scheduled" (waiting, lease cleared, attempts unchanged):
+    "dead" (in the dead-letter table) or "retry scheduled" (waiting, lease token cleared, attempts unchanged):
     our report most likely committed. "unknown": the job has moved on (acked, or claimed by another worker
     after our lease ran out), and whether our report counted cannot be told.
     """

@@ -56,14 +56,14 @@ WITH next AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE jobs
-    SET run_at     = now() + make_interval(secs => %(lease_s)s),
-        lease      = gen_random_uuid(),
-        attempts   = jobs.attempts + 1,
-        claimed_by = %(worker)s,
-        claimed_at = now()
+    SET run_at      = now() + make_interval(secs => %(lease_s)s),
+        lease_token = gen_random_uuid(),
+        attempts    = jobs.attempts + 1,
+        claimed_by  = %(worker)s,
+        claimed_at  = now()
     WHERE jobs.id = ANY(ARRAY(SELECT id FROM next))
     RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
-              jobs.max_attempts, jobs.lease AS lease_token, jobs.run_at AS lease_expires_at
+              jobs.max_attempts, jobs.lease_token, jobs.run_at AS lease_expires_at
 )
 SELECT claimed.*
 FROM claimed JOIN next USING (id)
@@ -72,38 +72,38 @@ ORDER BY next.priority DESC, next.run_at, next.id;
 -- name: ack
 -- Done: delete the job, but only while our lease is the current one. A worker whose lease ran out and
 -- whose job was claimed again deletes nothing.
-DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease_token)s;
+DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s;
 
 -- name: ack_many
 DELETE FROM jobs
-USING unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS done (id, lease)
-WHERE jobs.id = done.id AND jobs.lease = done.lease
+USING unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS done (id, lease_token)
+WHERE jobs.id = done.id AND jobs.lease_token = done.lease_token
 RETURNING jobs.id;
 
 -- name: extend_lease
 -- The heartbeat: push the end of our lease forward, only if it is still ours.
 UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
-WHERE id = %(id)s AND lease = %(lease_token)s
+WHERE id = %(id)s AND lease_token = %(lease_token)s
 RETURNING run_at AS lease_expires_at;
 
 -- name: extend_leases
 UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
-FROM unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS running (id, lease)
-WHERE jobs.id = running.id AND jobs.lease = running.lease
+FROM unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS running (id, lease_token)
+WHERE jobs.id = running.id AND jobs.lease_token = running.lease_token
 RETURNING jobs.id;
 
 -- name: retry
--- Hand the job back to run again after a delay. Clearing the lease fences out our own late ack.
+-- Hand the job back to run again after a delay. Clearing the lease token fences out our own late ack.
 UPDATE jobs
-SET run_at = now() + make_interval(secs => %(delay_s)s), lease = NULL, claimed_by = NULL,
+SET run_at = now() + make_interval(secs => %(delay_s)s), lease_token = NULL, claimed_by = NULL,
     last_error = %(error)s
-WHERE id = %(id)s AND lease = %(lease_token)s;
+WHERE id = %(id)s AND lease_token = %(lease_token)s;
 
 -- name: bury
 -- Move the job to the dead-letter table, in one statement: it is in exactly one of the two tables.
 -- attempts counts runs: a claim that found the job out of attempts buries it without running it.
 WITH dead AS (
-    DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease_token)s RETURNING *
+    DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s RETURNING *
 )
 INSERT INTO dead_jobs (id, queue, type, payload, priority, attempts, max_attempts, unique_key,
                        created_at, reason, error, traceback)
@@ -118,7 +118,7 @@ RETURNING id;
 -- likely committed), or neither (no row: it has moved on, acked or claimed by another worker since).
 SELECT 'dead' FROM dead_jobs WHERE id = %(id)s
 UNION ALL
-SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease IS NULL AND attempts = %(attempts)s;
+SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease_token IS NULL AND attempts = %(attempts)s;
 
 -- name: gone
 -- Which of these jobs are in neither table. Asked of the jobs an ack_many retried after a lost
@@ -164,8 +164,8 @@ LIMIT %(limit)s;
 -- enqueued with an hour's delay is on time the moment it becomes due.
 SELECT queue,
        count(*) FILTER (WHERE run_at <= now())                        AS ready,
-       count(*) FILTER (WHERE lease IS NOT NULL AND run_at > now())   AS in_flight,
-       count(*) FILTER (WHERE lease IS NULL AND run_at > now())       AS scheduled,
+       count(*) FILTER (WHERE lease_token IS NOT NULL AND run_at > now()) AS in_flight,
+       count(*) FILTER (WHERE lease_token IS NULL AND run_at > now())     AS scheduled,
        coalesce(extract(epoch FROM now() - min(due_at) FILTER (WHERE run_at <= now())), 0)::float8
                                                                       AS oldest_ready_age_s
 FROM jobs

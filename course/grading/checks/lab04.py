@@ -93,7 +93,7 @@ def heartbeat_check(t: Trial, extend_lease, seed=None):
     zombie = "our lease ran out, another worker claimed the job (20 s lease, a new token); then our extend_lease(conn, job, 30)"
     t.expect("does not extend a lease that is no longer ours (the lease token changed)", ok=_about(left, 20),
              got=_shown(left), expected="the lease ends 20 s from now (the new owner's)", example=zombie,
-             note="fence the UPDATE with the lease token: WHERE id = ... AND lease = ..." if not _about(left, 20) else None)
+             note="fence the UPDATE with the lease token: WHERE id = ... AND lease_token = ..." if not _about(left, 20) else None)
     t.expect("returns something false when the lease is no longer ours", ok=not ours, got=ours, expected=False,
              example=zombie, note="the worker logs a lost lease from this answer: another worker may be running the job")
     queue.ack(conn, rescuer)
