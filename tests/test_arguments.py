@@ -84,31 +84,6 @@ def test_name_refuses_others_with_an_example_and_says_nothing_was_written(value)
         arguments.name("queue", value)
 
 
-# -- renamed ---------------------------------------------------------------------------------------------
-
-
-def test_renamed_refuses_the_old_keyword_naming_the_new_one_and_lets_the_new_one_through():
-    calls = []
-
-    @arguments.renamed(lease="lease_s")
-    def claim(conn, *, lease_s=30.0):
-        calls.append(lease_s)
-        return lease_s
-
-    assert claim("conn", lease_s=5) == 5
-    with pytest.raises(InvalidArgument) as refused:
-        claim("conn", lease=5)
-    assert str(refused.value) == "claim() takes lease_s= now, not lease=: pass claim(..., lease_s=5). Nothing was done."
-    assert calls == [5], "the refused call did not run"
-
-
-def test_renamed_keeps_the_signature_for_help_and_for_the_workers_contract_check():
-    import inspect
-
-    assert list(inspect.signature(queue.claim).parameters) == ["conn", "queue", "limit", "lease_s", "worker"]
-    assert queue.claim.__doc__.startswith("Lease up to")
-
-
 # -- the worker's contract: QueueOperations ----------------------------------------------------------------
 
 

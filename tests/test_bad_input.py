@@ -206,7 +206,7 @@ def test_a_lease_that_is_not_a_positive_number_of_seconds_is_refused(conn, lease
 
 @pytest.mark.slow
 def test_a_worker_started_with_a_zero_lease_says_so_in_one_line(schema):
-    one_clear_error(run_course("worker", "--app", RECORDING_APP, "--lease", "0", "--dsn", db.conninfo(schema)),
+    one_clear_error(run_course("worker", "--app", RECORDING_APP, "--lease-s", "0", "--dsn", db.conninfo(schema)),
                     "lease_s is in seconds and must be more than 0")
     one_clear_error(run_course("worker", "--app", RECORDING_APP, "--concurrency", "0", "--dsn",
                                db.conninfo(schema)), "concurrency must be a whole number from 1")
@@ -284,7 +284,7 @@ def test_a_worker_waits_through_a_database_restart_and_loses_nothing(mode):
         queue.install(conn)
         conn.execute(RUNS_TABLE)
         before = queue.enqueue_many(conn, "record", [{"n": n, "sleep_s": 0.1} for n in range(40)])
-        with worker.spawn(RECORDING_APP, dsn=server.conninfo(), concurrency=4, lease_s=2, poll_interval=0.2,
+        with worker.spawn(RECORDING_APP, dsn=server.conninfo(), concurrency=4, lease_s=2, poll_interval_s=0.2,
                           name="restart-worker") as child:  # killed on the way out if it still runs
             wait_until(lambda: conn.execute("SELECT count(*) FROM runs").fetchone()[0] >= 5, 60,
                        what="the first runs")
@@ -312,7 +312,7 @@ def test_a_restart_while_the_handler_threads_are_idle_costs_no_job_an_attempt(mo
         queue.install(conn)
         conn.execute(RUNS_TABLE)
         dsn = server.conninfo(application_name="idle-restart")
-        with worker.spawn(RECORDING_APP, dsn=dsn, concurrency=4, lease_s=30, poll_interval=0.2,
+        with worker.spawn(RECORDING_APP, dsn=dsn, concurrency=4, lease_s=30, poll_interval_s=0.2,
                           name="idle-restart-worker") as child:
             # Four jobs claimed together, each sleeping: each of the four threads runs one and keeps its connection.
             queue.enqueue_many(conn, "record", [{"n": n, "sleep_s": 0.5} for n in range(4)])
@@ -381,7 +381,7 @@ def mostly(valid, odd):
                                       max_size=4), PAYLOAD),
     "queue": mostly(st.sampled_from(["default", "emails"]), NAME),
     "priority": mostly(st.integers(-32768, 32767), NUMBER),
-    "delay": mostly(st.floats(0, 10**6) | st.integers(0, 10**6), NUMBER),
+    "delay_s": mostly(st.floats(0, 10**6) | st.integers(0, 10**6), NUMBER),
     "run_at": RUN_AT,
     "max_attempts": mostly(st.integers(1, 1000), NUMBER),
     "unique_key": mostly(st.none() | st.text(min_size=1, max_size=200), ODD_TEXT | st.just("k" * 201))}))

@@ -289,7 +289,7 @@ def test_the_scheduler_handlers_run_in_a_real_worker(schema, sched, start_worker
     stayhub_recurring.install(sched, date(2026, 3, 13))
     add_holds_and_invoices(sched)
     scheduler.tick(sched, at(14, 2, 5))
-    start_workers(1, app="course.programs.stayhub_recurring:handlers", lease_s=5, poll_interval=0.1)
+    start_workers(1, app="course.programs.stayhub_recurring:handlers", lease_s=5, poll_interval_s=0.1)
     processes.wait_until(lambda: queue.stats(sched).depth == 0, timeout=30, what="the worker to run the jobs")
     # 02:05 (02:00 was skipped: the skip policy runs the latest due slot only) and the night's invoices
     assert sorted(sched.execute("SELECT task, changed FROM task_runs").fetchall()) == [

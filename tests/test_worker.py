@@ -81,7 +81,7 @@ def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, s
 def test_failing_jobs_retry_with_backoff_then_dead_letter_at_max_attempts(conn, start_workers):
     queue.enqueue(conn, "always_fails", {}, max_attempts=3)
     queue.enqueue(conn, "invalid_address", {})
-    start_workers(1, concurrency=2, lease_s=5, poll_interval=0.2)
+    start_workers(1, concurrency=2, lease_s=5, poll_interval_s=0.2)
     wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=60, what="both jobs in the dead-letter table")
     dead = {d.type: d for d in queue.dead_jobs(conn)}
     assert (dead["always_fails"].reason, dead["always_fails"].attempts) == ("max_attempts", 3)
@@ -101,14 +101,14 @@ def test_unknown_types_and_bad_payloads_are_dead_lettered_at_once(conn, start_wo
 
 
 def test_notify_wakes_an_idle_worker_long_before_its_poll(runs, start_workers):
-    start_workers(1, concurrency=1, lease_s=5, poll_interval=30)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval_s=30)
     time.sleep(2)  # let it go idle, listening
     queue.enqueue(runs, "record", {})
     wait_until(lambda: jobs_left(runs) == 0, timeout=15, what="the notified worker to run the job")
 
 
 def test_a_polling_worker_finds_jobs_without_notify(runs, start_workers):
-    start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval_s=0.2, listen=False)
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the polling worker to run the job")
 
@@ -122,7 +122,7 @@ def test_a_bad_app_argument_gets_one_clear_line(schema):
 
 
 def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, start_workers):
-    [w] = start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
+    [w] = start_workers(1, concurrency=1, lease_s=5, poll_interval_s=0.2, listen=False)
     wait_until(lambda: "queue 'default'" in w.log(), 30, what="the worker to start")
     runs.execute("ALTER TABLE jobs RENAME TO jobs_away")  # the claim now fails: no such table
     time.sleep(1.5)
@@ -138,7 +138,7 @@ def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, star
 
 
 def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
-    """retry_base_s/retry_cap_s (--retry-base/--retry-cap) reach fail(): every wait stays under the cap."""
+    """retry_base_s/retry_cap_s (--retry-base-s/--retry-cap-s) reach fail(): every wait stays under the cap."""
     import threading
 
     from course.infra import db
@@ -181,9 +181,9 @@ def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
 def test_a_bad_retry_backoff_argument_gets_one_clear_line(schema):
     from course.infra import processes
 
-    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base", "0")
+    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base-s", "0")
     assert child.wait(30) == 2
-    assert "--retry-base/--retry-cap" in child.log() and "Traceback" not in child.log()
+    assert "--retry-base-s/--retry-cap-s" in child.log() and "Traceback" not in child.log()
 
 
 # -- nothing a handler does may stop a worker or strand a job (in-process workers, to watch them) --------
@@ -381,7 +381,7 @@ def test_the_worker_command_works_on_the_schema_it_is_given_with_dsn_too_never_o
             queue.install(mine)
             mine.execute(RUNS_TABLE)
             right = queue.enqueue(mine, "record", {})
-            argv = ["worker", "--app", RECORDING_APP, "--dsn", server.conninfo(), "--poll-interval", "0.1"]
+            argv = ["worker", "--app", RECORDING_APP, "--dsn", server.conninfo(), "--poll-interval-s", "0.1"]
             with processes.python("schema-worker", "course", *argv, "--schema", "mine") as child:
                 wait_until(lambda: jobs_left(mine) == 0, 30, what="the job in schema mine")
                 assert child.terminate() == 0, child.log_tail()
@@ -397,7 +397,7 @@ def test_a_poll_interval_that_is_not_positive_is_refused_in_one_line(schema, int
     from course.infra import processes
 
     child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema,
-                             "--poll-interval", interval)
+                             "--poll-interval-s", interval)
     assert child.wait(30) == 2, child.log_tail()
     assert "poll" in child.log() and "Traceback" not in child.log()
 

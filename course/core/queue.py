@@ -62,10 +62,6 @@ class Job:
     lease_token: UUID
     lease_expires_at: datetime
 
-    @property
-    def lease(self):
-        raise AttributeError("Job.lease is now Job.lease_token (the claim's token; its length is lease_s)")
-
 
 @dataclass(frozen=True)
 class UnreadablePayload:
@@ -239,7 +235,6 @@ def _new_job(type: str, payload, queue: str, priority: int, delay_s: float, max_
 # -- producing -----------------------------------------------------------------------------------
 
 
-@arguments.renamed(delay="delay_s")
 def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None, *,
             queue: str = DEFAULT_QUEUE, priority: int = 0, delay_s: float = 0.0, run_at: datetime | None = None,
             max_attempts: int = MAX_ATTEMPTS, unique_key: str | None = None, notify: bool = True) -> int | None:
@@ -259,7 +254,6 @@ def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None,
     return row[0] if row else None
 
 
-@arguments.renamed(delay="delay_s")
 def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping], *,
                  queue: str = DEFAULT_QUEUE, priority: int = 0, delay_s: float = 0.0,
                  max_attempts: int = MAX_ATTEMPTS, unique_keys: Iterable[str | None] | None = None,
@@ -296,7 +290,6 @@ def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping
 # -- consuming -----------------------------------------------------------------------------------
 
 
-@arguments.renamed(lease="lease_s")
 def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 1,
           lease_s: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
     """Lease up to `limit` visible jobs, most urgent first; [] when there is none.
@@ -361,7 +354,6 @@ def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
 _JOB_FIELDS = [f.name for f in fields(Job)]
 
 
-@arguments.renamed(lease="lease_s")
 def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease_s: float = DEFAULT_LEASE_S,
               worker: str | None = None) -> Job | None:
     jobs = claim(conn, queue, limit=1, lease_s=lease_s, worker=worker)
@@ -384,7 +376,6 @@ def ack_many(conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]:
     return {row[0] for row in conn.execute(sql.query("queue", "ack_many"), params)}
 
 
-@arguments.renamed(lease="lease_s")
 def extend_lease(conn: psycopg.Connection, job: Job, lease_s: float = DEFAULT_LEASE_S) -> datetime | None:
     """Keep a long job hidden for another `lease_s` seconds; None if the lease is no longer ours."""
     _usable(conn)
@@ -394,7 +385,6 @@ def extend_lease(conn: psycopg.Connection, job: Job, lease_s: float = DEFAULT_LE
     return row[0] if row else None
 
 
-@arguments.renamed(lease="lease_s")
 def extend_leases(conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float = DEFAULT_LEASE_S) -> set[int]:
     """The heartbeat for every job a worker is running, in one statement; returns the ids still ours."""
     _usable(conn)
@@ -419,7 +409,6 @@ class Dead:
     reason: str  # permanent, max_attempts, unknown_type, bad_payload
 
 
-@arguments.renamed(delay="backoff")
 def decide(job: Job, *, permanent: bool, backoff: Callable[[int], float] = backoff_delay) -> Retry | Dead:
     """What to do with a job that just failed: retry after `backoff(attempts)` seconds, or give up.
 
@@ -464,7 +453,6 @@ def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException |
     return moved
 
 
-@arguments.renamed(delay="backoff")
 def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, permanent: bool | None = None,
          backoff: Callable[[int], float] = backoff_delay) -> Retry | Dead | None:
     """Record a failed run: retry with backoff, or dead-letter it. None if the lease was lost.

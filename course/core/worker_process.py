@@ -14,7 +14,6 @@ import signal
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from course.core import arguments
 from course.core import queue as q
 
 STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}  # a clean stop: finish what runs, claim nothing new, exit 0
@@ -34,9 +33,8 @@ def conninfo(dsn: str | None = None, schema: str | None = None) -> str:
     return make_conninfo(dsn, options=f"{options or ''} -c search_path={schema}".strip())
 
 
-@arguments.renamed(lease="lease_s")
 def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, concurrency: int = 4,
-          lease_s: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
+          lease_s: float = q.DEFAULT_LEASE_S, poll_interval_s: float = 1.0, listen: bool = True,
           name: str = "worker", env: dict[str, str] | None = None, dsn: str | None = None):
     """Start `python -m course worker ...` as a child process (see course.infra.processes.Child).
 
@@ -45,8 +43,8 @@ def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, 
     """
     from course.infra import processes
 
-    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease_s),
-            "--poll-interval", str(poll_interval), "--dsn", conninfo(dsn)]
+    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease-s", str(lease_s),
+            "--poll-interval-s", str(poll_interval_s), "--dsn", conninfo(dsn)]
     if schema is not None:
         args += ["--schema", schema]
     if not listen:

@@ -226,7 +226,7 @@ class Soak:
         from course.core import worker
 
         child = worker.spawn("course.evidence.chaos:handlers", schema=SCHEMA, concurrency=self.config.concurrency,
-                             lease_s=self.config.lease_s, poll_interval=0.5, name=f"chaos-worker{slot}",
+                             lease_s=self.config.lease_s, poll_interval_s=0.5, name=f"chaos-worker{slot}",
                              dsn=self.server.conninfo(application_name=WORKER_NAME))
         if slot < len(self.workers):
             self.workers[slot] = child
@@ -416,10 +416,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--idle-restart", default=Config.idle_restart,
                         help="after the drain, restart PostgreSQL with this mode while every worker is idle, then "
                              "run jobs of one attempt each (empty for none)")
-    parser.add_argument("--deadline", type=float, default=Config.deadline_s, help="seconds before giving up")
+    parser.add_argument("--deadline-s", type=float, default=Config.deadline_s, help="seconds before giving up")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(10**6)
-    config = Config(jobs=args.jobs, workers=args.workers, kills=args.kills, seed=seed, deadline_s=args.deadline,
+    config = Config(jobs=args.jobs, workers=args.workers, kills=args.kills, seed=seed, deadline_s=args.deadline_s,
                     restarts=tuple(mode for mode in args.restarts.split(",") if mode),
                     idle_restart=args.idle_restart or None)
     print(f"chaos soak, seed {seed} (run again with --seed {seed})")
