@@ -293,7 +293,7 @@ class NatsServer:
                     f"monitoring http://127.0.0.1:{state['monitor_port']}, data in {self.store_dir}")
         if pid:
             return f"NATS is stopped: the last server (pid {pid}) was killed; `start()` starts it again"
-        return "NATS is stopped (`python -m course.infra.broker start` starts it)"
+        return "NATS is stopped (`python -m course broker start` starts it)"
 
     # -- changing state --------------------------------------------------------------------------------
 
