@@ -336,16 +336,26 @@ hypothesis = pytest.importorskip("hypothesis")
 from datetime import date, datetime, timedelta, timezone  # noqa: E402
 from decimal import Decimal  # noqa: E402
 
+from collections import Counter  # noqa: E402
+
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-ODD_TEXT = st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from(["\x00", "\N{GRINNING FACE}", "'", "\\"]),
-                   max_size=30)
+# Lone surrogates are not Unicode (a bad decode's leftovers); PostgreSQL cannot take them, nor NUL.
+# (A list joined, not st.text: text() folds the odd characters into one alphabet of a million, where
+# they are almost never drawn, and drops the surrogates.)
+ODD_TEXT = st.lists(st.characters(codec="utf-8")
+                    | st.sampled_from(["\x00", "\N{GRINNING FACE}", "'", "\\", "\ud800", "\udfff"]),
+                    max_size=30).map("".join)
+# Rare, big or deep values: 11,000 CJK characters are 33 KB of UTF-8 (stored), 22,000 are 66 KB (refused);
+# 98 levels of nesting inside a payload's dict are stored, 5,000 refused.
+EXTREME = st.sampled_from(["\N{CJK UNIFIED IDEOGRAPH-4E2D}" * 11_000, "\N{CJK UNIFIED IDEOGRAPH-4E2D}" * 22_000]) \
+    | st.builds(nested, st.sampled_from([98, 5000]))  # printed as nested(5000) in a failure, not drawn out
 JSON_LEAF = (st.none() | st.booleans() | st.integers() | st.integers(min_value=-(10**40), max_value=10**40)
              | st.floats(allow_nan=True, allow_infinity=True) | ODD_TEXT)
 NOT_JSON = st.sampled_from([{1, 2}, b"bytes", Decimal("1.5"), date(2026, 1, 1), object()]) | st.builds(pow, st.just(10), st.just(5000))
-PAYLOAD_VALUE = st.recursive(JSON_LEAF | NOT_JSON, lambda inner: st.lists(inner, max_size=3)
+PAYLOAD_VALUE = st.recursive(JSON_LEAF | NOT_JSON | EXTREME, lambda inner: st.lists(inner, max_size=3)
                              | st.dictionaries(ODD_TEXT, inner, max_size=3), max_leaves=8)
 PAYLOAD = st.none() | st.dictionaries(ODD_TEXT, PAYLOAD_VALUE, max_size=4) | JSON_LEAF | st.lists(JSON_LEAF, max_size=2)
 NAME = st.sampled_from(["send_receipt", "a", "x" * 100]) | ODD_TEXT
@@ -368,9 +378,25 @@ def same_json(stored, given) -> bool:
     return type(stored) is type(given) and stored == given
 
 
+def leaves(value):
+    """Every key and value inside `value`, however deep (a loop: some are nested 5,000 levels)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        yield item
+        if isinstance(item, dict):
+            todo.extend(item)
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+
+
 def mostly(valid, odd):
     """Valid three times in four: with every argument odd, nearly every case would be refused."""
     return st.one_of(valid, valid, valid, odd)
+
+
+SEEN = Counter()  # what the fuzz tried, over a whole run: a fuzz that never reaches a case cannot fail on it
 
 
 @settings(max_examples=int(os.environ.get("COURSE_FUZZ_EXAMPLES", "300")), deadline=None, database=None,
@@ -385,11 +411,11 @@ def mostly(valid, odd):
     "run_at": RUN_AT,
     "max_attempts": mostly(st.integers(1, 1000), NUMBER),
     "unique_key": mostly(st.none() | st.text(min_size=1, max_size=200), ODD_TEXT | st.just("k" * 201))}))
-def test_every_enqueue_either_stores_a_job_that_reads_back_equal_or_is_refused_with_nothing_written(fuzz_conn,
-                                                                                                   data):
-    conn = fuzz_conn
+def enqueue_fuzz(conn, data):
     conn.execute("TRUNCATE jobs")
     args = {"type": "send_receipt", **data}
+    if any(isinstance(text, str) and ("\ud800" in text or "\udfff" in text) for text in leaves(data)):
+        SEEN["a lone surrogate somewhere"] += 1
     with conn.transaction():  # the caller's own transaction must stay usable after a refusal
         try:
             job_id = queue.enqueue(conn, args.pop("type"), args.pop("payload", None), **args)
@@ -397,19 +423,30 @@ def test_every_enqueue_either_stores_a_job_that_reads_back_equal_or_is_refused_w
             message = str(error)
             assert "\n" not in message and "Nothing was" in message, message
             assert count(conn) == 0
-            hypothesis.event("refused")
+            SEEN["refused"] += 1
             return
         assert count(conn) == 1
-    hypothesis.event("stored")
-    row = conn.execute("SELECT id, type, queue, payload, priority, max_attempts, unique_key, run_at FROM jobs"
-                       ).fetchone()
+    SEEN["stored"] += 1
+    row = conn.execute("SELECT id, type, queue, payload, priority, max_attempts, unique_key, run_at, due_at, "
+                       "extract(epoch FROM run_at - created_at)::float8 FROM jobs").fetchone()
     assert row[0] == job_id
     assert row[1:3] == (data.get("type", "send_receipt"), data.get("queue", "default"))
     assert same_json(row[3], data.get("payload") or {}), (row[3], data.get("payload"))
     assert (row[4], row[5], row[6]) == (data.get("priority", 0), data.get("max_attempts", queue.MAX_ATTEMPTS),
                                         data.get("unique_key"))
+    assert row[8] == row[7], "due_at starts as run_at"
     if data.get("run_at") is not None:
         assert row[7] == data["run_at"]
+    else:  # run_at = now() + delay_s, created_at = now(): the same transaction, the same now()
+        assert abs(row[9] - data.get("delay_s", 0)) < 1e-3, (row[9], data.get("delay_s"))
+        SEEN["stored with a delay_s above 0"] += data.get("delay_s", 0) > 0
+
+
+def test_every_enqueue_either_stores_a_job_that_reads_back_equal_or_is_refused_with_nothing_written(fuzz_conn):
+    SEEN.clear()
+    enqueue_fuzz(fuzz_conn)
+    tried = set(SEEN)
+    assert tried >= {"stored", "refused", "stored with a delay_s above 0", "a lone surrogate somewhere"}, SEEN
 
 
 @pytest.fixture(scope="module")
