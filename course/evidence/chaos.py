@@ -92,6 +92,7 @@ def always_fail(job, conn):
 # -- the soak -----------------------------------------------------------------------------------------
 
 SCHEMA = "chaos"
+RUNNING = ", concurrency "  # in a worker's first log line, written once it is connected and about to claim
 WORKER_NAME = "chaos-worker"  # application_name of the workers' connections
 
 
@@ -249,7 +250,7 @@ class Soak:
 
     def wait_for_workers_running(self) -> None:
         """Until each worker has logged its first line: connected, and waiting for jobs."""
-        wait_until(lambda: all(", concurrency " in child.log() for child in self.workers), 60,
+        wait_until(lambda: all(RUNNING in child.log() for child in self.workers), 60,
                    what="every worker to be running")
 
     def close(self) -> None:
@@ -262,10 +263,13 @@ class Soak:
     # -- faults ------------------------------------------------------------------------------------
 
     def kill_one(self) -> None:
-        slot = self.rng.randrange(len(self.workers))
-        victim = self.workers[slot]
-        if not victim.alive():
+        """SIGKILL a random worker among those running (connected, claiming): a worker still starting up
+        holds nothing, and killing those (every replacement is one, for a second or so) tests nothing."""
+        running = [slot for slot, child in enumerate(self.workers) if child.alive() and RUNNING in child.log()]
+        if not running:
             return
+        slot = self.rng.choice(running)
+        victim = self.workers[slot]
         name = f"{socket.gethostname()}:{victim.pid}"  # what the worker writes in jobs.claimed_by
         try:
             in_flight = self.query("SELECT count(*) FROM jobs WHERE claimed_by = %s AND run_at > now()",
