@@ -605,3 +605,28 @@ def test_a_worker_stopped_while_it_imports_its_handlers_exits_0_without_waiting_
         child.signal(signal.SIGTERM)
         assert child.wait(20) == 0, child.log_tail()
         assert "stopped while starting; nothing was claimed" in child.log()
+
+
+def test_a_handler_that_leaves_a_transaction_open_fails_its_attempt_and_the_next_job_starts_clean(conn, schema):
+    """The thread's connection is autocommit, but `BEGIN` opens a transaction all the same. Left open, the
+    handler's work is not committed (acking the job would lose it) and the next job on that thread would
+    run inside it. The worker rolls it back and fails the attempt, saying why."""
+    conn.execute("CREATE TABLE effects (job_id bigint)")
+    registry = Registry()
+
+    @registry.handler("forgets_commit")
+    def forgets_commit(job, conn):
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO effects VALUES (%s)", [job.id])
+
+    @registry.handler("ok")
+    def ok(job, conn):
+        conn.execute("INSERT INTO effects VALUES (%s)", [job.id])
+
+    bad = queue.enqueue(conn, "forgets_commit", {}, max_attempts=1)
+    good = queue.enqueue(conn, "ok", {})
+    with worker_thread(schema, registry):  # one handler thread: the second job runs on the same connection
+        wait_until(lambda: jobs_left(conn) == 0, timeout=30, what="both jobs reported")
+    [dead] = queue.dead_jobs(conn)
+    assert dead.id == bad and "returned with a transaction still open" in dead.error, dead.error
+    assert conn.execute("SELECT job_id FROM effects").fetchall() == [(good,)]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from queue import SimpleQueue
 
 import psycopg
+from psycopg.pq import TransactionStatus
 
 from course.core import arguments, backoff
 from course.core import queue as q
@@ -45,6 +46,11 @@ from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, fir
 log = logging.getLogger("course.core.worker")
 
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
+OPEN_TRANSACTION = (TransactionStatus.INTRANS, TransactionStatus.INERROR)
+
+
+class TransactionLeftOpen(RuntimeError):
+    """A handler returned with its connection inside a transaction: the worker rolled its work back."""
 
 
 class Hooks:
@@ -315,11 +321,12 @@ class Worker:
 
     def _run_one(self, handler: Handler, job: Job) -> None:
         """In a handler thread: run the job, then hand the outcome to the main loop."""
-        error = None
+        error = conn = None
         try:
             self.hooks.started(job)
             if handler.wants_connection:
-                handler.run(job, self._handler_connection())
+                conn = self._handler_connection()
+                handler.run(job, conn)
             else:
                 handler.run(job)
         except BaseException as raised:  # noqa: BLE001
@@ -327,6 +334,8 @@ class Worker:
             # not Exception: a SystemExit or KeyboardInterrupt raised in a thread would otherwise end the
             # thread silently, leaving its job "running" (and its lease extended by heartbeats) forever.
             error = raised
+        if conn is not None and conn.info.transaction_status in OPEN_TRANSACTION:
+            error = self._close_left_transaction(conn, error)
         try:
             self.hooks.finished(job, error)
         finally:
@@ -336,6 +345,21 @@ class Worker:
             # _finished, so a job appended before we saw the event set is one it will see.
             if not self._wake.is_set():
                 self._wake.set()
+
+    @staticmethod
+    def _close_left_transaction(conn: psycopg.Connection, error: BaseException | None) -> BaseException | None:
+        """A handler left a transaction open on its connection (a BEGIN with no COMMIT, or one a raise cut
+        short): roll it back, or the next job on this thread would run inside it. Work left uncommitted is
+        lost, so a handler that returned normally has failed after all."""
+        try:
+            conn.rollback()
+        except DISCONNECTED:
+            pass  # a broken connection is replaced before the next job
+        if error is None:
+            error = TransactionLeftOpen(
+                "the handler returned with a transaction still open (a BEGIN without a COMMIT): its work was "
+                "rolled back. Write `with conn.transaction():`, which commits at the end of the block")
+        return error
 
     def _report_finished(self, claim: bool = False) -> list[Job] | None:
         """fail() what raised, then ack what succeeded (one statement). Kept until the database hears it.
