@@ -40,6 +40,9 @@ class QueueOperations(Protocol):
 
     def ack_many(self, conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]: ...
 
+    def ack_and_claim(self, conn: psycopg.Connection, jobs: Iterable[Job], queue: str, *, limit: int,
+                      lease_s: float, worker: str | None) -> tuple[set[int], list[Job]]: ...
+
     def extend_leases(self, conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float) -> set[int]: ...
 
     def fail(self, conn: psycopg.Connection, job: Job, error: BaseException, *,
@@ -68,6 +71,7 @@ CALLS = {
     "listen": [Call(("conn",))],
     "claim": [Call(("conn", "queue"), ("limit", "lease_s", "worker"))],
     "ack_many": [Call(("conn", "jobs"))],
+    "ack_and_claim": [Call(("conn", "jobs", "queue"), ("worker", "limit", "lease_s"))],
     "extend_leases": [Call(("conn", "jobs", "lease_s"))],
     "fail": [Call(("conn", "job", "error")), Call(("conn", "job", "error"), ("backoff",))],
     "bury": [Call(("conn", "job", "reason", "error"))],
