@@ -78,3 +78,43 @@ def test_name_accepts_the_documented_alphabet(value):
 def test_name_refuses_others_with_an_example_and_says_nothing_was_written(value):
     with pytest.raises(InvalidJob, match=r"is not a valid name: .*e\.g\. 'send_receipt'\)\. Nothing was written\.$"):
         arguments.name("queue", value)
+
+
+# -- names in seconds end in _s, on the command line too ----------------------------------------------------
+
+
+def float_flags(parser) -> list[str]:
+    """Every option taking a number with a fraction, in `parser` and its subcommands."""
+    import argparse
+
+    flags = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags += float_flags(sub)
+        elif action.type is float:
+            flags += [option for option in action.option_strings if option.startswith("--")]
+    return flags
+
+
+def test_the_queue_programs_number_flags_are_all_in_seconds_and_say_so():
+    """The worker command, the outbox relay and the scheduler: every fractional flag is a duration in
+    seconds, and its name ends in -s as the keyword's does in _s (--pace was a pause of seconds)."""
+    from course import cli
+    from course.core import outbox, scheduler
+
+    flags = {name: float_flags(parser()) for name, parser in
+             [("worker", cli.parser), ("relay", outbox.parser), ("scheduler", scheduler.parser)]}
+    assert all(flags.values()), flags  # each has some: the check looks where the flags are
+    assert {name: [f for f in found if not f.endswith("-s")] for name, found in flags.items()} == \
+        {"worker": [], "relay": [], "scheduler": []}
+
+
+def test_the_relays_spawn_takes_its_durations_in_seconds_by_name():
+    import inspect
+
+    from course.core import outbox
+
+    durations = {"poll_interval_s", "pace_s", "duplicate_window_s", "publish_timeout_s"}
+    assert durations <= set(inspect.signature(outbox.spawn).parameters)
+    assert outbox.parser().parse_args(["relay", "--pace-s", "0.5", "--publish-timeout-s", "2"]).pace_s == 0.5
