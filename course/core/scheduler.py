@@ -286,7 +286,7 @@ def heartbeats(conn: psycopg.Connection) -> list[Heartbeat]:
 def wait_for_ticks(conn: psycopg.Connection, schedulers: Sequence[processes.Child], at: datetime,
                    timeout: float = 20.0) -> None:
     """Wait until every one of these scheduler processes has finished a tick at clock time `at` or later."""
-    deadline = time.monotonic() + timeout
+    bound = processes.HangBound(timeout)
     while True:
         seen = {beat.name: beat for beat in heartbeats(conn)}
         behind = [child for child in schedulers
@@ -297,11 +297,11 @@ def wait_for_ticks(conn: psycopg.Connection, schedulers: Sequence[processes.Chil
             if not child.alive():
                 raise CourseError(f"scheduler {child.name!r} has stopped (exit code {child.wait()}); its log "
                                   f"ends with:\n{child.log_tail(12)}")
-        if time.monotonic() > deadline:
+        if bound.passed():
             late = behind[0].name
             beat = seen.get(late)
             why = f"; its last error: {beat.last_error}" if beat and beat.last_error else ""
-            raise CourseError(f"scheduler {late!r} has not finished a tick at {_hhmm(at)} within {timeout:g} s{why}")
+            raise CourseError(f"scheduler {late!r} has not finished a tick at {_hhmm(at)} within {bound}{why}")
         time.sleep(0.02)
 
 

@@ -380,8 +380,8 @@ class NatsServer:
 
     def _wait_healthy(self, pid: int, monitor_port: int, timeout: float,
                       popen: subprocess.Popen | None = None) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        bound = processes.HangBound(timeout)
+        while not bound.passed():
             if healthy(monitor_port):
                 return True
             if (popen is not None and popen.poll() is not None) or not processes.pid_alive(pid):
