@@ -36,7 +36,7 @@ from course.grading.trial import Attempt, Trial, short
 
 DEFAULT_SEED = 9
 NEW_FROM = 7000  # the scenario's own jobs have ids below this; the answer's get ids above it
-JOB_COLUMNS = ("queue", "type", "payload", "priority", "attempts", "max_attempts", "lease", "unique_key")
+JOB_COLUMNS = ("queue", "type", "payload", "priority", "attempts", "max_attempts", "lease_token", "unique_key")
 
 
 def _others(count: int) -> list[list[sql.Composable]]:

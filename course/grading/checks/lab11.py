@@ -123,7 +123,7 @@ def _waiting_hint(name: str) -> str:
         "emails": "a job waiting for its retry is still late: the customer has not had the email. It has "
                   "run_at in the future, but attempts > 0",
         "invoices": "a job that is running is still unfinished: count it (its run_at is the end of its lease)",
-        "syncs": "a job whose lease ran out is due again, lease or not: run_at <= now()",
+        "syncs": "a job whose lease ran out is due again, lease token or not: run_at <= now()",
         "wakeups": "count from due_at, when the job became due, not from created_at: the hour it was "
                    "enqueued ahead for is not lateness (run_at will not do either: it moves at every claim)",
     }.get(name, "")

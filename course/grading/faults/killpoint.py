@@ -37,8 +37,8 @@ def run_and_kill(box, handler, job, *, when: Callable[[str], bool], env: dict[st
     Returns what happened: "killed", or "finished (exit code N)" when the point was never reached."""
     name, spec, child = _start(box, handler, job, env)
     try:
-        deadline = time.monotonic() + timeout_s
-        while child.alive() and time.monotonic() < deadline:
+        bound = processes.HangBound(timeout_s)
+        while child.alive() and not bound.passed():
             if when(name):
                 child.kill()
                 box.conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
@@ -153,9 +153,9 @@ def run_and_hold(box, handler, job, *, table: str, meanwhile: Callable[[], objec
     name, spec, child = _start(box, handler, job, env)
     held = False
     try:
-        deadline = time.monotonic() + timeout_s
+        bound = processes.HangBound(timeout_s)
         waiting = waiting_on_a_held_statement(box)
-        while child.alive() and time.monotonic() < deadline and not held:
+        while child.alive() and not bound.passed() and not held:
             held = waiting(name)
             time.sleep(0 if held else 0.01)
         if held:

@@ -13,7 +13,7 @@ from course.grading import run_check
 
 
 def hints_spelled_out(conn, job_id, lease_token):
-    return conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount == 1
+    return conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token]).rowcount == 1
 
 
 def the_deleted_row_or_none(conn, job_id, lease_token):
@@ -58,7 +58,7 @@ def skips_a_locked_row(conn, job_id, lease_token):
 
 
 def counted_in_a_cte(conn, job_id, lease_token):
-    return conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s AND lease = %s RETURNING 1) "
+    return conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s AND lease_token = %s RETURNING 1) "
                         "SELECT count(*) = 1 FROM gone", [job_id, lease_token]).fetchone()[0]
 
 
@@ -74,7 +74,7 @@ def test_correct_acks_pass(ack):
 
 
 def beat_hints_spelled_out(conn, job, lease_s):
-    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease = %s",
+    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease_token = %s",
                         [lease_s, job.id, job.lease_token]).rowcount == 1
 
 
@@ -88,7 +88,7 @@ def the_new_end_or_none(conn, job, lease_s):
 
 def by_pythons_clock(conn, job, lease_s):
     until = datetime.now(timezone.utc) + timedelta(seconds=lease_s)
-    return conn.execute("UPDATE jobs SET run_at = %s WHERE id = %s AND lease = %s",
+    return conn.execute("UPDATE jobs SET run_at = %s WHERE id = %s AND lease_token = %s",
                         [until, job.id, job.lease_token]).rowcount > 0
 
 
@@ -104,12 +104,12 @@ def locked_then_extended(conn, job, lease_s):
 def noted_in_the_bookkeeping(conn, job, lease_s):
     """The beat also notes itself in claimed_at (free: the statement says so)."""
     return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s), claimed_at = clock_timestamp() "
-                        "WHERE id = %s AND lease = %s", [lease_s, job.id, job.lease_token]).rowcount == 1
+                        "WHERE id = %s AND lease_token = %s", [lease_s, job.id, job.lease_token]).rowcount == 1
 
 
 def fenced_by_attempts_too(conn, job, lease_s):
     """A second fence that always holds while the token does (a claim changes both), the count as the value."""
-    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease = %s "
+    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease_token = %s "
                         "AND attempts = %s", [lease_s, job.id, job.lease_token, job.attempts]).rowcount
 
 

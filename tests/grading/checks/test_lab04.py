@@ -15,9 +15,9 @@ from course.grading.trial import Trial
 
 from .wrong_answers import assert_fails_with, failed, fails_exactly
 
-FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s"
+FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s"
 NOW_PLUS = "now() + make_interval(secs => %(lease_s)s)"
-EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(lease)s"
+EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease_token = %(lease_token)s"
 
 
 # -- 04.fenced_ack ---------------------------------------------------------------------------------------------
@@ -25,7 +25,7 @@ EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(l
 
 def ack_with(statement: str):
     def ack(conn, job_id, lease_token):
-        return conn.execute(statement, {"id": job_id, "lease": lease_token}).rowcount == 1
+        return conn.execute(statement, {"id": job_id, "lease_token": lease_token}).rowcount == 1
 
     return ack
 
@@ -36,11 +36,11 @@ def always_reports_success(conn, job_id, lease_token):
 
 
 def returns_nothing(conn, job_id, lease_token):
-    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token])
 
 
 def raises_when_the_lease_is_lost(conn, job_id, lease_token):
-    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount != 1:
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token]).rowcount != 1:
         raise RuntimeError("lease lost")
     return True
 
@@ -51,7 +51,7 @@ def deletes_its_dead_letter_too(conn, job_id, lease_token):
 
 
 def dead_letters_a_lost_job(conn, job_id, lease_token):
-    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount:
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token]).rowcount:
         return True
     conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s RETURNING *) INSERT INTO dead_jobs (id, queue, type, "
                  "payload, priority, attempts, max_attempts, reason, created_at) SELECT id, queue, type, payload, "
@@ -61,7 +61,7 @@ def dead_letters_a_lost_job(conn, job_id, lease_token):
 
 def true_if_the_job_was_there(conn, job_id, lease_token):
     there = conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job_id]).fetchone() is not None
-    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token])
     return there
 
 
@@ -77,7 +77,7 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
                                                                  "(lease = %(lease)s OR lease IS NULL)")),
                                          ["a job handed back for a retry"]),
     "marks_instead_of_deleting": (ack_with("UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s "
-                                           "AND lease = %(lease)s"),
+                                           "AND lease_token = %(lease_token)s"),
                                   ["deletes the job while lease_token is still its token"]),
     "deletes_its_dead_letter_too": (deletes_its_dead_letter_too, ["deletes only that job"]),
     "always_reports_success": (always_reports_success, ["returns something false when it deleted nothing"]),
@@ -132,7 +132,7 @@ def test_reading_the_token_then_deleting_by_id_deletes_the_rescuers_job():
 
 def extend_with(statement: str):
     def extend_lease(conn, job, lease_s):
-        return conn.execute(statement, {"id": job.id, "lease": job.lease_token, "lease_s": lease_s}).rowcount == 1
+        return conn.execute(statement, {"id": job.id, "lease_token": job.lease_token, "lease_s": lease_s}).rowcount == 1
 
     return extend_lease
 
@@ -154,7 +154,7 @@ def fenced_by_the_lease_end_it_was_given(conn, job, lease_s):
 
 def extend_with_copy(conn, job, lease_s):
     return conn.execute("UPDATE jobs SET run_at = %s::timestamptz + make_interval(secs => %s) "
-                        "WHERE id = %s AND lease = %s", [job.lease_expires_at, lease_s, job.id, job.lease_token]
+                        "WHERE id = %s AND lease_token = %s", [job.lease_expires_at, lease_s, job.id, job.lease_token]
                         ).rowcount == 1
 
 

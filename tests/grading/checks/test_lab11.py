@@ -38,7 +38,7 @@ def test_every_job_counts_the_reminder_for_tomorrow():
 
 def test_unleased_jobs_only_miss_the_one_a_dead_worker_left():
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
-                     "WHERE (run_at <= now() AND lease IS NULL) OR (lease IS NULL AND attempts > 0) GROUP BY queue")
+                     "WHERE (run_at <= now() AND lease_token IS NULL) OR (lease_token IS NULL AND attempts > 0) GROUP BY queue")
     assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "syncs: about 400 s")
 
 

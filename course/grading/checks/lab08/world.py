@@ -255,7 +255,7 @@ def families() -> list[Callable[[random.Random], World]]:
 
 # -- what a tick left, slot by slot --------------------------------------------------------------------------
 
-JOB_FIELDS = ("queue", "type", "payload", "priority", "attempts", "max_attempts", "lease", "claimed_by",
+JOB_FIELDS = ("queue", "type", "payload", "priority", "attempts", "max_attempts", "lease_token", "claimed_by",
               "claimed_at", "unique_key", "last_error", "run_at", "due_at")
 
 
