@@ -101,9 +101,9 @@ class ExamWorker:
         if found is None:
             self.note("claim_vanished", job_id, "the claim returned this job, and it is not in the table")
             return None
-        lease, attempts, max_attempts, held_until, type_, payload = found
-        job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease, held_until)
-        self.note("claimed", job, held_until=_epoch(held_until), lease=str(lease))
+        lease_token, attempts, max_attempts, held_until, type_, payload = found
+        job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease_token, held_until)
+        self.note("claimed", job, held_until=_epoch(held_until), lease_token=str(lease_token))
         return job
 
     def ack(self, job: queue.Job) -> None:
@@ -142,13 +142,13 @@ class ExamWorker:
             self.conn.execute(sql.query("exam", "hold_row"), {"id": job.id})
             if isinstance(decision, queue.Retry):
                 done = self.conn.execute(sql.query("exam", "retry"), {
-                    "id": job.id, "lease": job.lease_token, "delay_s": float(decision.delay_s),
+                    "id": job.id, "lease_token": job.lease_token, "delay_s": float(decision.delay_s),
                     "error": first_line(error)}).rowcount
                 self.note("retried", job, f"Retry({decision.delay_s:.2f})", delay_s=float(decision.delay_s),
                           permanent=permanent, applied=bool(done))
             elif isinstance(decision, queue.Dead):
                 done = self.conn.execute(sql.query("exam", "bury"), {
-                    "id": job.id, "lease": job.lease_token, "reason": str(decision.reason),
+                    "id": job.id, "lease_token": job.lease_token, "reason": str(decision.reason),
                     "error": first_line(error)}).rowcount
                 self.note("buried", job, f"Dead({decision.reason!r})", permanent=permanent, applied=bool(done))
             else:

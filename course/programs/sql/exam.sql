@@ -1,13 +1,15 @@
 -- Lab 14, the final exam: one jobs table that every piece of the learner's queue runs on, unchanged.
 --
 -- Lab 03's claim was written for a simple table (run_at, locked_until, attempts); lab 04's ack and
--- heartbeat for the course queue's (a `lease` token, run_at as the end of the lease). The exam does not
--- rewrite anyone's SQL: it gives both the columns they use, with one meaning each.
+-- heartbeat for the course queue's (a `lease_token`, run_at as the end of the lease, and the bookkeeping
+-- columns claimed_by and claimed_at, which a heartbeat may also set). The exam does not rewrite anyone's
+-- SQL: it gives both the columns they use, with one meaning each.
 --   * A job is hidden while either run_at or locked_until is in the future: lab 03's claim sets
 --     locked_until, lab 04's heartbeat pushes run_at; the lease ends at the later of the two.
---   * `lease` is the claim's fencing token. Every claim adds one to `attempts` (lab 03's rule), so the
---     pair (id, attempts) names one claim, and the token is computed from it: a claim written for lab 03
---     issues a new token without knowing the column exists, and lab 04's `lease = %s` fences on it.
+--   * `lease_token` is the claim's fencing token. Every claim adds one to `attempts` (lab 03's rule), so
+--     the pair (id, attempts) names one claim, and the token is computed from it: a claim written for
+--     lab 03 issues a new token without knowing the column exists, and lab 04's `lease_token = %s`
+--     fences on it.
 
 -- name: schema
 CREATE TABLE jobs (
@@ -18,7 +20,9 @@ CREATE TABLE jobs (
     locked_until timestamptz,
     attempts     integer     NOT NULL DEFAULT 0,
     max_attempts integer     NOT NULL DEFAULT 3,
-    lease        uuid        GENERATED ALWAYS AS (md5(id::text || ':' || attempts::text)::uuid) STORED,
+    lease_token  uuid        GENERATED ALWAYS AS (md5(id::text || ':' || attempts::text)::uuid) STORED,
+    claimed_by   text,        -- lab 04's bookkeeping: the exam reads neither
+    claimed_at   timestamptz,
     last_error   text
 );
 CREATE INDEX jobs_ready ON jobs (run_at);
@@ -68,13 +72,13 @@ CREATE TRIGGER exam_watch_claims BEFORE UPDATE ON jobs
 -- name: lease_of
 -- What the exam reads in the claim's own transaction, right after the learner's claim returned: the
 -- row is locked by that claim's UPDATE, so nobody can have changed it in between.
-SELECT lease, attempts, max_attempts, greatest(run_at, locked_until) AS held_until, type, payload
+SELECT lease_token, attempts, max_attempts, greatest(run_at, locked_until) AS held_until, type, payload
 FROM jobs WHERE id = %(id)s;
 
 -- name: hold_row
 -- Before an ack or a heartbeat, the exam locks the row and reads whose lease it is: what the learner's
 -- statement then does is seen with nobody acting in between.
-SELECT lease, greatest(run_at, locked_until) AS held_until, now() AS now
+SELECT lease_token, greatest(run_at, locked_until) AS held_until, now() AS now
 FROM jobs WHERE id = %(id)s FOR UPDATE;
 
 -- name: book
@@ -85,12 +89,12 @@ INSERT INTO ledger (job_id, worker, attempt) VALUES (%(id)s, %(worker)s, %(attem
 -- lease holder hands a job back.
 UPDATE jobs SET run_at = now() + make_interval(secs => %(delay_s)s), locked_until = NULL,
                 last_error = %(error)s
-WHERE id = %(id)s AND lease = %(lease)s;
+WHERE id = %(id)s AND lease_token = %(lease_token)s;
 
 -- name: bury
 -- 07's route said Dead(reason): the job moves to dead_jobs, with the attempt it died at. Fenced too.
 WITH gone AS (
-    DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s
+    DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s
     RETURNING id, type, payload, attempts
 )
 INSERT INTO dead_jobs (id, type, payload, attempts, reason, error)

@@ -94,7 +94,7 @@ def test_a_heartbeat_by_id_alone_fails_naming_04_heartbeat():
 
 def test_a_heartbeat_that_does_not_push_the_lease_fails_naming_04_heartbeat():
     extend = piece("def extend_lease(conn, job, lease_s):\n"
-                   "    return conn.execute('UPDATE jobs SET run_at = run_at WHERE id = %s AND lease = %s',\n"
+                   "    return conn.execute('UPDATE jobs SET run_at = run_at WHERE id = %s AND lease_token = %s',\n"
                    "                        [job.id, job.lease_token]).rowcount == 1\n", "extend_lease")
     report = exam_with(extend_lease=extend)
     assert_fails_with(report, "your 04.heartbeat pushes our own lease")
