@@ -6,6 +6,9 @@
     hint("03.claim")       # the next hint
     progress()             # what you have passed so far
 
+`reveal("03.predict_x", "what the run measured")` shows a prediction made before a demo beside what
+the demo measured, then checks it (course/grading/predictions.py).
+
 Also public, for the labs that show faults: `faults` (the fault injector: kill a worker at a chosen
 moment, print a replayable seed and a per-job timeline) and `Sandbox` (a lab's schema, for it to work on).
 Everything else in course.grading is the grader's own; a notebook never imports it (tests/test_layout.py).
@@ -23,11 +26,12 @@ from course.errors import CourseError
 from course.grading import hints, manifest
 from course.grading import progress_file as _progress
 from course.grading.checks import find
+from course.grading.predictions import reveal
 from course.grading.report import Report
 from course.grading.sandbox import Sandbox
 from course.grading.trial import NotStarted, Stop, Trial, describe
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "Sandbox", "faults"]
+__all__ = ["check", "hint", "progress", "reveal", "run_check", "course_map", "Report", "Sandbox", "faults"]
 
 
 def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> Report:
