@@ -63,7 +63,8 @@ class Step:
 
 
 def _brief(row) -> str:
-    return str(row[0]) if len(row) == 1 else str(tuple(row))
+    values = [value.strftime("%Y-%m-%d %H:%M") if hasattr(value, "strftime") else str(value) for value in row]
+    return values[0] if len(values) == 1 else "(" + ", ".join(values) + ")"
 
 
 class _Session(threading.Thread):
@@ -184,7 +185,7 @@ def table(steps: Sequence[Step], width: int = 64) -> str:
     """The schedule as it ran: one line per step, in order, with what each did."""
     lines = []
     for number, step in enumerate(steps, start=1):
-        sql = " ".join(step.sql.split())
+        sql = " ".join(" ".join(line for line in step.sql.splitlines() if not line.lstrip().startswith("--")).split())
         sql = sql if len(sql) <= width else sql[:width - 1] + "…"
         waited = f"  (waited for {', '.join(step.blocked_by)})" if step.waited else ""
         lines.append(f"{number:>2}. {step.session}: {sql:<{width}}  -> {step.outcome}{waited}")
