@@ -13,7 +13,8 @@ claims the job, B asks for it, A commits", and we see what B's statement does on
     ], isolation={"B": "repeatable read"})
     print(interleave.table(steps))
 
-Every session works in one transaction, begun by its first statement (psycopg's default) and ended by
+Each session's connection is named `interleave-<session>` (pg_stat_activity's application_name), so a
+step of another session can look at it. Every session works in one transaction, begun by its first statement (psycopg's default) and ended by
 a "COMMIT" or "ROLLBACK" step, or rolled back when the run ends. `isolation` sets a session's level
 (PostgreSQL's default is READ COMMITTED). A step that raises ends its session's transaction in error:
 the step's result says what was raised, and the session's later steps are skipped until a "ROLLBACK".
@@ -73,7 +74,7 @@ class _Session(threading.Thread):
     def __init__(self, name: str, conninfo: str, isolation: str):
         super().__init__(name=f"interleave-{name}", daemon=True)
         self.label = name
-        self.conn = psycopg.connect(conninfo, autocommit=False)
+        self.conn = psycopg.connect(conninfo, autocommit=False, application_name=f"interleave-{name}")
         self.conn.isolation_level = LEVELS[isolation]
         self.pid = self.conn.info.backend_pid
         self.todo: queue_module.Queue = queue_module.Queue()
@@ -184,9 +185,10 @@ def _finish(step: Step, done: threading.Event, session: _Session, sessions, watc
 def table(steps: Sequence[Step], width: int = 64) -> str:
     """The schedule as it ran: one line per step, in order, with what each did."""
     lines = []
+    names = max((len(step.session) for step in steps), default=1)
     for number, step in enumerate(steps, start=1):
         sql = " ".join(" ".join(line for line in step.sql.splitlines() if not line.lstrip().startswith("--")).split())
         sql = sql if len(sql) <= width else sql[:width - 1] + "…"
         waited = f"  (waited for {', '.join(step.blocked_by)})" if step.waited else ""
-        lines.append(f"{number:>2}. {step.session}: {sql:<{width}}  -> {step.outcome}{waited}")
+        lines.append(f"{number:>2}. {step.session + ':':<{names + 1}} {sql:<{width}}  -> {step.outcome}{waited}")
     return "\n".join(lines)
