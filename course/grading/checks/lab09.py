@@ -29,7 +29,7 @@ def _stored(conn, job_id):
 
 @exercise_check("09.route")
 def route(t: Trial, enqueue_job):
-    box = t.sandbox()
+    box = t.scratch()
 
     # Every job type StayHub has, most urgent first: the first one routed wrongly is the example.
     misrouted, kept = [], True
@@ -112,7 +112,7 @@ def route(t: Trial, enqueue_job):
 
 @exercise_check("09.newsletter")
 def newsletter(t: Trial, enqueue_newsletter):
-    box = t.sandbox()
+    box = t.scratch()
     guests = [101, 102, 103, 104, 105]
     call = f"enqueue_newsletter(conn, {guests})"
     ids = t.call(enqueue_newsletter, box.conn, list(guests), during=call)
