@@ -1,4 +1,6 @@
-"""Lab 00's check fails plausible wrong first jobs, each for the one rule it breaks."""
+"""Lab 00's checks fail plausible wrong first jobs, each for the one rule it breaks, and each wrong quiz letter."""
+
+import pytest
 
 from course.core import queue
 from course.infra import db
@@ -60,3 +62,17 @@ def test_a_connection_of_its_own_escapes_the_callers_transaction():
     report = run_check("00.first_job", enqueue_welcome=enqueue_welcome)
     assert_fails_with(report, "uses the connection it is given")
     assert len(failed(report)) == 1, report.render()
+
+
+# -- 00.quiz ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wrong, question", [
+    (dict(q1="a"), "q1"),  # a failing check prints why, not the next hint
+    (dict(q2="a"), "q2"),  # a pass proves all: the misconception the question is about
+    (dict(q3="a"), "q3"),  # a payload follows the row it was copied from
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_a_wrong_quiz_letter_fails_its_question_alone_without_giving_the_answer(wrong, question):
+    report = run_check("00.quiz", **{"q1": "b", "q2": "c", "q3": "b", **wrong})
+    assert [name.split(":")[0] for name in failed(report)] == [question], report.render()
+    assert "'b'" not in report.render() and "'c'" not in report.render()

@@ -252,3 +252,21 @@ def test_a_tick_that_raises_only_in_the_scheduler_processes_is_reported_with_its
 
     text = run_check("08.tick", tick=tick).render()
     assert "its tick keeps raising LookupError: only in a scheduler process" in text
+
+
+# -- 08.quiz ---------------------------------------------------------------------------------------------
+
+RIGHT = dict(q1="b", q2="c", q3="a", q4="b", q5="b")
+
+
+@pytest.mark.parametrize("wrong, question", [
+    (dict(q1="a"), "q1"),  # check, then enqueue: both schedulers see "not there yet"
+    (dict(q2="b"), "q2"),  # catch up every missed slot, whatever its policy
+    (dict(q3="c"), "q3"),  # the slot's row depends on the job's idempotency
+    (dict(q4="a"), "q4"),  # READ COMMITTED's answer, where REPEATABLE READ fails to serialize
+    (dict(q5="a"), "q5"),  # a later tick enqueues a slot its row says is decided
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_a_wrong_quiz_letter_fails_its_question_alone_without_giving_the_answer(wrong, question):
+    report = run_check("08.quiz", **{**RIGHT, **wrong})
+    assert [name.split(":")[0] for name in failed(report)] == [question], report.render()
+    assert f"'{RIGHT[question]}'" not in report.render()
