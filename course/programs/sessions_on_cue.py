@@ -1,19 +1,24 @@
-"""Several sessions, their statements run in an order we choose: the races of labs 03, 06, 08 and 11,
-played on cue instead of waited for.
+"""Sessions on cue: several sessions' statements played in an order written down in advance, so that the
+races of labs 03, 06, 08 and 11 happen when the learner runs the cell, not when luck allows, and their
+table shows who waited for whom.
+
+This is a demo's script, every statement ours. It is not the checks' adversary (course.grading's
+interleave, which runs a learner's answer and makes another session act between its statements): the
+same mechanism of watching lock waits, for another purpose, so under another name.
 
 PostgreSQL's own isolation tester (src/test/isolation) is the model: each session runs its steps in
 order; a step that has to wait for another session's lock is noted as waiting, and the next step of the
 schedule runs meanwhile (usually the one that releases the lock). So a schedule can say exactly "A
 claims the job, B asks for it, A commits", and we see what B's statement does once A's lock is gone.
 
-    steps = interleave.run(conninfo, [
+    steps = sessions_on_cue.run(conninfo, [
         ("A", "SELECT id FROM jobs ORDER BY run_at LIMIT 1 FOR UPDATE"),
         ("B", "SELECT id FROM jobs ORDER BY run_at LIMIT 1 FOR UPDATE"),   # waits for A's lock
         ("A", "COMMIT"),                                                   # ... and goes on here
     ], isolation={"B": "repeatable read"})
-    print(interleave.table(steps))
+    print(sessions_on_cue.table(steps))
 
-Each session's connection is named `interleave-<session>` (pg_stat_activity's application_name), so a
+Each session's connection is named `on-cue-<session>` (pg_stat_activity's application_name), so a
 step of another session can look at it. Every session works in one transaction, begun by its first statement (psycopg's default) and ended by
 a "COMMIT" or "ROLLBACK" step, or rolled back when the run ends. `isolation` sets a session's level
 (PostgreSQL's default is READ COMMITTED). A step that raises ends its session's transaction in error:
@@ -72,9 +77,9 @@ class _Session(threading.Thread):
     """One connection and a thread that runs its steps, one at a time, as they are handed to it."""
 
     def __init__(self, name: str, conninfo: str, isolation: str):
-        super().__init__(name=f"interleave-{name}", daemon=True)
+        super().__init__(name=f"on-cue-{name}", daemon=True)
         self.label = name
-        self.conn = psycopg.connect(conninfo, autocommit=False, application_name=f"interleave-{name}")
+        self.conn = psycopg.connect(conninfo, autocommit=False, application_name=f"on-cue-{name}")
         self.conn.isolation_level = LEVELS[isolation]
         self.pid = self.conn.info.backend_pid
         self.todo: queue_module.Queue = queue_module.Queue()

@@ -1,4 +1,4 @@
-"""course/programs/interleave.py: statements of several sessions run in a chosen order, a waiting step
+"""course/programs/sessions_on_cue.py: statements of several sessions run in a chosen order, a waiting step
 noticed as waiting, and what each statement did once the lock it waited for was released."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from course.errors import InvalidArgument
 from course.infra import db
-from course.programs import interleave
+from course.programs import sessions_on_cue
 
 CLAIM = ("UPDATE jobs SET taken = true WHERE id = (SELECT id FROM jobs WHERE NOT taken ORDER BY id LIMIT 1 "
          "FOR UPDATE) RETURNING id")
@@ -22,7 +22,7 @@ def jobs(conn):
 
 
 def _claims(schema, level):
-    return interleave.run(db.conninfo(schema), [("A", CLAIM), ("B", CLAIM), ("A", "COMMIT"), ("B", "COMMIT")],
+    return sessions_on_cue.run(db.conninfo(schema), [("A", CLAIM), ("B", CLAIM), ("A", "COMMIT"), ("B", "COMMIT")],
                           isolation={"B": level})
 
 
@@ -40,17 +40,17 @@ def test_under_repeatable_read_the_same_claim_fails_to_serialize(jobs, schema):
 
 
 def test_a_chain_of_waits_names_who_waits_for_whom(jobs, schema):
-    steps = interleave.run(db.conninfo(schema), [
+    steps = sessions_on_cue.run(db.conninfo(schema), [
         ("report", "SELECT count(*) FROM jobs"),               # idle in transaction, holding ACCESS SHARE
         ("deploy", "ALTER TABLE jobs ADD COLUMN note text"),   # needs ACCESS EXCLUSIVE: waits
         ("worker", CLAIM),                                     # waits behind the ALTER in the lock queue
         ("report", "COMMIT"), ("deploy", "COMMIT"), ("worker", "COMMIT")])
     assert [s.blocked_by for s in steps[1:3]] == [["report"], ["deploy"]]
-    assert steps[2].rows == [(1,)] and "waited for deploy" in interleave.table(steps)
+    assert steps[2].rows == [(1,)] and "waited for deploy" in sessions_on_cue.table(steps)
 
 
 def test_steps_that_do_not_wait_run_in_the_order_given(jobs, schema):
-    steps = interleave.run(db.conninfo(schema), [
+    steps = sessions_on_cue.run(db.conninfo(schema), [
         ("A", "SELECT count(*) FROM jobs WHERE NOT taken"), ("B", "SELECT count(*) FROM jobs WHERE NOT taken"),
         ("A", "UPDATE jobs SET taken = true WHERE id = 1"), ("A", "COMMIT"),
         ("B", "UPDATE jobs SET taken = true WHERE id = 2"), ("B", "COMMIT")])
@@ -61,10 +61,10 @@ def test_steps_that_do_not_wait_run_in_the_order_given(jobs, schema):
 
 def test_an_unknown_isolation_level_is_refused(schema):
     with pytest.raises(InvalidArgument, match="repeatable read"):
-        interleave.run(db.conninfo(schema), [("A", "SELECT 1")], isolation={"A": "snapshot"})
+        sessions_on_cue.run(db.conninfo(schema), [("A", "SELECT 1")], isolation={"A": "snapshot"})
 
 
 def test_a_schedule_that_never_releases_a_lock_times_out(jobs, schema, monkeypatch):
-    monkeypatch.setattr(interleave, "WAIT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(sessions_on_cue, "WAIT_TIMEOUT_S", 1.0)
     with pytest.raises(TimeoutError, match="never releases"):
-        interleave.run(db.conninfo(schema), [("A", CLAIM), ("B", CLAIM)])
+        sessions_on_cue.run(db.conninfo(schema), [("A", CLAIM), ("B", CLAIM)])
