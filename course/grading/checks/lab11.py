@@ -358,6 +358,13 @@ def predict_dead_rows_check(t: Trial, predict_dead_rows):
         "look at what the run measured: the dead tuples and the pages per claim in each phase")
 
 
+@exercise_check("11.predict_wal")
+def predict_wal_check(t: Trial, predict_wal):
+    ask(t, "predict_wal", predict_wal, "c",
+        "how much WAL a job's claim and ack write under a lease, against the row lock's",
+        "look at the records a job in section 8's table: what does the claim's UPDATE add to the lock and the delete?")
+
+
 @exercise_check("11.quiz")
 def quiz(t: Trial, q1, q2, q3, q4, q5):
     ask(t, "q1", q1, "b", "which alert pages someone during Tiffin's bad evening",
