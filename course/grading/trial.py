@@ -40,6 +40,16 @@ class NotStarted(Exception):
     """The learner's function still raises NotImplementedError."""
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One call of learner code: what it returned, or the exception it raised (in one line, with the line
+    of the learner's code it came from, and its type's name)."""
+    value: Any = None
+    error: str | None = None
+    error_type: str | None = None
+    error_bases: tuple[str, ...] = ()  # the names of its type and every base: "ValueError" in them, say
+
+
 @dataclass
 class Result:
     name: str
@@ -56,6 +66,7 @@ class Trial:
     seed: int | None = None
     results: list[Result] = field(default_factory=list)
     not_started: str | None = None  # what is still a stub, in words
+    notes: list[str] = field(default_factory=list)  # said under the checks, passed or failed (tell())
     _scratch: list[ScratchSchema] = field(default_factory=list)
 
     def scratch(self, *, queue_tables: bool = True) -> ScratchSchema:
@@ -64,16 +75,27 @@ class Trial:
         self._scratch.append(box)
         return box
 
-    def call(self, fn, *args, during: str, **kwargs):
-        """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""
+    def attempt(self, fn, *args, **kwargs) -> Attempt:
+        """Run learner code and say what it did, as data: the one door every call of learner code goes
+        through (`call` below is built on it). An exception is returned, not raised, for checks that
+        compare it with the reference's; NotImplementedError still means "not started". Safe to use
+        from a thread a check starts."""
         try:
-            return fn(*args, **kwargs)
+            return Attempt(value=fn(*args, **kwargs))
         except NotImplementedError:
             self.not_started = f"`{getattr(fn, '__name__', 'your function')}` still raises NotImplementedError"
             raise NotStarted from None
-        except Exception as error:
-            self.results.append(Result(during, False, note=f"your code raised {describe(error)}"))
-            raise Stop from None
+        except Exception as error:  # noqa: BLE001 (learner code may raise anything; it is what we observe)
+            return Attempt(error=describe(error), error_type=type(error).__name__,
+                           error_bases=tuple(kind.__name__ for kind in type(error).__mro__))
+
+    def call(self, fn, *args, during: str, **kwargs):
+        """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""
+        done = self.attempt(fn, *args, **kwargs)
+        if done.error is not None:
+            self.results.append(Result(during, False, note=f"your code raised {done.error}"))
+            raise Stop
+        return done.value
 
     def answer(self, name: str, value: Any) -> Any:
         """A quiz answer; `...` (the lab's placeholder) means not answered yet."""
@@ -88,6 +110,11 @@ class Trial:
         passed = bool(ok) if ok is not None else got == expected
         self.results.append(Result(name, passed, expected, got, None if passed else example, note))
         return passed
+
+    def tell(self, line: str) -> None:
+        """A line the report prints under its checks whatever they say: what the check tried, and how
+        often a right answer fails it by chance (a statistical check's stated false-alarm rate)."""
+        self.notes.append(line)
 
     def require(self, name: str, **kwargs) -> None:
         if not self.expect(name, **kwargs):

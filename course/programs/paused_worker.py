@@ -65,7 +65,7 @@ def install(conn: psycopg.Connection) -> None:
 
 
 def _spawn(schema: str, name: str, lease_s: float, env: dict[str, str]) -> processes.Child:
-    return worker.spawn(APP, schema=schema, concurrency=1, lease_s=lease_s, poll_interval=0.1, name=name, env=env)
+    return worker.spawn(APP, schema=schema, concurrency=1, lease_s=lease_s, poll_interval_s=0.1, name=name, env=env)
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,7 @@ class Delays:
 def _spawn_worker(schema: str, *, listen: bool, poll_interval_s: float, log: Path) -> tuple[str, processes.Child]:
     name = f"wakeup-{secrets.token_hex(4)}"  # application_name keeps 63 bytes: no schema in it
     return name, worker.spawn(APP, dsn=db.conninfo(schema, application_name=name), listen=listen,
-                              poll_interval=poll_interval_s, concurrency=1, name=name, env={LOG_ENV: str(log)})
+                              poll_interval_s=poll_interval_s, concurrency=1, name=name, env={LOG_ENV: str(log)})
 
 
 def _wait_ready(name: str, child: processes.Child, listen: bool) -> None:

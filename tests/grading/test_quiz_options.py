@@ -4,9 +4,10 @@ would make it, and a question's options are of similar length.
 A test-wise learner who always picks the longest option should score what a guesser scores. Each
 question is read from its solution notebook (a markdown cell of "**qN.**" questions and "(a) ..."
 options, whether the options sit one per line or several on a line) and its key from the lab's checks
-(`ask(t, "qN", qN, "b", ...)` in course/grading/checks/labNN.py), so the test sees what learners see and
-what the checks grade. Questions with several right answers and ordering questions are left out of the
-longest-option count: their keys are sets or sequences, not one option.
+(`ask(t, "qN", qN, "b", ...)` in course/grading/checks/labNN.py, or in any module of its labNN/ package),
+so the test sees what learners see and what the checks grade. Questions with several right answers and
+ordering questions are left out of the longest-option count: their keys are sets or sequences, not one
+option.
 
 The statistic: for single-answer question i with k_i options, a guesser picks the longest option with
 probability 1/k_i (a tie for longest counts as a share). The count of keyed-longest questions is then
@@ -82,9 +83,12 @@ def parse_quiz(markdown: str) -> dict[str, tuple[str, dict[str, str]]]:
 
 def keys_of(lab_id: str) -> dict[str, dict[str, object]]:
     """{exercise id: {answer name: key}} from the `ask(t, name, value, key, ...)` calls of a lab's checks."""
-    source = (ROOT / "course" / "grading" / "checks" / f"lab{lab_id}.py").read_text()
+    checks = ROOT / "course" / "grading" / "checks"
+    module = checks / f"lab{lab_id}.py"
+    sources = [module] if module.exists() else sorted((checks / f"lab{lab_id}").glob("*.py"))
     keys: dict[str, dict[str, object]] = {}
-    for function in ast.walk(ast.parse(source)):
+    functions = [node for path in sources for node in ast.walk(ast.parse(path.read_text()))]
+    for function in functions:
         if not isinstance(function, ast.FunctionDef):
             continue
         exercise = next((ast.literal_eval(d.args[0]) for d in function.decorator_list
