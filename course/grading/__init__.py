@@ -6,6 +6,9 @@
     hint("03.claim")       # the next hint
     progress()             # what you have passed so far
 
+`reveal("03.predict_x", "what the run measured")` shows a prediction made before a demo beside what
+the demo measured, then checks it (course/grading/predictions.py).
+
 Also public, for the labs that show faults: `faults` (the fault injector: kill a worker at a chosen
 moment, print a replayable seed and a per-job timeline) and `ScratchSchema` (a schema of a check's or a
 lab's own, for it to work on). Everything else in course.grading is the grader's own; a notebook never
@@ -26,8 +29,10 @@ from typing import Any
 
 from course.errors import CourseError
 from course.grading import hints, manifest
+from course.grading.predictions import reveal
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "ScratchSchema", "faults", "exam"]
+__all__ = ["check", "hint", "progress", "reveal", "run_check", "course_map", "Report", "ScratchSchema", "faults",
+           "exam"]
 _LATER = {"Report": "course.grading.report", "ScratchSchema": "course.grading.scratch"}
 
 

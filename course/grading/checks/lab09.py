@@ -508,8 +508,29 @@ def newsletter_check(t: Trial, enqueue_newsletter, seed=None):
            "statements.")
 
 
+@exercise_check("09.predict_fifo")
+def predict_fifo_check(t: Trial, predict_fifo):
+    ask(t, "predict_fifo", predict_fifo, "b",
+        "how long the confirmation waits behind 240 newsletter jobs in one FIFO queue",
+        "look at what the run measured: how many newsletter jobs were claimed before the confirmation?")
+
+
+@exercise_check("09.predict_priorities")
+def predict_priorities_check(t: Trial, predict_priorities):
+    ask(t, "predict_priorities", predict_priorities, "b",
+        "how long the confirmation waits with the newsletter at a lower priority",
+        "look at what the run measured: what could still be in a worker's hands when the confirmation arrived?")
+
+
+@exercise_check("09.predict_two_queues")
+def predict_two_queues_check(t: Trial, predict_two_queues):
+    ask(t, "predict_two_queues", predict_two_queues, "b",
+        "the confirmation's wait and the newsletter's throughput with a queue and a worker each",
+        "look at what the run measured: how many workers served the newsletter?")
+
+
 @exercise_check("09.quiz")
-def quiz(t: Trial, q1, q2, q3, q4):
+def quiz(t: Trial, q1, q2, q3, q4, q5):
     ask(t, "q1", q1, "c", "the confirmation behind 48,000 newsletter jobs at 40 jobs/s",
         "how many seconds does it take to get through 48,000 jobs at 40 a second?")
     ask(t, "q2", q2, "b", "the longest a confirmation waits with priorities on one queue",
@@ -518,3 +539,5 @@ def quiz(t: Trial, q1, q2, q3, q4):
         "how many workers are left for the newsletter, and what happens to its 20 minutes?")
     ask(t, "q4", q4, "c", "the alert that catches late confirmations",
         "which number tells you a guest has been waiting too long, whatever the newsletter does?")
+    ask(t, "q5", q5, "b", "the newsletter during a flash sale, with priorities in one queue",
+        "look at the flash sale's plot: what did the workers claim while confirmations were waiting?")

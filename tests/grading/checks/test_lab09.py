@@ -252,7 +252,7 @@ def test_a_newsletter_committed_in_pieces_is_seen_half_done_by_another_session()
 
 
 def test_a_wrong_quiz_answer_fails_without_giving_the_answer_away():
-    report = run_check("09.quiz", q1="d", q2="b", q3="b", q4="a")
+    report = run_check("09.quiz", q1="d", q2="b", q3="b", q4="a", q5="b")
     assert report.status == "failed"
     failed = [r for r in report.results if not r.passed]
     assert [r.name.split(":")[0] for r in failed] == ["q1", "q4"]
