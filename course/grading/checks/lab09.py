@@ -189,10 +189,13 @@ class RouteJudge:
         new, (expected,) = _new_jobs(state), _new_jobs(their_state).values()
         check = ADDED if any(name == s.job_type for name, _ in s.changes) else BY_IMPACT
         if done.error:  # a type in IMPACT refused: one added or reclassified for the scenario is the rule's
+            refused = {"KeyError", "ValueError"} & set(done.error_bases)
+            # Only a refusal says the answer judged the type unknown; any other exception is its own cause.
+            note = ("IMPACT is read when the job is enqueued: a type added to it since is one StayHub has"
+                    if check == ADDED and refused else
+                    f"your enqueue_job raised {done.error_type} for a job type StayHub has" if not refused else None)
             return diff.Finding(check if check == ADDED else RETURN_ID, got=f"raised {done.error}",
-                                expected=f"a job on {expected['queue']!r}",
-                                note="IMPACT is read when the job is enqueued: a type added to it since is one "
-                                     "StayHub has" if check == ADDED else None)
+                                expected=f"a job on {expected['queue']!r}", note=note)
         if len(new) != 1 or not _kept(state, before):
             return diff.Finding(AS_GIVEN, got=f"{len(new)} new job(s)" + ("" if _kept(state, before) else
                                                                             ", and the jobs already there changed"),
