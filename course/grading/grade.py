@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -49,6 +50,7 @@ from course.infra import processes
 from course.errors import CourseError, first_line
 from course.grading import manifest
 from course.grading.gradebook import Row, one_line, summary, write_csv
+from course.grading.trial import NOTHING
 from course.grading.roles import Roles, schemas
 
 FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
@@ -115,11 +117,20 @@ def child_main(spec_path: str) -> int:
         processes.die_with_parent()  # the supervisor's death is this process's too
         _grade_in_child(spec)
     except BaseException:  # noqa: BLE001 — whatever happened, the grader reads the events written so far
+        traceback.print_exc()  # into the notebook's log: the gradebook says "crashed", the log says where
         code = 3
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+
+
+def _why(result) -> str:
+    """What the gradebook says of a failed check: its note, or what the answer gave when there is none (a
+    row that says only "failed" sends the instructor to the notebook for what one line can say)."""
+    if result.note:
+        return first_line(result.note, limit=200)
+    return first_line(f"got {result.got}", limit=200) if result.got is not NOTHING else ""
 
 
 def _grade_in_child(spec: dict) -> None:
@@ -159,7 +170,7 @@ def _grade_in_child(spec: dict) -> None:
                  seconds=time.monotonic() - started, seed=seed)
             continue
         failing = [r for r in report.results if not r.passed]
-        detail = one_line(report.problem) or report.not_started or (first_line(failing[0].note, limit=200) if failing else "")
+        detail = one_line(report.problem) or report.not_started or (_why(failing[0]) if failing else "")
         emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
              first_failing=failing[0].name if failing else "", detail=detail,
              checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
@@ -407,3 +418,4 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         raise SystemExit(child_main(sys.argv[2]))
     raise SystemExit(main(sys.argv[1:]))
+
