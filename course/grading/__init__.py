@@ -74,17 +74,24 @@ def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> "
                   notes=tuple(trial.notes))
 
 
-def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:
-    """Check an exercise. Answers are read from the notebook by the names the exercise asks for."""
+def exercise_and_answers(exercise_id: str, answers: dict[str, Any], caller: dict[str, Any]):
+    """The exercise, with `answers` completed from the notebook's globals (`caller`) by the names it asks
+    for; None, said in one line, when there is no such exercise. For check() and reveal()."""
     try:
         exercise = manifest.load().exercise(exercise_id)
     except manifest.UnknownExercise as error:
         print(error)
-        return
-    caller = inspect.currentframe().f_back.f_globals
+        return None
     for name in exercise.answers:
         if name not in answers and name in caller:
             answers[name] = caller[name]
+    return exercise
+
+
+def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:
+    """Check an exercise. Answers are read from the notebook by the names the exercise asks for."""
+    if exercise_and_answers(exercise_id, answers, inspect.currentframe().f_back.f_globals) is None:
+        return
     report = run_check(exercise_id, seed=seed, **answers)
     if report.status != "problem":
         from course.grading import progress_file
