@@ -7,7 +7,7 @@ from course.core import queue
 from course.grading import run_check
 from course.programs.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT, URGENT_WITHIN_S
 
-from .wrong_answers import fails_exactly
+from .wrong_answers import failed, fails_exactly
 
 BY_IMPACT = "each job type goes to the queue its impact calls for"
 ADDED = "a type added to IMPACT later is routed by its impact"
@@ -241,6 +241,20 @@ def test_wrong_newsletters_fail(name):
 def test_a_newsletter_that_jumps_the_queue_says_why():
     text = run_check("09.newsletter", enqueue_newsletter=newsletter_with_a_high_priority).render()
     assert "got:      'priority 10'" in text and "ORDER BY priority DESC" in text
+
+
+def newsletter_priorities_falling(conn, guest_ids):
+    """Every priority below 0, one each, falling: the claim order matches the guests' today (a blind red team's)."""
+    with conn.transaction():
+        return [queue.enqueue(conn, "send_newsletter", {"guest_id": g}, priority=-1 - min(n, 100))
+                for n, g in enumerate(guest_ids)]
+
+
+def test_a_newsletter_of_many_priorities_is_shown_them_not_two_equal_lists():
+    report = run_check("09.newsletter", enqueue_newsletter=newsletter_priorities_falling)
+    assert failed(report) == ["the newsletter itself goes out in the order given"], report.render()
+    text = report.render()
+    assert "expected: 'one priority for every newsletter job'" in text and "priorities: [" in text, text
 
 
 def test_a_newsletter_committed_in_pieces_is_seen_half_done_by_another_session():
