@@ -1,0 +1,10 @@
+# expect: wrong
+# rule: more-than-load (starts at ceil(lambda S): exactly lambda S when it is whole, rho = 1)
+import math
+from course.programs.queueing_theory import erlang_c
+
+def workers_for(arrival_rate, service_time, target_wait):
+    c = max(1, math.ceil(arrival_rate * service_time))
+    while erlang_c(arrival_rate, service_time, c).mean_wait > target_wait:
+        c += 1
+    return c
