@@ -71,3 +71,43 @@ def shouted_and_glued(snapshot):
 def test_a_queue_named_in_capitals_glued_to_other_words_is_named():
     report = run_check("11.alerts", alerts=shouted_and_glued)
     assert report.passed, report.render()
+
+
+# -- 11.oldest_waiting (blind red team of issue 22, and the hint) -------------------------------------------
+
+
+def waiting_hint_spelled_out(conn):
+    rows = conn.execute("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                        "WHERE run_at <= now() OR attempts > 0 GROUP BY queue").fetchall()
+    return {queue: seconds for queue, seconds in rows}
+
+
+def labelled_in_a_cte(conn):
+    rows = conn.execute("""
+        WITH labelled AS (
+            SELECT queue, due_at, CASE WHEN run_at <= now() THEN true WHEN attempts >= 1 THEN true
+                                       ELSE false END AS waited_for
+            FROM jobs)
+        SELECT queue, EXTRACT(EPOCH FROM (now() - MIN(due_at))) FROM labelled WHERE waited_for GROUP BY queue""").fetchall()
+    return {queue: float(seconds) for queue, seconds in rows}
+
+
+def computed_in_python(conn):
+    oldest = {}
+    for queue, due_at, run_at, attempts, now in conn.execute("SELECT queue, due_at, run_at, attempts, now() FROM jobs"):
+        if (run_at <= now or attempts > 0) and (queue not in oldest or due_at < oldest[queue][0]):
+            oldest[queue] = (due_at, now)
+    return {queue: (now - due).total_seconds() for queue, (due, now) in oldest.items()}
+
+
+def distinct_on_with_the_statements_clock(conn):
+    rows = conn.execute("""SELECT DISTINCT ON (queue) queue, extract(epoch FROM statement_timestamp() - due_at)
+                           FROM jobs WHERE NOT (run_at > now() AND attempts = 0) ORDER BY queue, due_at""").fetchall()
+    return dict((queue, float(seconds)) for queue, seconds in rows)
+
+
+@pytest.mark.parametrize("oldest_waiting", [waiting_hint_spelled_out, labelled_in_a_cte, computed_in_python,
+                                            distinct_on_with_the_statements_clock], ids=lambda f: f.__name__)
+def test_correct_oldest_waiting_pass(oldest_waiting):
+    report = run_check("11.oldest_waiting", oldest_waiting=oldest_waiting)
+    assert report.status == "passed", report.render()
