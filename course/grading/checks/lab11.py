@@ -613,11 +613,13 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
     box.conn.execute("CREATE TABLE notes (n int)")
     sessions = _Sessions(box.conninfo)
     try:
+        # Connected in another order than their transactions begin: pids (and pg_stat_activity's own order)
+        # are not the transactions' age.
+        writer = sessions.open(name="forgotten-psql")  # READ COMMITTED, wrote a row, then went to lunch
         report = sessions.open(name="monthly-report")  # REPEATABLE READ: one snapshot for the whole transaction
         report.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         report.execute("SELECT count(*) FROM notes")
         time.sleep(0.05)
-        writer = sessions.open(name="forgotten-psql")  # READ COMMITTED, wrote a row, then went to lunch
         writer.execute("INSERT INTO notes VALUES (1)")
         time.sleep(0.05)
         long_query = sessions.busy(8.0, "slow-export")
@@ -634,7 +636,10 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         young.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         young.execute("SELECT 1")
         got = t.call(vacuum_blockers, box.conn, 1.0, during="vacuum_blockers(conn, older_than_s=1.0)")
-        t.require("returns a list", ok=isinstance(got, list), got=got, example="vacuum_blockers(conn, 1.0)")
+        t.require("returns a list of pids (whole numbers)", ok=isinstance(got, list) and all(
+            isinstance(item, int) and not isinstance(item, bool) for item in got), got=short(got),
+            example="vacuum_blockers(conn, 1.0)", note="return the pids only, e.g. [4120, 4133]: not rows, not "
+                                                      "(pid, age) pairs")
         pids = [_pid_of(item) for item in got]
         names = {report.info.backend_pid: "monthly-report", writer.info.backend_pid: "forgotten-psql",
                  long_query: "slow-export", reader.info.backend_pid: "idle-reader",
@@ -688,6 +693,9 @@ def _leaves_out_its_own_session(t: Trial, sessions: _Sessions, vacuum_blockers) 
     time.sleep(1.2)
     got = t.call(vacuum_blockers, own, 1.0, during="vacuum_blockers(conn, 1.0) in a transaction open 1.2 s on conn")
     listed = own.info.backend_pid in [_pid_of(item) for item in got or []]
+    if not listed:  # older than 0 s: by now() the caller's own transaction is exactly 0 s old, not older
+        got = t.call(vacuum_blockers, own, 0, during="vacuum_blockers(conn, 0) in a transaction open 1.2 s on conn")
+        listed = own.info.backend_pid in [_pid_of(item) for item in got or []]
     t.expect("leaves out your own session (pg_backend_pid())", ok=not listed,
              got="your own session is listed" if listed else "not listed", expected="not listed",
              example="vacuum_blockers(conn, 1.0) called in a transaction that has been open on conn for 1.2 s",

@@ -111,3 +111,49 @@ def distinct_on_with_the_statements_clock(conn):
 def test_correct_oldest_waiting_pass(oldest_waiting):
     report = run_check("11.oldest_waiting", oldest_waiting=oldest_waiting)
     assert report.status == "passed", report.render()
+
+
+# -- 11.vacuum_blockers (blind red team of issue 22, and the hint) ------------------------------------------
+
+
+def blockers_hint_spelled_out(conn, older_than_s):
+    rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                        "AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND xact_start < now() - "
+                        "make_interval(secs => %s) ORDER BY xact_start", (older_than_s,)).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def ages_in_a_cte(conn, older_than_s):
+    rows = conn.execute("""
+        WITH sessions AS (
+            SELECT pid, xact_start, extract(epoch FROM now() - xact_start) AS age_s FROM pg_stat_activity
+            WHERE datname = current_database() AND pid != pg_backend_pid() AND coalesce(backend_xmin, backend_xid) IS NOT NULL)
+        SELECT pid FROM sessions WHERE age_s > %(limit)s ORDER BY xact_start ASC""", {"limit": older_than_s}).fetchall()
+    return [row[0] for row in rows]
+
+
+def filtered_in_python(conn, older_than_s):
+    found = []
+    for pid, started, xmin, xid, now, me, ours in conn.execute(
+            "SELECT pid, xact_start, backend_xmin, backend_xid, now(), pg_backend_pid(), datname = current_database() "
+            "FROM pg_stat_activity"):
+        if ours and pid != me and started is not None and (xmin is not None or xid is not None) \
+                and (now - started).total_seconds() > older_than_s:
+            found.append((started, pid))
+    return [pid for _, pid in sorted(found)]
+
+
+def joined_with_pg_database(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT a.pid FROM pg_stat_activity a JOIN pg_database d ON d.oid = a.datid AND d.datname = current_database()
+        WHERE a.pid NOT IN (SELECT pg_backend_pid()) AND (a.backend_xid IS NOT NULL OR a.backend_xmin IS NOT NULL)
+          AND now() - a.xact_start > %s * interval '1 second'
+        ORDER BY a.xact_start""", (older_than_s,)).fetchall()
+    return [pid for (pid,) in rows]
+
+
+@pytest.mark.parametrize("vacuum_blockers", [blockers_hint_spelled_out, ages_in_a_cte, filtered_in_python,
+                                             joined_with_pg_database], ids=lambda f: f.__name__)
+def test_correct_vacuum_blockers_pass(vacuum_blockers):
+    report = run_check("11.vacuum_blockers", vacuum_blockers=vacuum_blockers)
+    assert report.status == "passed", report.render()

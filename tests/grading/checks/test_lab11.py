@@ -326,7 +326,7 @@ def test_the_quiz_says_which_answer_to_reconsider():
 def test_a_job_due_exactly_now_is_waited_for():
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE run_at < now() OR attempts > 0 GROUP BY queue")
-    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now", WHO_WAITS)
 
 
 def at_or_over_the_limit(snapshot):
@@ -349,3 +349,43 @@ def the_demos_threshold(conn, older_than_s):
 def test_a_threshold_written_into_the_query_fails():
     report = run_check("11.vacuum_blockers", vacuum_blockers=the_demos_threshold)
     assert_passes_except(report, "uses older_than_s")
+
+
+# Blind red team (issue 22): these four passed the check before it connected its sessions in another order
+# than their transactions began, asked for pids only, and called the answer with older_than_s=0 on a
+# connection of its own.
+
+
+def test_ordered_by_pid_is_not_oldest_first():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, order="pid"))
+    assert_passes_except(report, "oldest transaction first")
+
+
+def test_no_order_at_all_is_not_oldest_first():
+    def wrong(conn, older_than_s):  # whatever order pg_stat_activity lists them in: by backend slot
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+                            "pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND "
+                            "xact_start < now() - make_interval(secs => %s)", [older_than_s]).fetchall()
+        return [pid for (pid,) in rows]
+
+    assert_passes_except(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "oldest transaction first")
+
+
+def test_rows_instead_of_pids_are_refused():
+    def wrong(conn, older_than_s):
+        return conn.execute("SELECT pid, now() - xact_start FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) "
+                            "AND xact_start < now() - make_interval(secs => %s) ORDER BY xact_start",
+                            [older_than_s]).fetchall()
+
+    assert_fails_with(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "returns a list of pids")
+
+
+def test_at_least_as_old_without_leaving_itself_out_lists_itself():
+    def wrong(conn, older_than_s):  # <= and no pid <> pg_backend_pid(): at 0 s its own transaction qualifies
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND (backend_xmin "
+                            "IS NOT NULL OR backend_xid IS NOT NULL) AND xact_start <= now() - make_interval(secs => %s) "
+                            "ORDER BY xact_start", [older_than_s]).fetchall()
+        return [pid for (pid,) in rows]
+
+    assert_passes_except(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "leaves out your own session")
