@@ -1,6 +1,0 @@
-# expect: wrong
-# rule: who-waits (a job waiting for its retry has no lease token: left out)
-def oldest_waiting(conn):
-    rows = conn.execute("""SELECT queue, extract(epoch FROM now() - min(due_at))::float8
-        FROM jobs WHERE run_at <= now() OR lease_token IS NOT NULL GROUP BY queue""").fetchall()
-    return dict(rows)

@@ -1,8 +1,0 @@
-# expect: wrong
-# rule: holds-back-vacuum (adversarial: the demo's culprit by its application name)
-def vacuum_blockers(conn, older_than_s):
-    rows = conn.execute("""SELECT pid FROM pg_stat_activity
-        WHERE datname = current_database() AND pid <> pg_backend_pid()
-          AND application_name = 'forgotten-report'
-          AND xact_start < now() - make_interval(secs => %s) ORDER BY xact_start""", (older_than_s,)).fetchall()
-    return [p for (p,) in rows]

@@ -1,8 +1,0 @@
-# expect: wrong
-# rule: ours-only (no datname filter: sessions of other databases too)
-def vacuum_blockers(conn, older_than_s):
-    rows = conn.execute("""SELECT pid FROM pg_stat_activity
-        WHERE pid <> pg_backend_pid()
-          AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
-          AND xact_start < now() - make_interval(secs => %s) ORDER BY xact_start""", (older_than_s,)).fetchall()
-    return [p for (p,) in rows]
