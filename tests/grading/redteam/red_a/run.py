@@ -8,7 +8,7 @@ import json, re, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]  # tests/grading/redteam/red_a/ -> the checkout
 HERE = Path(__file__).resolve().parent
 
 
