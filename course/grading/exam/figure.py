@@ -13,7 +13,8 @@ def plot(run: Run):
     fig, ax = plt.subplots(figsize=(9, 3.2))
     ax.step(done, range(1, len(done) + 1), where="post", label="jobs done (booked or dead-lettered)")
     marks = {"exited": ("worker killed", "tab:red", "x"), "frozen": ("worker frozen", "tab:purple", "v"),
-             "thawed": ("worker thawed", "tab:green", "^"), "row_locked": ("row held by another session", "tab:gray", "s")}
+             "thawed": ("worker thawed", "tab:green", "^"), "row_locked": ("row held by another session", "tab:gray", "s"),
+             "cut": ("connections cut", "tab:orange", "|"), "restarted": ("PostgreSQL restarted", "black", "D")}
     for kind, (label, colour, marker) in marks.items():
         times = [e.t for e in run.events if e.kind == kind]
         if times:

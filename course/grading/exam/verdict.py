@@ -64,7 +64,8 @@ class Verdict:
         r = self.run
         poison = sum(1 for k in r.kinds.values() if k in ("poison", "permanent"))
         return (f"seed {r.seed}: {len(r.kinds)} jobs ({poison} poison) in {r.elapsed_s:.0f} s, {r.kills} worker(s) "
-                f"SIGKILLed, {r.freezes} frozen past their lease" + (", stopped at the time limit" if r.timed_out else ""))
+                f"SIGKILLed, {r.freezes} frozen past their lease, {r.cuts} connection(s) cut, PostgreSQL restarted "
+                f"{r.restarts} time(s)" + (", stopped at the time limit" if r.timed_out else ""))
 
     def body(self) -> str:
         """The grade: the outcomes, the pieces at fault, the first violation's timeline."""

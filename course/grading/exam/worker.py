@@ -7,6 +7,11 @@ Around each piece it watches what the piece did, with the row locked so that nob
 (whose lease it was, whether the row went, how far the lease moved), and writes that to the run's
 history: the verdict is read from there, in the parent. It kills itself at seeded random points (mid-
 work; after the ack, before the commit) until the run's kill budget is spent.
+
+Its connections may be cut (the run terminates their backends) and PostgreSQL restarted under it: a
+worker that finds its connection gone connects again and goes on, as a production worker must. A piece
+that raised because its connection was cut is not blamed; the job in hand is let go (its lease runs out
+and another claim takes it), and whether that lost or doubled anything is what the verdict reads.
 """
 
 from __future__ import annotations
@@ -29,6 +34,12 @@ from course.programs import sql
 
 MID_WORK = "while the job was running"
 PIECE_RAISED = 3  # the exit code of a worker whose piece raised: the run stops and says which piece
+RECONNECT_LIMIT_S = 90.0  # how long a worker tries to connect again (a restart took 1-10 s under load)
+DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
+
+
+class ConnectionLost(Exception):
+    """The worker's connection was cut (by the run) while it, or a piece, used it: nobody's fault here."""
 
 
 class PieceRaised(Exception):
@@ -56,10 +67,9 @@ class ExamWorker:
         self.pieces = spec["pieces"]
         self.lease_s = spec["lease_s"]
         self.rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
-        name = f"examworker-{spec['seed']}-{slot}"
-        self.conn = psycopg.connect(make_conninfo(spec["conninfo"], application_name=name), autocommit=True)
-        self.beat_conn = psycopg.connect(make_conninfo(spec["conninfo"], application_name=name + "-hb"),
-                                         autocommit=True)
+        self.name = f"examworker-{spec['seed']}-{slot}"
+        self.conn = self.connect(self.name)
+        self.beat_conn = self.connect(self.name + "-hb")
         self.running: dict[int, queue.Job] = {}  # jobs at work: the ones the heartbeat keeps
         self.lock = threading.Lock()  # guards `running`
         self.beating = threading.Lock()  # held through one heartbeat: a job leaves `running` between two
@@ -75,7 +85,33 @@ class ExamWorker:
         try:
             return self.pieces[piece](*args)
         except Exception as error:
+            if args and isinstance(args[0], psycopg.Connection) and _lost(args[0]):
+                raise ConnectionLost(f"{piece}: {first_line(error)}") from error
             raise PieceRaised(piece, error) from error
+
+    # -- the connections, cut under us --------------------------------------------------------------
+
+    def connect(self, name: str) -> psycopg.Connection:
+        """A new connection, tried again until RECONNECT_LIMIT_S (the server may be restarting)."""
+        deadline = time.monotonic() + RECONNECT_LIMIT_S
+        while True:
+            try:
+                return psycopg.connect(make_conninfo(self.spec["conninfo"], application_name=name),
+                                       autocommit=True, connect_timeout=5)
+            except DISCONNECTED:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def reconnect(self, which: str, error: BaseException) -> psycopg.Connection:
+        old = self.conn if which == "main" else self.beat_conn
+        if not _lost(old):
+            raise error  # the connection is fine: the error is not the run's doing
+        self.note("connection_lost", None, f"{which} connection: {first_line(error)}")
+        old.close()
+        new = self.connect(self.name if which == "main" else self.name + "-hb")
+        self.note("reconnected", None, f"{which} connection")
+        return new
 
     def die(self, job: queue.Job, why: str) -> None:
         if os.path.exists(self.spec["calm"]):
@@ -202,6 +238,8 @@ class ExamWorker:
                             stopped.add((job.id, job.attempts))
                     except PieceRaised as error:
                         self.crash(error)
+                    except (ConnectionLost, *DISCONNECTED) as error:
+                        self.beat_conn = self.reconnect("heartbeat", error)
 
     def crash(self, error: PieceRaised) -> None:
         self.note("piece_raised", None, str(error), piece=error.piece)
@@ -212,14 +250,23 @@ class ExamWorker:
         threading.Thread(target=self.heartbeats, daemon=True).start()
         try:
             while True:
-                job = self.claim()
-                if job is None:
-                    time.sleep(0.1)
-                    continue
-                self.work(job)
+                try:
+                    job = self.claim()
+                    if job is None:
+                        time.sleep(0.1)
+                        continue
+                    self.work(job)
+                except (ConnectionLost, *DISCONNECTED) as error:
+                    # the job in hand, if any, no longer beats (work() stopped it before its last
+                    # statement): its lease runs out and another claim takes it
+                    self.conn = self.reconnect("main", error)
         except PieceRaised as error:
             self.crash(error)
         return 0
+
+
+def _lost(conn: psycopg.Connection) -> bool:
+    return conn.closed or conn.broken
 
 
 def main(argv: list[str]) -> int:

@@ -134,3 +134,16 @@ def test_a_piece_that_raises_is_named():
                   "    return {}['retry']\n", "route")
     report = exam_with(route=route)
     assert_fails_with(report, "your 07.route runs without raising")
+
+
+def test_the_run_cuts_connections_and_restarts_postgres_and_loses_nothing_across_them():
+    # the plan's faults all fall before the table empties, so a run that drains has met every one of them
+    from course.grading.exam import judge, run
+    from course.grading.exam.soak import CUTS
+
+    result = run(assemble(SOLUTIONS), seed=26, progress=False)
+    verdict = judge(result)
+    assert verdict.passed, verdict.render()
+    assert result.restarts == 1 and result.cuts >= CUTS, verdict.headline()
+    kinds = [e.kind for e in result.events]
+    assert "reconnected" in kinds and kinds.index("restarting") < kinds.index("restarted"), verdict.headline()
