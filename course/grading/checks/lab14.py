@@ -55,9 +55,11 @@ def exam_check(t: Trial, pieces, seed=None):
              ok=not wrong, got=f"job {wrong[0][0]}: {wrong[0][1]}" if wrong else "all of them",
              expected="all of them", note=_outcome_note(verdict, [job for job, _ in wrong]))
     for piece, rule in [("03.claim", "takes only a free job, and passes over a locked row"),
+                        ("03.claim_batch", "takes only free jobs, no more than its limit, and passes over a locked row"),
                         ("04.fenced_ack", "deletes the job only while the lease is ours"),
                         ("04.heartbeat", "pushes our own lease, and no one else's"),
-                        ("07.route", "retries until the last attempt, dead-letters at it, and never retries a PermanentError")]:
+                        ("07.route", "retries until the last attempt, dead-letters at it, and never retries a PermanentError"),
+                        ("07.backoff", "waits between 0 and min(300, 2^(attempt-1)) s, reaching near that ceiling")]:
         broken = [v for v in verdict.violations if v.piece == piece]
         t.expect(f"your {piece} {rule}", ok=not broken,
                  got=f"{len(broken)} time(s)" if broken else "never broken", expected="never broken",

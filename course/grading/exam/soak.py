@@ -53,6 +53,7 @@ TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a cor
 CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
 # cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
 START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
+BATCH_SLOT = WORKERS - 1  # the worker that claims with 03.claim_batch; the others with 03.claim
 CUTS = 4  # single worker backends terminated at seeded random points of the drain
 RESTART_MODES = ("fast", "immediate")  # fast: clients are told; immediate: a crash, recovered from the WAL
 SCHEMA = "exam"
@@ -204,7 +205,8 @@ def _note(supervisor: _Supervisor, **fields) -> None:
 def _hold_a_row(box: Database, supervisor: _Supervisor, done: threading.Event) -> None:
     """Cue 1: a support agent's transaction holds the oldest waiting job's row while the workers claim;
     the run watches whether a claim waits for it. Released once one does, or once the workers have made
-    three claims each (they got past it), or once it is the last job left, or at CUE_LIMIT_S."""
+    three jobs each since (every one got past it: a claim that waits for the lock never does), or once it
+    is the last job left, or at CUE_LIMIT_S."""
     holder = box.connect(autocommit=False)
     watcher = box.connect()
     try:
@@ -213,7 +215,7 @@ def _hold_a_row(box: Database, supervisor: _Supervisor, done: threading.Event) -
         if row is None:
             return
         agent = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
-        claims_before = watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0]
+        since = watcher.execute("SELECT clock_timestamp()").fetchone()[0]
         _note(supervisor, kind="row_locked", job=row[0], detail="another session locks this job's row and keeps it")
         deadline = time.monotonic() + CUE_LIMIT_S
         while not done.is_set() and time.monotonic() < deadline:
@@ -224,7 +226,9 @@ def _hold_a_row(box: Database, supervisor: _Supervisor, done: threading.Event) -
                 _note(supervisor, kind="claim_waited", job=row[0], detail=f"{name}'s claim waits for that row lock",
                       facts={"worker": name})
                 break
-            if watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0] - claims_before >= 3 * WORKERS:
+            past = watcher.execute("SELECT count(*) FROM (SELECT app FROM claim_log WHERE at > %s GROUP BY app "
+                                   "HAVING count(*) >= 3) AS claimed", [since]).fetchone()[0]
+            if past >= WORKERS:
                 break  # the workers got past it
             if watcher.execute("SELECT count(*) FROM jobs").fetchone()[0] <= 1:
                 break  # nothing else is left to claim
@@ -378,7 +382,7 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             spec = processes.pickle_for_child({
                 "conninfo": box.conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
                 "started_at": started_at, "calm": str(calm), "lease_s": LEASE_S,
-                "kill_mid_work": 0.04, "kill_after_ack": 0.04}, "exam-spec")
+                "kill_mid_work": 0.04, "kill_after_ack": 0.04, "batch_slot": BATCH_SLOT}, "exam-spec")
             supervisor = _Supervisor(spec, history, started_at, calm)
             done = threading.Event()
             slow = [job_id for job_id, kind in kinds.items() if kind == "slow"]
@@ -449,6 +453,12 @@ def _only_hopeless_left(box: Database, history: Path) -> bool:
     return all(attempts > beyond or job_id in retried_past_last for job_id, attempts in left)
 
 
+def claiming_piece(application_name: str) -> str:
+    """Which piece a worker's connection claims with, from its name (examworker-SEED-SLOT)."""
+    slot = application_name.split("-")[2] if application_name.count("-") >= 2 else ""
+    return "03.claim_batch" if slot == str(BATCH_SLOT) else "03.claim"
+
+
 def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed, supervisor) -> Run:
     ledger: dict[int, list[tuple[int, int]]] = {}
     for job_id, worker, attempt in box.query("SELECT job_id, worker, attempt FROM ledger ORDER BY booked_at"):
@@ -456,10 +466,10 @@ def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed
     dead = {job_id: (attempts, reason) for job_id, attempts, reason in
             box.query("SELECT id, attempts, reason FROM dead_jobs")}
     stuck = dict(box.query("SELECT id, attempts FROM jobs"))
-    claims = [{"job_id": j, "attempt": a, "was_free": free,
+    claims = [{"job_id": j, "attempt": a, "was_free": free, "piece": claiming_piece(app),
                "held_until": None if until is None else until.timestamp() - started_at, "t": at.timestamp() - started_at}
-              for j, a, free, until, at in box.query(
-                  "SELECT job_id, attempt, was_free, held_until, at FROM claim_log ORDER BY at")]
+              for j, a, free, until, at, app in box.query(
+                  "SELECT job_id, attempt, was_free, held_until, at, app FROM claim_log ORDER BY at")]
     events = eventlog.read(history, Event)
     count = lambda kind: sum(1 for e in events if e.kind == kind)  # noqa: E731
     return Run(seed, kinds, events, ledger, dead, stuck, claims, timed_out, elapsed, supervisor.kills,

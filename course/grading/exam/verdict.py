@@ -7,6 +7,10 @@ lab's rule, seen with the row locked (worker.py) or by the table's claim trigger
 names one piece:
     03.claim        took a job whose lease (or retry delay) had not run out; waited for another session's row lock;
                     returned a job that is gone from the table (a claim that deletes)
+    03.claim_batch  the same (one worker claims with it), and: claimed more jobs than its limit, or other
+                    jobs than it returned
+    07.backoff      a retry's delay outside [0, min(300, 2^(attempt-1))]; or, over a fixed sample of draws
+                    at each attempt 1-10, a draw outside it or none reaching BACKOFF_REACH of the ceiling
     04.fenced_ack   deleted a job whose lease was no longer its own; did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
@@ -18,7 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from course.infra import eventlog
-from course.grading.exam.soak import Event, Run
+from course.grading.exam.soak import Event, Run, claiming_piece
+
+CAP_S = 300.0  # lab 07's rule: random(0, min(CAP_S, 2^(attempt-1)))
+BACKOFF_REACH = 0.8  # the tolerance: 200 uniform draws all stay below 80% of the ceiling once in 10^19
 
 
 @dataclass(frozen=True)
@@ -104,7 +111,8 @@ def _count(jobs: list[int]) -> str:
 def judge(run: Run) -> Verdict:
     verdict = Verdict(run)
     _outcomes(run, verdict)
-    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run), key=lambda v: v.t)
+    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run) + _backoffs(run),
+                                key=lambda v: v.t)
     return verdict
 
 
@@ -145,18 +153,51 @@ def _claims(run: Run) -> list[Violation]:
     found = []
     for claim in run.claims:
         if not claim["was_free"]:
-            found.append(Violation(claim["t"], "03.claim", claim["job_id"],
+            found.append(Violation(claim["t"], claim["piece"], claim["job_id"],
                                    f"job {claim['job_id']} was claimed (attempt {claim['attempt']}) while it was still "
                                    f"held until {claim['held_until']:.2f} s: another worker's lease, or a retry not yet due"))
     for event in run.events:
+        if event.kind == "batch_claimed":
+            f = event.facts
+            found.append(Violation(event.t, "03.claim_batch", None,
+                                   f"worker {event.worker}'s claim_batch(conn, {f['limit']}, lease_s) claimed {f['claimed']} "
+                                   f"job(s) and returned {f['returned']}" + (": more than its limit" if f["claimed"] >
+                                                                             f["limit"] else "")))
         if event.kind == "claim_vanished":
-            found.append(Violation(event.t, "03.claim", event.job,
+            found.append(Violation(event.t, claiming_piece(f"examworker-{run.seed}-{event.worker}"), event.job,
                                    f"the claim returned job {event.job}, and the job is no longer in the table: a "
                                    "claim leases a job, it does not take it away"))
         if event.kind == "claim_waited":
-            found.append(Violation(event.t, "03.claim", event.job,
+            found.append(Violation(event.t, claiming_piece(event.facts.get("worker") or ""), event.job,
                                    f"a claim ({event.facts.get('worker')}) waited for the row lock another session held "
                                    f"on job {event.job}, instead of passing over it"))
+    return found
+
+
+def ceiling(attempt: int) -> float:
+    return min(CAP_S, 2.0 ** (attempt - 1))
+
+
+def _backoffs(run: Run) -> list[Violation]:
+    found = []
+    for e in run.events:
+        if e.kind == "retried" and not 0 <= e.facts["delay_s"] <= ceiling(e.attempt):
+            found.append(Violation(e.t, "07.backoff", e.job,
+                                   f"job {e.job} was retried after attempt {e.attempt} with a backoff of "
+                                   f"{e.facts['delay_s']:.2f} s, outside [0, {ceiling(e.attempt):g}]"))
+        if e.kind == "backoff_probe":
+            for attempt, (low, high) in sorted((int(a), d) for a, d in e.facts["draws"].items()):
+                top = ceiling(attempt)
+                if low < 0 or high > top:
+                    what = f"a draw of {low if low < 0 else high:.2f} s, outside [0, {top:g}]"
+                elif high < BACKOFF_REACH * top:
+                    what = (f"none reaching {BACKOFF_REACH:.0%} of its ceiling {top:g} s (the largest: {high:.2f} s): "
+                            "the wait does not grow with the attempt as promised")
+                else:
+                    continue
+                found.append(Violation(e.t, "07.backoff", None, f"backoff(attempt={attempt}, rng) over 200 seeded "
+                                                                f"draws gave {what}"))
+                break
     return found
 
 

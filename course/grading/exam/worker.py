@@ -1,8 +1,10 @@
 """One exam worker: `python -m course.grading.exam.worker SPEC SLOT INCARNATION`.
 
-It is a queue made of the learner's pieces and nothing else of theirs: it claims with their 03.claim,
-works, books the job's effect and acks with their 04.fenced_ack in one transaction, keeps its lease
-with their 04.heartbeat from a thread of its own, and asks their 07.route what to do with a failure.
+It is a queue made of the learner's pieces and nothing else of theirs: it claims with their 03.claim
+(the last slot with their 03.claim_batch, BATCH jobs at a time, worked one after the other), works, books the job's effect and acks with their 04.fenced_ack in one transaction, keeps its lease
+with their 04.heartbeat from a thread of its own, asks their 07.route what to do with a failure and,
+when it says retry, waits as long as their 07.backoff says (seeded by job and attempt, so the verdict can
+tell what was promised; the route's own delay_s is not used).
 Around each piece it watches what the piece did, with the row locked so that nobody acts in between
 (whose lease it was, whether the row went, how far the lease moved), and writes that to the run's
 history: the verdict is read from there, in the parent. It kills itself at seeded random points (mid-
@@ -38,6 +40,11 @@ RECONNECT_LIMIT_S = 90.0  # how long a worker tries to connect again (a restart 
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
+BATCH = 3  # the limit passed to 03.claim_batch
+BACKOFF_PROBE = 200  # draws of 07.backoff per attempt, each with a Random of its own seed: a fixed sample
+PROBE_ATTEMPTS = range(1, 11)  # 2^9 = 512 > 300: the cap is reached within them
+
+
 class ConnectionLost(Exception):
     """The worker's connection was cut (by the run) while it, or a piece, used it: nobody's fault here."""
 
@@ -63,7 +70,8 @@ def _epoch(moment: datetime | None) -> float | None:
 
 class ExamWorker:
     def __init__(self, spec: dict, slot: int, incarnation: int):
-        self.spec, self.slot = spec, slot
+        self.spec, self.slot, self.incarnation = spec, slot, incarnation
+        self.batch = slot == spec["batch_slot"]
         self.pieces = spec["pieces"]
         self.lease_s = spec["lease_s"]
         self.rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
@@ -127,20 +135,35 @@ class ExamWorker:
 
     # -- the pieces, watched -----------------------------------------------------------------------
 
-    def claim(self) -> queue.Job | None:
+    def claim(self) -> list[queue.Job]:
+        """The jobs a claim gave this worker: one from 03.claim, up to BATCH from 03.claim_batch."""
         with self.conn.transaction():
-            row = self.call("03.claim", self.conn, self.lease_s)
-            if row is None or (isinstance(row, (list, tuple)) and not row):
-                return None
-            job_id = _row_id(row)
-            found = self.conn.execute(sql.query("exam", "lease_of"), {"id": job_id}).fetchone()
-        if found is None:
-            self.note("claim_vanished", job_id, "the claim returned this job, and it is not in the table")
-            return None
-        lease_token, attempts, max_attempts, held_until, type_, payload = found
-        job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease_token, held_until)
-        self.note("claimed", job, held_until=_epoch(held_until), lease_token=str(lease_token))
-        return job
+            before = self.conn.execute("SELECT clock_timestamp()").fetchone()[0]
+            if self.batch:
+                rows = self.call("03.claim_batch", self.conn, BATCH, self.lease_s)
+                rows = list(rows or [])
+            else:
+                row = self.call("03.claim", self.conn, self.lease_s)
+                rows = [] if row is None or (isinstance(row, (list, tuple)) and not row) else [row]
+            claimed = self.conn.execute("SELECT count(*) FROM claim_log WHERE backend = pg_backend_pid() "
+                                        "AND at >= %s", [before]).fetchone()[0]
+            found = [(_row_id(row), self.conn.execute(sql.query("exam", "lease_of"), {"id": _row_id(row)}).fetchone())
+                     for row in rows]
+        if self.batch and (claimed > BATCH or claimed != len(rows)):
+            self.note("batch_claimed", None, claimed=claimed, returned=len(rows), limit=BATCH)
+        jobs = []
+        for job_id, lease in found:
+            if lease is None:
+                self.note("claim_vanished", job_id, "the claim returned this job, and it is not in the table")
+                continue
+            lease_token, attempts, max_attempts, held_until, type_, payload = lease
+            job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease_token, held_until)
+            self.note("claimed", job, held_until=_epoch(held_until), lease_token=str(lease_token),
+                      piece="03.claim_batch" if self.batch else "03.claim")
+            jobs.append(job)
+        with self.lock:  # the whole batch is ours from now: the heartbeat keeps the jobs that wait their turn
+            self.running.update((job.id, job) for job in jobs)
+        return jobs
 
     def ack(self, job: queue.Job) -> None:
         with self.conn.transaction() as tx:
@@ -177,10 +200,13 @@ class ExamWorker:
         with self.conn.transaction():
             self.conn.execute(sql.query("exam", "hold_row"), {"id": job.id})
             if isinstance(decision, queue.Retry):
+                delay_s = self.call("07.backoff", job.attempts, random.Random(backoff_seed(self.spec["seed"], job)))
+                if not isinstance(delay_s, (int, float)):
+                    raise PieceRaised("07.backoff", TypeError(f"it returned {delay_s!r}, not a number of seconds"))
                 done = self.conn.execute(sql.query("exam", "retry"), {
-                    "id": job.id, "lease_token": job.lease_token, "delay_s": float(decision.delay_s),
+                    "id": job.id, "lease_token": job.lease_token, "delay_s": float(delay_s),
                     "error": first_line(error)}).rowcount
-                self.note("retried", job, f"Retry({decision.delay_s:.2f})", delay_s=float(decision.delay_s),
+                self.note("retried", job, f"Retry, backoff {delay_s:.2f} s", delay_s=float(delay_s),
                           permanent=permanent, applied=bool(done))
             elif isinstance(decision, queue.Dead):
                 done = self.conn.execute(sql.query("exam", "bury"), {
@@ -245,24 +271,48 @@ class ExamWorker:
         self.note("piece_raised", None, str(error), piece=error.piece)
         os._exit(PIECE_RAISED)
 
+    def probe_backoff(self) -> None:
+        """07.backoff's draws at each attempt, each with a Random of a fixed seed: what the verdict holds to
+        the rule (between 0 and the ceiling, and reaching near it). One worker does it, once."""
+        draws = {}
+        for attempt in PROBE_ATTEMPTS:
+            values = [self.call("07.backoff", attempt, random.Random(f"probe:{attempt}:{n}")) for n in range(BACKOFF_PROBE)]
+            if not all(isinstance(v, (int, float)) for v in values):
+                raise PieceRaised("07.backoff", TypeError(f"it returned {values[0]!r}, not a number of seconds"))
+            draws[attempt] = [min(values), max(values)]
+        self.note("backoff_probe", None, draws=draws)
+
     def run(self) -> int:
         self.note("ready")
+        try:
+            if self.slot == 0 and self.incarnation == 1:
+                self.probe_backoff()
+        except PieceRaised as error:
+            self.crash(error)
         threading.Thread(target=self.heartbeats, daemon=True).start()
         try:
             while True:
                 try:
-                    job = self.claim()
-                    if job is None:
+                    jobs = self.claim()
+                    if not jobs:
                         time.sleep(0.1)
                         continue
-                    self.work(job)
+                    for job in jobs:
+                        self.work(job)
                 except (ConnectionLost, *DISCONNECTED) as error:
-                    # the job in hand, if any, no longer beats (work() stopped it before its last
-                    # statement): its lease runs out and another claim takes it
+                    # the jobs in hand are let go: no more heartbeats, their leases run out and other
+                    # claims take them
+                    with self.beating, self.lock:
+                        self.running.clear()
                     self.conn = self.reconnect("main", error)
         except PieceRaised as error:
             self.crash(error)
         return 0
+
+
+def backoff_seed(seed: int, job) -> str:
+    """The seed of the Random a retry's 07.backoff draws with: the verdict replays it."""
+    return f"{seed}:{job.id}:{job.attempts}"
 
 
 def _lost(conn: psycopg.Connection) -> bool:
