@@ -33,7 +33,8 @@ def exam_check(t: Trial, pieces, seed=None):
         t.require("pieces is what exam.assemble(...) returns", ok=False, got=type(pieces).__name__,
                   expected="Pieces", note="run the cell `pieces = exam.assemble(\".\")` again, unchanged")
     if pieces.missing:
-        t.not_started = "the exam needs your " + "; ".join(f"{eid} ({why})" for eid, why in pieces.missing.items())
+        t.not_started = ("the exam is made of your answers in the earlier labs, and these are missing (finish them "
+                         "there and save those notebooks): " + "; ".join(f"{eid} ({why})" for eid, why in pieces.missing.items()))
         raise NotStarted
     result = run(pieces, seed=t.seed if seed is None else seed, progress=False)
     t.seed = result.seed
@@ -59,7 +60,7 @@ def exam_check(t: Trial, pieces, seed=None):
                         ("04.fenced_ack", "deletes the job only while the lease is ours"),
                         ("04.heartbeat", "pushes our own lease, and no one else's"),
                         ("07.route", "retries until the last attempt, dead-letters at it, and never retries a PermanentError"),
-                        ("07.backoff", "waits between 0 and min(300, 2^(attempt-1)) s, reaching near that ceiling")]:
+                        ("07.backoff", "waits between 0 and min(300, 2^(attempt-1)) s, drawn across that range")]:
         broken = [v for v in verdict.violations if v.piece == piece]
         t.expect(f"your {piece} {rule}", ok=not broken,
                  got=f"{len(broken)} time(s)" if broken else "never broken", expected="never broken",

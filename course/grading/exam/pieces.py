@@ -103,3 +103,11 @@ def assemble(folder: Path | str = ".", **pasted: Callable) -> Pieces:
         else:
             pieces.functions[exercise_id], pieces.origin[exercise_id] = function, where
     return pieces
+
+
+def reference() -> Pieces:
+    """The course's own answers (the solutions' notebooks), for a run to set beside the learner's: never
+    used in place of a missing piece of theirs."""
+    pieces = assemble(notebooks.SOLUTIONS)
+    pieces.origin = {exercise_id: "the course's solutions" for exercise_id in pieces.origin}
+    return pieces

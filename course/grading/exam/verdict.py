@@ -1,6 +1,7 @@
 """The exam's grade, read from a run: what went wrong, and which of the learner's pieces it points to.
 
     judge(run) -> Verdict        outcomes (lost, duplicated, stuck, poison), violations, the first one's timeline
+    speed(run) -> Speed          throughput and latency, for `beside(mine, reference)`; per_worker(run): one line each
 
 Outcomes count what a user of the queue would see. Violations are what each piece did against its own
 lab's rule, seen with the row locked (worker.py) or by the table's claim trigger (exam.sql), so each
@@ -10,7 +11,8 @@ names one piece:
     03.claim_batch  the same (one worker claims with it), and: claimed more jobs than its limit, or other
                     jobs than it returned
     07.backoff      a retry's delay outside [0, min(300, 2^(attempt-1))]; or, over a fixed sample of draws
-                    at each attempt 1-10, a draw outside it or none reaching BACKOFF_REACH of the ceiling
+                    at each attempt 1-10, a draw outside it, none reaching BACKOFF_REACH of the ceiling (it does
+                    not grow) or none below 1 - BACKOFF_REACH of it (no full jitter)
     04.fenced_ack   deleted a job whose lease was no longer its own; did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
@@ -25,7 +27,7 @@ from course.infra import eventlog
 from course.grading.exam.soak import Event, Run, claiming_piece
 
 CAP_S = 300.0  # lab 07's rule: random(0, min(CAP_S, 2^(attempt-1)))
-BACKOFF_REACH = 0.8  # the tolerance: 200 uniform draws all stay below 80% of the ceiling once in 10^19
+BACKOFF_REACH = 0.8  # the tolerance: 200 uniform draws all miss the top (or the bottom) fifth once in 10^19
 
 
 @dataclass(frozen=True)
@@ -136,17 +138,18 @@ def _outcomes(run: Run, verdict: Verdict) -> None:
 
 
 def _poison_outcome(run: Run, job_id: int, kind: str) -> str | None:
-    """None when the job died at the attempt its kind says: the first failure for a permanent error, the
-    first failure at or past max_attempts for one that always fails."""
+    """None when the job died where its kind says: a permanent error at a failure the route buried at once,
+    one that always fails at or past max_attempts. Not "at its first failure": a failure whose burial (or
+    retry) never committed, its connection cut or its worker killed, does not count, and the job is
+    claimed again at the next attempt. Each route decision is judged on its own by _routes."""
     if job_id not in run.dead:
         return "booked as if it had worked" if run.ledger.get(job_id) else "gone without being dead-lettered"
-    failures = [e.attempt for e in run.events if e.job == job_id and e.kind == "failed"]
-    if kind == "permanent":
-        right = failures[0] if failures else None
-    else:
-        right = next((a for a in failures if a >= run.max_attempts), None)
     attempts, reason = run.dead[job_id]
-    return None if attempts == right else f"dead at attempt {attempts} ({reason}), expected {right}"
+    if kind == "permanent":
+        retried = [e.attempt for e in run.events if e.job == job_id and e.kind == "retried" and e.facts.get("applied")]
+        return None if not retried else f"retried after attempt {retried[0]}, dead at attempt {attempts} ({reason})"
+    return None if attempts >= run.max_attempts else (f"dead at attempt {attempts} ({reason}), expected "
+                                                      f"{run.max_attempts} or later")
 
 
 def _claims(run: Run) -> list[Violation]:
@@ -193,6 +196,9 @@ def _backoffs(run: Run) -> list[Violation]:
                 elif high < BACKOFF_REACH * top:
                     what = (f"none reaching {BACKOFF_REACH:.0%} of its ceiling {top:g} s (the largest: {high:.2f} s): "
                             "the wait does not grow with the attempt as promised")
+                elif low > (1 - BACKOFF_REACH) * top:
+                    what = (f"none below {1 - BACKOFF_REACH:.0%} of its ceiling {top:g} s (the smallest: {low:.2f} s): "
+                            "no full jitter, so workers that failed together retry together")
                 else:
                     continue
                 found.append(Violation(e.t, "07.backoff", None, f"backoff(attempt={attempt}, rng) over 200 seeded "
@@ -281,3 +287,79 @@ def job_timeline(run: Run, job_id: int) -> str:
     events.sort(key=lambda e: e.t)
     return f"timeline of job {job_id} (seconds from the start of the run):\n" + eventlog.timeline(
         events, describe, since=0.0)
+
+
+@dataclass(frozen=True)
+class Speed:
+    """How fast a run drained. Every job is ready when the workers start, so a job's latency is the time
+    from then to its effect's commit (or its burial). A measurement of one run on one machine: it is
+    shown beside the reference's on the same seed, never graded."""
+
+    jobs_done: int
+    elapsed_s: float
+    p50_s: float
+    p99_s: float
+
+    @property
+    def throughput(self) -> float:
+        return self.jobs_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+def done_times(run: Run) -> list[float]:
+    """When each job was done (its effect booked, or dead-lettered), from the workers' history."""
+    return sorted(e.t for e in run.events
+                  if (e.kind == "acked" and e.facts.get("deleted")) or (e.kind == "buried" and e.facts.get("applied")))
+
+
+def _percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, max(0, round(share * len(values) + 0.5) - 1))]  # nearest rank
+
+
+def speed(run: Run) -> Speed:
+    times = done_times(run)
+    return Speed(len(times), run.elapsed_s, _percentile(times, 0.50), _percentile(times, 0.99))
+
+
+def beside(mine: Run, reference: Run) -> str:
+    """Your run's speed beside the reference worker's, same seed, same workload, same faults."""
+    rows = [("", "jobs/s", "p50 (s)", "p99 (s)", "jobs done", "run (s)")]
+    for name, run in (("your queue", mine), ("the reference", reference)):
+        s = speed(run)
+        rows.append((name, f"{s.throughput:.2f}", f"{s.p50_s:.1f}", f"{s.p99_s:.1f}", str(s.jobs_done),
+                     f"{s.elapsed_s:.0f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+                     for row in rows)
+
+
+def per_worker(run: Run) -> str:
+    """One line per worker slot (its restarts included): what it claimed, booked, retried, buried, and the
+    faults that hit it."""
+    counts: dict[int, dict[str, int]] = {}
+    for e in run.events:
+        if e.worker < 0:
+            continue
+        c = counts.setdefault(e.worker, dict.fromkeys(("claimed", "booked", "retried", "buried", "refused",
+                                                        "killed", "cut"), 0))
+        if e.kind == "claimed":
+            c["claimed"] += 1
+        elif e.kind == "acked" and e.facts.get("deleted"):
+            c["booked"] += 1
+        elif e.kind == "ack_refused":
+            c["refused"] += 1
+        elif e.kind in ("retried", "buried") and e.facts.get("applied"):
+            c[e.kind] += 1
+        elif e.kind == "exited":
+            c["killed"] += 1
+        elif e.kind == "connection_lost":
+            c["cut"] += 1
+    lines = []
+    for slot in sorted(counts):
+        c = counts[slot]
+        how = "03.claim_batch" if claiming_piece(f"examworker-{run.seed}-{slot}") == "03.claim_batch" else "03.claim"
+        lines.append(f"  worker {slot} ({how:<14}) claimed {c['claimed']:>3}, booked {c['booked']:>3}, retried "
+                     f"{c['retried']:>2}, buried {c['buried']:>2}, acks refused {c['refused']:>2}; killed "
+                     f"{c['killed']}, connections lost {c['cut']}")
+    return "\n".join(lines)

@@ -188,3 +188,11 @@ def test_a_backoff_past_its_ceiling_fails_naming_07_backoff():
                     "    return rng.uniform(0, 2 ** attempt)\n", "backoff")
     report = exam_with(backoff=backoff)
     assert_fails_with(report, "your 07.backoff waits between 0 and min(300, 2^(attempt-1)) s")
+
+
+def test_a_backoff_without_jitter_fails_naming_07_backoff():
+    backoff = piece("def backoff(attempt, rng):\n"
+                    "    return min(300, 2 ** (attempt - 1))\n", "backoff")
+    report = exam_with(backoff=backoff)
+    assert_fails_with(report, "your 07.backoff waits between 0 and min(300, 2^(attempt-1)) s")
+    assert "no full jitter" in report.render()
