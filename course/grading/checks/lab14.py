@@ -52,7 +52,8 @@ def exam_check(t: Trial, pieces, seed=None):
                   if verdict.duplicated else "at most once"), expected="at most once",
              note=_outcome_note(verdict, verdict.duplicated))
     wrong = verdict.poison_wrong
-    t.expect("poison dead-lettered at the right attempt (a permanent error at its first, a failing job at its last)",
+    t.expect("poison dead-lettered at the right attempt (a permanent error without a retry, a failing job at its "
+             "last attempt or later)",
              ok=not wrong, got=f"job {wrong[0][0]}: {wrong[0][1]}" if wrong else "all of them",
              expected="all of them", note=_outcome_note(verdict, [job for job, _ in wrong]))
     for piece, rule in [("03.claim", "takes only a free job, and passes over a locked row"),

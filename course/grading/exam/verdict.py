@@ -21,6 +21,7 @@ names one piece:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from course.infra import eventlog
@@ -306,15 +307,19 @@ class Speed:
 
 
 def done_times(run: Run) -> list[float]:
-    """When each job was done (its effect booked, or dead-lettered), from the workers' history."""
-    return sorted(e.t for e in run.events
-                  if (e.kind == "acked" and e.facts.get("deleted")) or (e.kind == "buried" and e.facts.get("applied")))
+    """When each job was done (its effect booked, or dead-lettered), from the workers' history: the last
+    ack or burial of each job, since one whose connection was cut before its commit is done again later."""
+    last: dict[int, float] = {}
+    for e in run.events:
+        if (e.kind == "acked" and e.facts.get("deleted")) or (e.kind == "buried" and e.facts.get("applied")):
+            last[e.job] = e.t
+    return sorted(t for job, t in last.items() if job in run.ledger or job in run.dead)
 
 
 def _percentile(values: list[float], share: float) -> float:
     if not values:
         return float("nan")
-    return values[min(len(values) - 1, max(0, round(share * len(values) + 0.5) - 1))]  # nearest rank
+    return values[max(0, math.ceil(share * len(values)) - 1)]  # the nearest rank
 
 
 def speed(run: Run) -> Speed:
@@ -334,19 +339,19 @@ def beside(mine: Run, reference: Run) -> str:
                      for row in rows)
 
 
+COUNTED = ("claimed", "booked", "retried", "buried", "refused", "killed", "cut")
+
+
 def per_worker(run: Run) -> str:
-    """One line per worker slot (its restarts included): what it claimed, booked, retried, buried, and the
-    faults that hit it."""
+    """One line per worker slot (its restarts included): what it claimed, booked (committed effects, from the
+    ledger: an ack whose commit was cut is not counted), retried, buried, and the faults that hit it."""
     counts: dict[int, dict[str, int]] = {}
     for e in run.events:
         if e.worker < 0:
             continue
-        c = counts.setdefault(e.worker, dict.fromkeys(("claimed", "booked", "retried", "buried", "refused",
-                                                        "killed", "cut"), 0))
+        c = counts.setdefault(e.worker, dict.fromkeys(COUNTED, 0))
         if e.kind == "claimed":
             c["claimed"] += 1
-        elif e.kind == "acked" and e.facts.get("deleted"):
-            c["booked"] += 1
         elif e.kind == "ack_refused":
             c["refused"] += 1
         elif e.kind in ("retried", "buried") and e.facts.get("applied"):
@@ -355,6 +360,9 @@ def per_worker(run: Run) -> str:
             c["killed"] += 1
         elif e.kind == "connection_lost":
             c["cut"] += 1
+    for effects in run.ledger.values():
+        for slot, _attempt in effects:
+            counts.setdefault(slot, dict.fromkeys(COUNTED, 0))["booked"] += 1
     lines = []
     for slot in sorted(counts):
         c = counts[slot]
