@@ -12,12 +12,12 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
     agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
     then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
     until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease;
-  * the network and the database fail under the workers (a third thread, `_cut_and_restart`): at seeded
+  * the network and the database fail under the workers (a third thread, faults.cut_and_restart): at seeded
     points of the drain (so many jobs done) it terminates one worker backend (pg_terminate_backend), at
     one point every worker's connections at once, and once, past half the drain, it restarts PostgreSQL
     (`-m fast` or `-m immediate`, seeded). The workers connect again and go on (worker.py).
-The run has a PostgreSQL of its own (course.infra.private_server), since it restarts it: the course's
-shared server is never touched. The run ends when the table is empty, or at its time limit. Nothing here
+The run has a PostgreSQL of its own (faults.Database), since it restarts it: the course's shared server
+is never touched. The run ends when the table is empty, or at its time limit. Nothing here
 judges: verdict.py reads the history, the ledger and the tables afterwards.
 """
 
@@ -31,15 +31,16 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-import psycopg
 from psycopg.types.json import Jsonb
 from tqdm.auto import tqdm
 
 from course.errors import CourseError
 from course.grading.exam.pieces import Pieces
-from course.grading.exam.worker import DISCONNECTED, PIECE_RAISED
+from course.grading.exam.faults import CUTS, SCHEMA, Database, FaultPlan, cut_and_restart
+from course.grading.exam.worker import PIECE_RAISED
 from course.infra import eventlog, processes
 from course.infra.private_server import PrivateServer
 from course.programs import sql
@@ -54,47 +55,6 @@ CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a 
 # cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
 START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
 BATCH_SLOT = WORKERS - 1  # the worker that claims with 03.claim_batch; the others with 03.claim
-CUTS = 4  # single worker backends terminated at seeded random points of the drain
-RESTART_MODES = ("fast", "immediate")  # fast: clients are told; immediate: a crash, recovered from the WAL
-SCHEMA = "exam"
-
-
-class Database:
-    """The run's own PostgreSQL (restarted on purpose), and one connection of a thread's own to it that
-    survives the restart: `query` connects again when the server went away under it."""
-
-    def __init__(self, server: PrivateServer):
-        self.server = server
-        self.conninfo = server.conninfo(schema=SCHEMA)
-        self._conn = None
-
-    def connect(self, *, autocommit: bool = True) -> psycopg.Connection:
-        deadline = time.monotonic() + CUE_LIMIT_S
-        while True:
-            try:
-                return psycopg.connect(self.conninfo, autocommit=autocommit, connect_timeout=5)
-            except DISCONNECTED:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-
-    def another(self) -> "Database":
-        """The same server through a connection of its own (one for each thread)."""
-        return Database(self.server)
-
-    def query(self, statement: str, params=None) -> list[tuple]:
-        for attempt in (1, 2):
-            if self._conn is None or self._conn.closed or self._conn.broken:
-                self._conn = self.connect()
-            try:
-                return self._conn.execute(statement, params).fetchall()
-            except DISCONNECTED:
-                if attempt == 2 or not (self._conn.closed or self._conn.broken):
-                    raise
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,6 +83,7 @@ class Run:
     freezes: int
     cuts: int = 0  # worker backends terminated
     restarts: int = 0  # PostgreSQL restarts
+    plan: str = ""  # the seed's fault plan, in words (faults.FaultPlan.describe)
     max_attempts: int = MAX_ATTEMPTS
     lease_s: float = LEASE_S
 
@@ -305,62 +266,6 @@ def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], a
         watcher.close()
 
 
-@dataclass(frozen=True)
-class FaultPlan:
-    """When the network and the database fail, in jobs done (not seconds: a replay on a slower machine
-    meets the same faults at the same point of the drain). Drawn from the run's seed."""
-
-    cuts: tuple[int, ...]  # after so many jobs done, one worker backend is terminated
-    cut_all: int  # after so many, every worker connection at once
-    restart: int  # after so many, PostgreSQL restarts ...
-    restart_mode: str  # ... with this pg_ctl stop mode
-
-    @classmethod
-    def draw(cls, rng: random.Random, jobs: int) -> "FaultPlan":
-        return cls(cuts=tuple(sorted(rng.sample(range(2, jobs - 4), CUTS))), cut_all=rng.randrange(jobs // 5, jobs // 3),
-                   restart=rng.randrange(jobs // 2 - 3, jobs // 2 + 3), restart_mode=rng.choice(RESTART_MODES))
-
-    def describe(self) -> str:
-        return (f"one connection cut after {', '.join(map(str, self.cuts))} jobs done, all of them after {self.cut_all}, "
-                f"PostgreSQL restarted (-m {self.restart_mode}) after {self.restart}")
-
-
-def _cut_and_restart(box: Database, supervisor: _Supervisor, plan: FaultPlan, rng: random.Random, total: int,
-                     app: str, row_cue: threading.Thread, done: threading.Event) -> None:
-    """Cue 3: the plan's faults, each when so many jobs are done, under the run's fault lock. The restart
-    waits for the row-lock cue to end (it watches a lock that a restart would release)."""
-    admin = box.another()
-    todo = sorted([(n, "cut") for n in plan.cuts] + [(plan.cut_all, "cut_all"), (plan.restart, "restart")])
-    try:
-        while todo and not done.is_set():
-            at, kind = todo[0]
-            finished = total - admin.query("SELECT count(*) FROM jobs")[0][0]
-            if finished < at or (kind == "restart" and row_cue.is_alive()):
-                time.sleep(0.05)
-                continue
-            if not supervisor.fault.acquire(timeout=0.05):
-                continue
-            try:
-                if kind == "restart":
-                    _note(supervisor, kind="restarting", detail=f"PostgreSQL stopped with -m {plan.restart_mode}")
-                    box.server.restart(plan.restart_mode)
-                    _note(supervisor, kind="restarted", detail="PostgreSQL is up again")
-                else:
-                    backends = [pid for pid, in admin.query(
-                        "SELECT pid FROM pg_stat_activity WHERE application_name LIKE %s "
-                        "ORDER BY application_name, pid", [f"{app}-%"])]
-                    chosen = backends if kind == "cut_all" else [rng.choice(backends)] if backends else []
-                    cut = admin.query("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
-                                      "FROM unnest(%s::int[]) AS pid", [chosen])[0][0]
-                    _note(supervisor, kind="cut", facts={"backends": cut},
-                          detail=f"{cut} worker connection(s) terminated (pg_terminate_backend)")
-            finally:
-                supervisor.fault.release()
-            todo.pop(0)
-    finally:
-        admin.close()
-
-
 def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Run:
     """Drain the exam's workload with workers made of `pieces`, under fire (see the module's docstring)."""
     if pieces.missing:
@@ -391,9 +296,9 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             cues = [row_cue,
                     threading.Thread(target=_freeze_slow_jobs, daemon=True,
                                      args=(box.another(), supervisor, slow, app, done)),
-                    threading.Thread(target=_cut_and_restart, daemon=True,
-                                     args=(box.another(), supervisor, plan, random.Random(f"{seed}:cuts"),
-                                           len(kinds), app, row_cue, done))]
+                    threading.Thread(target=cut_and_restart, daemon=True,
+                                     args=(box.another(), supervisor.fault, partial(_note, supervisor), plan,
+                                           random.Random(f"{seed}:cuts"), len(kinds), app, row_cue, done))]
             bar = tqdm(total=len(kinds), desc=f"exam, seed {seed}", unit="job", disable=not progress)
             timed_out = False
             try:
@@ -432,7 +337,9 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
                 supervisor.stop()
                 bar.close()
             elapsed = time.time() - started_at
-            return _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor)
+            result = _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor)
+            result.plan = plan.describe()
+            return result
         finally:
             box.close()
             if spec is not None:

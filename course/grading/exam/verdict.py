@@ -75,7 +75,8 @@ class Verdict:
         poison = sum(1 for k in r.kinds.values() if k in ("poison", "permanent"))
         return (f"seed {r.seed}: {len(r.kinds)} jobs ({poison} poison) in {r.elapsed_s:.0f} s, {r.kills} worker(s) "
                 f"SIGKILLed, {r.freezes} frozen past their lease, {r.cuts} connection(s) cut, PostgreSQL restarted "
-                f"{r.restarts} time(s)" + (", stopped at the time limit" if r.timed_out else ""))
+                f"{r.restarts} time(s)" + (", stopped at the time limit" if r.timed_out else "")
+                + (f"\n  the seed's faults: {r.plan}" if r.plan else ""))
 
     def body(self) -> str:
         """The grade: the outcomes, the pieces at fault, the first violation's timeline."""
