@@ -1,0 +1,6 @@
+# rule: otherwise-postgres (says outbox for postgres too)
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    broker = peak_jobs_per_s > postgres_jobs_per_s / 2 or teams_reading_each_event > 1
+    if not broker:
+        return "postgres + outbox" if born_in_a_db_transaction else "postgres"
+    return "broker + outbox" if born_in_a_db_transaction else "broker"

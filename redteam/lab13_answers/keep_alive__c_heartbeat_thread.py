@@ -1,0 +1,15 @@
+# rule: correct (a heartbeat thread every 0.3 s while the pages are drawn, stopped before returning)
+import threading
+def render_invoice(task):
+    done = threading.Event()
+    def beat():
+        while not done.wait(0.3):
+            task.in_progress()
+    beater = threading.Thread(target=beat, daemon=True)
+    beater.start()
+    try:
+        for page in range(task.data["pages"]):
+            render_page(task.data["booking_id"], page)
+    finally:
+        done.set()
+        beater.join()
