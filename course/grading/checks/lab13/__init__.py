@@ -358,36 +358,9 @@ def publish_retry(t: Trial, publish_with_retry):
                           f"{total} messages, the leader SIGKILLed before message {first_after_kill}", note, gave_up)
 
 
-# -- 13.choose -------------------------------------------------------------------------------------
+# -- 13.choose: lab13/choose.py ---------------------------------------------------------------
 
-CASES = [
-    # (what, peak jobs/s, Postgres drain jobs/s, born in a transaction, teams reading each event, answer)
-    ("Tiffin receipts: 11 orders/s at the dinner rush, enqueued with the order", 11, 8000, True, 1, "postgres"),
-    ("StayHub's newsletter: 48,000 emails drained at 40 jobs/s, enqueued by a script", 40, 8000, False, 1,
-     "postgres"),
-    ("Tiffin's order events, read by billing, analytics and search", 11, 8000, True, 3, "broker + outbox"),
-    ("a clickstream: 30,000 events/s from the browsers' API, one team's workers", 30_000, 8000, False, 1, "broker"),
-    ("4,000 jobs/s with orders, on a Postgres queue that drains 8,000/s (exactly half)", 4000, 8000, True, 1,
-     "postgres"),
-    ("4,001 jobs/s with orders, on a Postgres queue that drains 8,000/s", 4001, 8000, True, 1, "broker + outbox"),
-    ("3,000 jobs/s with orders, on a Postgres queue that drains 5,000/s (a smaller machine)", 3000, 5000, True, 1,
-     "broker + outbox"),
-    ("3,000 jobs/s, no transaction, on a Postgres queue that drains 8,000/s", 3000, 8000, False, 1, "postgres"),
-    ("payment webhooks (20/s) that two teams each must see, not written in our database", 20, 8000, False, 2,
-     "broker"),
-]
-
-
-def _normal(answer) -> str:
-    return " ".join(str(answer).lower().split()) if isinstance(answer, str) else repr(answer)
-
-
-@exercise_check("13.choose")
-def choose(t: Trial, choose_queue):
-    for what, peak, ceiling, born, teams, expected in CASES:
-        call = f"choose_queue({peak}, {ceiling}, {born}, {teams})"
-        got = t.call(choose_queue, peak, ceiling, born, teams, during=call)
-        t.expect(what, ok=_normal(got) == expected, got=got, expected=expected, example=call)
+from course.grading.checks.lab13 import choose as _choose  # noqa: E402,F401 (registers 13.choose)
 
 
 # -- 13.quiz ---------------------------------------------------------------------------------------

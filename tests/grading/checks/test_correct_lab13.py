@@ -1,0 +1,55 @@
+"""Lab 13's checks pass correct answers written unlike the reference (issue 22: a check that fails a correct
+answer is as wrong as one that passes a wrong one), the answers the hints spell out among them. Most are a
+blind red team's (issue 22, round 1), written from the notebook alone.
+"""
+
+import itertools
+import threading
+import time
+from fractions import Fraction
+
+import pytest
+
+from course.infra.broker import TRANSIENT
+from course.grading import run_check
+
+# -- 13.choose ------------------------------------------------------------------------------------------
+
+
+def choose_as_hint_3_says(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    needs_broker = peak_jobs_per_s > postgres_jobs_per_s / 2 or teams_reading_each_event > 1
+    if not needs_broker:
+        return "postgres"
+    return "broker + outbox" if born_in_a_db_transaction else "broker"
+
+
+def choose_by_doubling_the_peak(peak, drain, born, teams):
+    """2 * peak against the drain, early returns, the opposite condition first."""
+    if 2 * peak <= drain and teams <= 1:
+        return "postgres"
+    if born:
+        return "broker + outbox"
+    return "broker"
+
+
+def choose_from_a_table(peak, drain, born, teams):
+    """Exact fractions, and a lookup table of the four outcomes."""
+    over_half = Fraction(peak) > Fraction(drain) / 2
+    return {(False, False): "postgres", (False, True): "postgres",
+            (True, False): "broker", (True, True): "broker + outbox"}[(over_half or teams > 1, bool(born))]
+
+
+def choose_by_joining_reasons(peak, drain, born, teams):
+    """A ratio, teams >= 2, and the answer joined from its parts."""
+    reasons = [reason for reason, needed in (("peak", peak / drain > 0.5), ("teams", teams >= 2)) if needed]
+    if not reasons:
+        return "postgres"
+    return " + ".join(["broker"] + (["outbox"] if born else []))
+
+
+@pytest.mark.parametrize("answer", [choose_as_hint_3_says, choose_by_doubling_the_peak, choose_from_a_table,
+                                    choose_by_joining_reasons])
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_correct_decisions_pass(answer, seed):
+    report = run_check("13.choose", seed=seed, choose_queue=answer)
+    assert report.passed, report.render()
