@@ -53,3 +53,74 @@ def choose_by_joining_reasons(peak, drain, born, teams):
 def test_correct_decisions_pass(answer, seed):
     report = run_check("13.choose", seed=seed, choose_queue=answer)
     assert report.passed, report.render()
+
+
+# -- 13.publish_retry -----------------------------------------------------------------------------------
+
+
+def retry_as_the_hints_say(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def _pauses():
+    for n in itertools.count():
+        yield min(0.05 * 2 ** n, 0.4)
+
+
+def retry_from_a_generator_of_pauses(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """The pauses from a generator, capped at 0.4 s; the last error kept and raised after the loop."""
+    started = time.monotonic()
+    last_error = None
+    for pause in _pauses():
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            last_error = error
+        if time.monotonic() - started + pause > give_up_after_s:
+            raise last_error
+        time.sleep(pause)
+
+
+def retry_on_the_wall_clock(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """time.time() for the deadline, the pause computed from the attempt's number, continue/else shape."""
+    give_up_at = time.time() + give_up_after_s
+    attempt = 0
+    while True:
+        try:
+            ack = publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            wait = min(0.05 * (2 ** attempt), 0.45)
+            attempt += 1
+            if time.time() + wait >= give_up_at:
+                raise
+            time.sleep(wait)
+            continue
+        return ack
+
+
+def retry_recursively(publish, subject, payload, msg_id, give_up_after_s=30.0, _pause=0.05, _deadline=None):
+    deadline = _deadline if _deadline is not None else time.monotonic() + give_up_after_s
+    try:
+        return publish(subject, payload, msg_id=msg_id)
+    except TRANSIENT:
+        if time.monotonic() + _pause > deadline:
+            raise
+    time.sleep(_pause)
+    return retry_recursively(publish, subject, payload, msg_id, give_up_after_s, min(_pause * 2, 0.5), deadline)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer", [retry_as_the_hints_say, retry_from_a_generator_of_pauses, retry_on_the_wall_clock,
+                                    retry_recursively])
+def test_correct_retries_pass(answer):
+    report = run_check("13.publish_retry", seed=6, publish_with_retry=answer)
+    assert report.passed, report.render()

@@ -259,6 +259,87 @@ def test_a_pause_that_keeps_doubling_fails_the_pause_rule_alone():
     assert "pause = min(pause * 2, 0.5)" in report.render()
 
 
+# A blind red team's (issue 22, round 1): each passed the check before it judged which error comes back,
+# how many attempts come after the deadline, and what is published after an ack.
+
+
+def raises_an_error_of_its_own(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise RuntimeError(f"gave up publishing {msg_id}")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def raises_the_first_error(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause, first = 0.05, None
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            first = first or error
+            if time.monotonic() + pause > deadline:
+                raise first
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def looks_at_the_clock_every_eighth_attempt(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause, attempt = 0.05, 0
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            attempt += 1
+            if attempt % 8 == 0 and time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def publishes_again_to_be_sure(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            publish(subject, payload, msg_id=msg_id)
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+WRONG_RETRIES = {
+    "raises_an_error_of_its_own": (raises_an_error_of_its_own, "re-raises the last error publish raised"),
+    "raises_the_first_error": (raises_the_first_error, "re-raises the last error publish raised"),
+    "looks_at_the_clock_every_eighth_attempt": (looks_at_the_clock_every_eighth_attempt,
+                                                "gives up neither at once nor long after give_up_after_s"),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_RETRIES)
+def test_a_retry_that_gives_up_wrongly_fails_the_give_up_rule_alone(name):
+    answer, reason = WRONG_RETRIES[name]
+    report = run_check("13.publish_retry", seed=6, publish_with_retry=answer)
+    assert failed(report) == [reason], report.render()
+
+
+@pytest.mark.slow
+def test_publishing_again_after_the_ack_fails():
+    report = run_check("13.publish_retry", seed=6, publish_with_retry=publishes_again_to_be_sure)
+    assert failed(report) == ["stops at JetStream's ack: no publish of a message once it is acknowledged"], report.render()
+    assert "published again after its ack" in report.render()
+
+
 # -- 13.choose -------------------------------------------------------------------------------------
 # Each wrong decision fails exactly the rule it breaks, on decisions the check draws (seeded), whatever
 # the seed. The last rows are a blind red team's (issue 22): a half rounded, floored or truncated.
