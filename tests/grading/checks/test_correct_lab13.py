@@ -124,3 +124,64 @@ def retry_recursively(publish, subject, payload, msg_id, give_up_after_s=30.0, _
 def test_correct_retries_pass(answer):
     report = run_check("13.publish_retry", seed=6, publish_with_retry=answer)
     assert report.passed, report.render()
+
+
+# -- 13.keep_alive --------------------------------------------------------------------------------------
+# The notebook's render_page, as the check's answers see it (the check watches the calls).
+
+PAGE_S = 0.4
+
+
+def render_page(booking_id, page):
+    time.sleep(PAGE_S)
+
+
+def keep_alive_as_hint_3_says(task):
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+        task.in_progress()
+
+
+def keep_alive_before_each_page(task):
+    """The in-progress ack before each page, in a while loop."""
+    booking, pages = task.data["booking_id"], task.data["pages"]
+    page = 0
+    while page < pages:
+        task.in_progress()
+        render_page(booking, page)
+        page += 1
+
+
+def keep_alive_from_a_heartbeat_thread(task):
+    """A thread that says "still working" every 0.3 s while the pages are drawn, stopped before returning."""
+    done = threading.Event()
+
+    def beat():
+        while not done.wait(0.3):
+            task.in_progress()
+
+    beater = threading.Thread(target=beat, daemon=True)
+    beater.start()
+    try:
+        for page in range(task.data["pages"]):
+            render_page(task.data["booking_id"], page)
+    finally:
+        done.set()
+        beater.join()
+
+
+def keep_alive_every_other_page(task):
+    """Two pages (0.8 s) between in-progress acks: under the 1.2 s AckWait."""
+    data = task.data
+    for page in range(data["pages"]):
+        if page % 2 == 0:
+            task.in_progress()
+        render_page(data["booking_id"], page)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer", [keep_alive_as_hint_3_says, keep_alive_before_each_page,
+                                    keep_alive_from_a_heartbeat_thread, keep_alive_every_other_page])
+def test_correct_handlers_pass(answer):
+    report = run_check("13.keep_alive", render_invoice=answer)
+    assert report.passed, report.render()

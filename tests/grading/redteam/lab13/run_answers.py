@@ -1,9 +1,9 @@
 """Red team harness (issue 22, phase 1 blind): each answer file replaces its exercise's cell in a copy of
 labs/13_replicated_broker.ipynb, then `python -m course check 13 copy --exercise 13.x` judges it.
 
-Answer files: lab13_answers/<exercise>__<w|c>_<name>.py, first line '# rule: ...'."""
+Answer files: lab13_answers/<exercise>__<w|c>_<name>.answer (plain text: a notebook cell, not a module), first line '# rule: ...'."""
 import json, subprocess, sys, time, pathlib, re, concurrent.futures as cf
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 LAB = ROOT / "labs/13_replicated_broker.ipynb"
 CELLS = {"keep_alive": "e3e5dd2f", "publish_retry": "56e84e3b", "choose": "0b4c0218"}
 OUT = pathlib.Path("/tmp/redteam13"); OUT.mkdir(exist_ok=True)
@@ -28,7 +28,7 @@ def run(path):
     return dict(ex=ex, name=name, rule=rule, verdict=verdict, took=round(took, 1), msg=msg)
 
 if __name__ == "__main__":
-    files = sorted((pathlib.Path(__file__).parent / "lab13_answers").glob(sys.argv[1] if len(sys.argv) > 1 else "*.py"))
+    files = sorted((pathlib.Path(__file__).parent / "lab13_answers").glob(sys.argv[1] if len(sys.argv) > 1 else "*.answer"))
     with cf.ThreadPoolExecutor(int(sys.argv[2]) if len(sys.argv) > 2 else 1) as pool:
         for r in pool.map(run, files):
             print(json.dumps(r), flush=True)
