@@ -3,7 +3,7 @@ labs/13_replicated_broker.ipynb, then `python -m course check 13 copy --exercise
 
 Answer files: lab13_answers/<exercise>__<w|c>_<name>.answer (plain text: a notebook cell, not a module), first line '# rule: ...'."""
 import json, subprocess, sys, time, pathlib, re, concurrent.futures as cf
-ROOT = pathlib.Path(__file__).resolve().parents[3]
+ROOT = pathlib.Path(__file__).resolve().parents[4]
 LAB = ROOT / "labs/13_replicated_broker.ipynb"
 CELLS = {"keep_alive": "e3e5dd2f", "publish_retry": "56e84e3b", "choose": "0b4c0218"}
 OUT = pathlib.Path("/tmp/redteam13"); OUT.mkdir(exist_ok=True)
