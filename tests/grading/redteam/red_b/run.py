@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]  # the checkout: tests/grading/redteam/red_b/run.py
 CELLS = {"05.place_order": "5fb72bfc", "05.relay": "d57630a9", "06.confirm_booking": "e51f2c96",
          "06.send_confirmation": "fcfdce83", "07.backoff": "f51bbf1a", "07.route": "dad78ec3",
          "08.plan": "968a3c87", "08.tick": "54e2019c"}
@@ -43,8 +43,8 @@ if __name__ == "__main__":
     if pattern.startswith("@"):  # a file that lists the answers to run, one a line
         answers = [ROOT / line for line in Path(pattern[1:]).read_text().split()]
     else:
-        answers = sorted((ROOT / "redteam/answers").glob(pattern))
-    out = ROOT / "redteam" / "results.jsonl"
+        answers = sorted((Path(__file__).resolve().parent / "answers").glob(pattern))
+    out = Path(__file__).resolve().parent / "results.jsonl"
     with cf.ThreadPoolExecutor(int(sys.argv[2]) if len(sys.argv) > 2 else 2) as pool, out.open("a") as log:
         for result in pool.map(run, answers):
             log.write(json.dumps(result) + "\n")
