@@ -612,3 +612,169 @@ def test_a_mark_committed_before_the_work_fails_at_the_kill_points_whatever_the_
     assert "the re-run must render the invoice when the first run's work was lost" in text, text
     assert "SIGKILLed in the middle of render_invoice_pdf (killed)" in text, text
     assert f"seed {seed}" in text, text
+
+
+# -- 12.safe_checkout: the dual write of the charge, and what finishes a crashed checkout --------------------
+
+
+def confirm(conn, booking_id, payment, *, only_if_pending=True, jobs_in_the_transaction=True):
+    """The right last step (the booking confirmed with its jobs, once), or one of two wrong ones."""
+    guard = " AND status = 'pending'" if only_if_pending else ""
+    with conn.transaction():
+        row = conn.execute(f"UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s{guard} "
+                           "RETURNING id", [payment.ref, booking_id]).fetchone()
+    if row and not jobs_in_the_transaction:
+        enqueue_side_jobs(conn, booking_id)  # "the booking is safe now; the jobs can follow"
+    elif row:
+        with conn.transaction():
+            enqueue_side_jobs(conn, booking_id)
+    return row
+
+
+def confirm_with_jobs(conn, booking_id, payment, *, only_if_pending=True):
+    guard = " AND status = 'pending'" if only_if_pending else ""
+    with conn.transaction():
+        if conn.execute(f"UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s{guard} "
+                        "RETURNING id", [payment.ref, booking_id]).fetchone():
+            enqueue_side_jobs(conn, booking_id)
+
+
+def reconcile_every_pending(conn, *, keyed=True, only_if_pending=True):
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        key = stayhub.checkout_key(booking_id) if keyed else None
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=key)
+        confirm_with_jobs(conn, booking_id, payment, only_if_pending=only_if_pending)
+
+
+def charges_before_the_pending_row(conn, guest_id, room_id, nights):
+    """12.checkout's order with a reconcile bolted on: the charge comes first, so a crash after it leaves
+    nothing in PostgreSQL for reconcile to find."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    confirm_with_jobs(conn, booking_id, payment)
+    return booking_id
+
+
+def pending_row_and_charge_in_one_transaction(conn, guest_id, room_id, nights):
+    """"All or nothing": the pending row and the charge in one transaction. A crash before its commit rolls
+    the row back, and the card stays authorised."""
+    with conn.transaction():
+        booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment)
+    return booking_id
+
+
+def no_idempotency_key(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    confirm_with_jobs(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights))
+    return booking_id
+
+
+def the_right_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment)
+    return booking_id
+
+
+def confirms_whatever_the_status(conn, guest_id, room_id, nights):
+    """No `AND status = 'pending'`: a booking reconcile finished meanwhile is confirmed again, with three
+    more jobs."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment, only_if_pending=False)
+    return booking_id
+
+
+def jobs_after_the_confirm_commits(conn, guest_id, room_id, nights):
+    """The confirm committed, then the jobs: a crash between them leaves a confirmed booking that nobody
+    emails, invoices or syncs (reconcile looks only at pending bookings)."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm(conn, booking_id, payment, jobs_in_the_transaction=False)
+    return booking_id
+
+
+def returns_the_payment_too(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment)
+    return payment
+
+
+def leaves_it_to_reconcile(conn, guest_id, room_id, nights):
+    """"reconcile will finish it": the checkout stops after the charge, and the guest's booking stays
+    pending (and emailless) until the next reconcile."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    return booking_id
+
+
+def reconciles_only_old_bookings(conn):
+    """"A pending booking under a minute old is a checkout still running": so a crash leaves it pending
+    after this reconcile."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' "
+            "AND created_at < now() - interval '1 minute'").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        confirm_with_jobs(conn, booking_id, payment)
+
+
+def reconcile_stops_at_a_confirmed_booking(conn):
+    """Raises when a booking it meant to finish was confirmed meanwhile (by the checkout itself)."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        with conn.transaction():
+            if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s "
+                            "AND status = 'pending' RETURNING id", [payment.ref, booking_id]).fetchone() is None:
+                raise RuntimeError(f"booking {booking_id} is not pending any more")
+            enqueue_side_jobs(conn, booking_id)
+
+
+def reconcile_without_the_key(conn):
+    reconcile_every_pending(conn, keyed=False)
+
+
+WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
+    "charges_before_the_pending_row": (charges_before_the_pending_row, reconcile_every_pending,
+                                       ["a crash at any statement, then reconcile: every card charged"],
+                                       # its charge cannot carry the booking's key: reconcile charges again
+                                       ["never a card charged twice for one booking"]),
+    "pending_row_and_charge_in_one_transaction": (
+        pending_row_and_charge_in_one_transaction, reconcile_every_pending,
+        ["the checkout charges the card with no transaction open",
+         "a crash at any statement, then reconcile: every card charged"], []),
+    "no_idempotency_key": (no_idempotency_key, reconcile_without_the_key,
+                           ["never a card charged twice for one booking"], []),
+    "confirms_whatever_the_status": (confirms_whatever_the_status, reconcile_every_pending,
+                                     ["each confirmed booking gets its three jobs once"], []),
+    "jobs_after_the_confirm_commits": (jobs_after_the_confirm_commits, reconcile_every_pending,
+                                       ["each confirmed booking gets its three jobs once"], []),
+    "reconciles_only_old_bookings": (the_right_checkout, reconciles_only_old_bookings,
+                                     ["after reconcile no booking is left pending"], []),
+    "reconcile_stops_at_a_confirmed_booking": (the_right_checkout, reconcile_stops_at_a_confirmed_booking,
+                                               ["reconcile returns normally"], []),
+    "returns_the_payment": (returns_the_payment_too, reconcile_every_pending,
+                            ["returns the new booking's id, confirmed with its three jobs"], []),
+    "leaves_it_to_reconcile": (leaves_it_to_reconcile, reconcile_every_pending,
+                               ["returns the new booking's id, confirmed with its three jobs"],
+                               ["after reconcile no booking is left pending", "the same bookings as the reference"]),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_SAFE_CHECKOUTS)
+def test_a_safe_checkout_wrong_answer_fails_its_rule(case):
+    checkout, reconcile, reasons, may = WRONG_SAFE_CHECKOUTS[case]
+    report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
+    assert fails_exactly(report, reasons, may), report.render()
+
+
+def test_a_safe_checkout_failure_names_the_story_and_replays_with_its_seed():
+    report = run_check("12.safe_checkout", safe_checkout=no_idempotency_key, reconcile=reconcile_without_the_key,
+                       seed=5)
+    text = report.render()
+    assert "the process dies before its statement" in text and "idempotency_key=stayhub.checkout_key" in text, text
+    assert "check('12.safe_checkout', seed=5)" in text, text

@@ -19,7 +19,7 @@ from __future__ import annotations
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
-from course.grading.checks.lab12 import checkout, confirmation_email, invoice_worker  # noqa: F401 (they register)
+from course.grading.checks.lab12 import checkout, confirmation_email, invoice_worker, safe_checkout  # noqa: F401 (they register)
 
 
 # -- 12.quiz --------------------------------------------------------------------------------------------------
