@@ -204,3 +204,36 @@ def test_correct_safe_checkout_passes_other_seeds_too():
     report = run_check("12.safe_checkout", safe_checkout=one_statement_per_step, reconcile=reconcile_one_at_a_time,
                        seed=99)
     assert report.passed, report.render()
+
+
+def reconcile_in_one_transaction(conn):
+    """A red-team correct answer: every pending booking locked at once (SKIP LOCKED passes over one a
+    checkout is confirming), each charged and confirmed, one commit at the end. It holds its locks across
+    the provider's calls (slow, but the rules leave reconcile's transactions free)."""
+    with conn.transaction():
+        rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' "
+                            "FOR UPDATE SKIP LOCKED").fetchall()
+        for booking_id, guest_id, room_id, nights in rows:
+            payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+            conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s",
+                         [payment.ref, booking_id])
+            for job_type in stayhub.SIDE_JOBS:
+                queue.enqueue(conn, job_type, {"booking_id": booking_id})
+
+
+def reconcile_charges_all_then_confirms_all(conn):
+    """A red-team correct answer in two passes: every pending booking charged, then each confirmed."""
+    pending = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall()
+    payments = {booking_id: stayhub.charge(conn, guest_id, room_id, nights,
+                                           idempotency_key=stayhub.checkout_key(booking_id))
+                for booking_id, guest_id, room_id, nights in pending}
+    for booking_id, payment in payments.items():
+        hint_finish(conn, booking_id, payment)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reconcile", [reconcile_in_one_transaction, reconcile_charges_all_then_confirms_all],
+                         ids=lambda f: f.__name__)
+def test_red_team_correct_reconciles_pass(reconcile):
+    report = run_check("12.safe_checkout", safe_checkout=hint_checkout, reconcile=reconcile)
+    assert report.passed, report.render()

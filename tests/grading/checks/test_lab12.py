@@ -626,3 +626,61 @@ def test_a_safe_checkout_failure_names_the_story_and_replays_with_its_seed():
     text = report.render()
     assert "the process dies before its statement" in text and "idempotency_key=stayhub.checkout_key" in text, text
     assert "check('12.safe_checkout', seed=5)" in text, text
+
+
+# -- 12.safe_checkout: a red-team round written from the notebook's statement (no helper team could be
+#    started): each breaks one rule the statement states ---------------------------------------------------
+
+
+def confirms_in_autocommit_statements(conn, guest_id, room_id, nights):
+    """The confirm and the jobs as separate autocommit statements: a crash between them leaves a confirmed
+    booking with fewer than three jobs, which reconcile (it looks at pending bookings) never completes."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s AND status = 'pending' "
+                    "RETURNING id", [payment.ref, booking_id]).fetchone():
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def reconcile_voids_what_it_finds(conn):
+    """"A pending booking is a failed checkout": cancel it. The cards already authorised stay charged."""
+    conn.execute("UPDATE bookings SET status = 'cancelled' WHERE status = 'pending'")
+
+
+def reconcile_ten_at_a_time(conn):
+    """A batch of ten per run: more than ten left pending, and the rest wait for the next run."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id LIMIT 10").fetchall():
+        confirm_with_jobs(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                           idempotency_key=stayhub.checkout_key(booking_id)))
+
+
+def reconcile_with_its_own_key(conn):
+    """A key of reconcile's own: the provider cannot tell it is the checkout's charge again."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        confirm_with_jobs(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                           idempotency_key=f"reconcile:{booking_id}"))
+
+
+RED_TEAM_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
+    "confirms_in_autocommit_statements": (confirms_in_autocommit_statements, reconcile_every_pending,
+                                          ["each confirmed booking gets its three jobs once"], []),
+    "reconcile_voids_what_it_finds": (the_right_checkout, reconcile_voids_what_it_finds,
+                                      ["a crash at any statement, then reconcile: every card charged"],
+                                      ["each confirmed booking gets its three jobs once"]),
+    "reconcile_ten_at_a_time": (the_right_checkout, reconcile_ten_at_a_time,
+                                ["after reconcile no booking is left pending"], []),
+    "reconcile_with_its_own_key": (the_right_checkout, reconcile_with_its_own_key,
+                                   ["never a card charged twice for one booking"], []),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", RED_TEAM_SAFE_CHECKOUTS)
+def test_a_red_team_safe_checkout_fails_the_rule_it_breaks(case):
+    checkout, reconcile, reasons, may = RED_TEAM_SAFE_CHECKOUTS[case]
+    report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
+    assert fails_exactly(report, reasons, may), report.render()

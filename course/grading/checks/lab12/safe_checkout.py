@@ -128,7 +128,7 @@ def read(conn) -> dict:
     """The end state in the contract's normal form: per booking, what the guest, the provider and the
     queue have of it; and the authorisations that belong to no booking at all. An authorisation belongs to
     the booking whose key it carries or whose payment_ref it is; one with neither (a charge made without
-    the key) to the newest booking of the same guest, room and nights, if there is one."""
+    the key, or under another) to the newest booking of the same guest, room and nights, if there is one."""
     bookings = conn.execute("SELECT id, guest_id, room_id, nights, total_cents, status, payment_ref FROM bookings "
                             "ORDER BY id").fetchall()
     auths = conn.execute("SELECT payment_ref, idempotency_key, guest_id, room_id, nights FROM card_authorisations "
@@ -139,7 +139,7 @@ def read(conn) -> dict:
     for ref, key, guest, room, nights in auths:
         by_key = [b[0] for b in bookings if key == stayhub.checkout_key(b[0]) or ref == b[6]]
         alike = [b[0] for b in bookings if (b[1], b[2], b[3]) == (guest, room, nights)]
-        owner[ref] = by_key[0] if by_key else max(alike) if alike and key is None else None
+        owner[ref] = by_key[0] if by_key else max(alike) if alike else None
     refs = {ref for ref, *_ in auths}
     state = {}
     for booking_id, guest, room, nights, total, status, payment_ref in bookings:
