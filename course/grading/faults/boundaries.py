@@ -73,6 +73,12 @@ class Watched(psycopg.Connection):
         if self.seen == self._point and self._action is not None:
             self._action()  # raises Crashed for a crash (after setting `crashed`), returns for a meanwhile
 
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.crashed:  # a dead session has nothing to commit or roll back
+            self.close()
+            return None
+        return super().__exit__(exc_type, exc_val, exc_tb)
+
     # BEGIN, COMMIT, ROLLBACK and SAVEPOINT go through here (psycopg's transaction blocks and commit()).
     def _exec_command(self, *args, **kwargs):
         self._boundary()
