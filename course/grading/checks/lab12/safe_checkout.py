@@ -23,7 +23,7 @@ import contextlib
 import random
 import threading
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from course.infra import processes
 from course.infra.processes import wait_until
