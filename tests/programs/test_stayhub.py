@@ -283,3 +283,32 @@ def test_the_api_says_so_when_a_checkout_returns_no_booking_id(hub, schema, star
 def test_inline_mode_needs_the_provider_and_the_partner(schema):
     with pytest.raises(InvalidArgument, match="provider_url"):
         booking_api.BookingApi.start(schema=schema, mode="inline")
+
+
+# -- 12.safe_checkout's pieces: the charge's idempotency key, the pending row, reconcile ---------------------
+
+
+def test_a_charge_under_a_key_the_provider_has_seen_authorises_nothing_new(hub):
+    first = stayhub.charge(hub, 1, 2, 3, idempotency_key="checkout:5")
+    again = stayhub.charge(hub, 1, 2, 3, idempotency_key="checkout:5")
+    other = stayhub.charge(hub, 1, 2, 3, idempotency_key="checkout:6")
+    unkeyed = [stayhub.charge(hub, 1, 2, 3) for _ in range(2)]
+    assert again == first and other.ref != first.ref and unkeyed[0].ref != unkeyed[1].ref
+    assert [a["payment_ref"] for a in stayhub.authorisations(hub)].count(first.ref) == 1
+    assert len(stayhub.authorisations(hub)) == 4
+    with pytest.raises(InvalidArgument, match="Nothing was charged"):
+        stayhub.charge(hub, 1, 2, 3, idempotency_key="")
+
+
+def test_a_pending_booking_is_priced_and_unpaid_and_reconcile_finishes_it_once(hub):
+    booking_id = stayhub.insert_pending(hub, 2, 3, 2)
+    pending = stayhub.booking(hub, booking_id)
+    assert (pending.status, pending.total_cents, pending.payment_ref) == ("pending", 2 * 17800, None)
+    paid = stayhub.charge(hub, 2, 3, 2, idempotency_key=stayhub.checkout_key(booking_id))  # then a crash
+    assert stayhub.reconcile(hub) == 1 and stayhub.reconcile(hub) == 0
+    assert stayhub.booking(hub, booking_id).payment_ref == paid.ref  # the provider gave the same one back
+    assert len(stayhub.authorisations(hub)) == 1
+    assert sorted(t for (t,) in hub.execute("SELECT type FROM jobs")) == sorted(stayhub.SIDE_JOBS)
+    assert not stayhub.finish_pending(hub, booking_id, paid)  # the second to finish it changes nothing
+    with pytest.raises(InvalidArgument, match="no room 9"):
+        stayhub.insert_pending(hub, 2, 9, 1)

@@ -4,7 +4,7 @@
     the wait grows                  07.backoff: the mean wait doubles with each attempt, up to the cap
     jobs in the business transaction 02.place_order, 05.place_order, 12.checkout: both or neither
     no external call in a transaction 12.checkout: the card is charged before the transaction opens
-    the idempotent send             06.send_confirmation, 12.confirmation_email: one email, a worker killed
+    the idempotent send             06.send_confirmation: one email, a worker killed
                                     at each critical point
 
 A later lab that asks again for what an earlier lab checked calls the checker here, so an answer the
@@ -311,7 +311,7 @@ def expect_called_outside_any_transaction(t: Trial, learner_fn: Callable, run: C
                    "server thinks holds its locks and its connection for nothing") if inside else None)
 
 
-# -- the idempotent send: 06.send_confirmation, 12.confirmation_email -----------------------------------
+# -- the idempotent send: 06.send_confirmation -----------------------------------------------------------
 
 
 def outcome(handler, job, conn) -> BaseException | None:

@@ -31,8 +31,8 @@ CREATE TABLE IF NOT EXISTS bookings (
     check_in    date        NOT NULL,
     nights      integer     NOT NULL CHECK (nights BETWEEN 1 AND 60),
     total_cents integer     NOT NULL CHECK (total_cents > 0),
-    payment_ref text        NOT NULL,                 -- the card authorisation the guest already paid with
-    status      text        NOT NULL DEFAULT 'confirmed' CHECK (status IN ('confirmed', 'cancelled')),
+    payment_ref text,                                 -- the card authorisation the guest paid with (NULL while pending)
+    status      text        NOT NULL DEFAULT 'confirmed' CHECK (status IN ('pending', 'confirmed', 'cancelled')),
     created_at  timestamptz NOT NULL DEFAULT now()
 );
 
@@ -40,8 +40,11 @@ CREATE TABLE IF NOT EXISTS bookings (
 -- it stays whatever the caller's transaction does). caller_state is what the server said of the caller's
 -- session while the provider held the call: 'idle', or 'idle in transaction' when a transaction was left
 -- open across another company's server (it holds its locks and its connection for nothing).
+-- idempotency_key is the caller's name for the charge: a second charge with the same key is answered with
+-- the first authorisation, and authorises nothing new (12.safe_checkout's key, 'checkout:<booking id>').
 CREATE TABLE IF NOT EXISTS card_authorisations (
     payment_ref  text        PRIMARY KEY,
+    idempotency_key text     UNIQUE,
     guest_id     bigint      NOT NULL,
     room_id      bigint      NOT NULL,
     nights       integer     NOT NULL,
@@ -100,10 +103,17 @@ SELECT nightly_cents, current_schema() FROM rooms WHERE id = %(room_id)s;
 
 -- name: record_authorisation
 -- Run by the payment provider on its own session while the caller waits for the charge: the caller's
--- session is idle then, in a transaction or not, and pg_stat_activity says which.
-INSERT INTO card_authorisations (payment_ref, guest_id, room_id, nights, total_cents, caller_state)
-SELECT %(ref)s, %(guest_id)s, %(room_id)s, %(nights)s, %(total_cents)s,
-       (SELECT state FROM pg_stat_activity WHERE pid = %(caller)s);
+-- session is idle then, in a transaction or not, and pg_stat_activity says which. A key the provider has
+-- seen before authorises nothing new: no row back, and the provider answers with the first one
+-- (authorisation_by_key).
+INSERT INTO card_authorisations (payment_ref, idempotency_key, guest_id, room_id, nights, total_cents, caller_state)
+SELECT %(ref)s, %(key)s, %(guest_id)s, %(room_id)s, %(nights)s, %(total_cents)s,
+       (SELECT state FROM pg_stat_activity WHERE pid = %(caller)s)
+ON CONFLICT (idempotency_key) DO NOTHING
+RETURNING payment_ref, total_cents;
+
+-- name: authorisation_by_key
+SELECT payment_ref, total_cents FROM card_authorisations WHERE idempotency_key = %(key)s;
 
 -- name: insert_booking
 -- The booking row. The pg_sleep stands in for StayHub's availability check and room lock: with the
@@ -111,6 +121,15 @@ SELECT %(ref)s, %(guest_id)s, %(room_id)s, %(nights)s, %(total_cents)s,
 INSERT INTO bookings (guest_id, room_id, check_in, nights, total_cents, payment_ref)
 SELECT %(guest_id)s, %(room_id)s, %(check_in)s, %(nights)s, %(total_cents)s, %(payment_ref)s
 FROM pg_sleep(%(insert_s)s)
+RETURNING id;
+
+-- name: insert_pending
+-- 12.safe_checkout's first step: the booking as 'pending', priced, with no authorisation yet. Committed
+-- before the card is charged, it is the record a crash leaves of a checkout that did not finish.
+INSERT INTO bookings (guest_id, room_id, check_in, nights, total_cents, status)
+SELECT %(guest_id)s, r.id, %(check_in)s, %(nights)s, r.nightly_cents * %(nights)s, 'pending'
+FROM rooms r, pg_sleep(%(insert_s)s)
+WHERE r.id = %(room_id)s
 RETURNING id;
 
 -- name: booking

@@ -1,7 +1,7 @@
 """Lab 12's checks fail the material's red flags and other plausible wrong answers, for the reason a
 learner needs to hear: jobs enqueued after the booking's commit or on another connection, side work left
-in the request, an email handler with no duplicate protection or with its row committed before the send,
-errors swallowed or retried inside the handler, a retry policy with no backoff, no jitter, no cap or no
+in the request, a safe checkout that charges before its pending row (or without its key, or confirms
+twice), a reconcile that leaves bookings pending, a retry policy with no backoff, no jitter, no cap or no
 limit, and an invoice worker that checks without locking (or locks without checking).
 
 The fault-injecting checks run with fixed seeds here, so a failure can be replayed."""
@@ -15,9 +15,7 @@ import pytest
 
 from course.grading import run_check
 from course.core import queue
-from course.core.queue import PermanentError
 from course.programs import stayhub
-from course.programs.email_provider import send_email
 
 from .wrong_answers import assert_fails_with, enqueue_side_jobs, failed, fails_exactly
 
@@ -208,86 +206,6 @@ def test_the_shared_jobs_in_the_business_transaction_rule_catches_it_in_lab_12(c
     """02 and 05 ask for it first; 12.checkout calls the same checker (checks/shared.py)."""
     report = run_check("12.checkout", checkout=checkout)
     assert_fails_with(report, reason)
-
-
-# -- 12.confirmation_email: the red flag "no duplicate protection" ----------------------------------------
-
-
-def no_protection(job, conn):
-    booking = stayhub.booking(conn, job.payload["booking_id"])
-    email = stayhub.confirmation_email(booking)
-    send_email(stayhub.provider_url(), email.to, email.subject, email.body)
-
-
-def row_first_then_send(job, conn):
-    """At most once: the row is committed before the email is sent; a crash in between loses the email."""
-    booking_id = job.payload["booking_id"]
-    key = stayhub.confirmation_key(booking_id)
-    inserted = conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) "
-                            "ON CONFLICT (key) DO NOTHING RETURNING key", [key, booking_id]).fetchone()
-    if inserted is None:
-        return
-    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
-    send_email(stayhub.provider_url(), email.to, email.subject, email.body)
-
-
-def swallows_errors(job, conn):
-    booking_id = job.payload["booking_id"]
-    key = stayhub.confirmation_key(booking_id)
-    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
-    try:
-        send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
-    except Exception as error:  # "don't let one email crash the worker"
-        print(f"could not send: {error}")
-
-
-def retries_inside(job, conn):
-    """Right in every other way (the booking checked, the row, the key): it only retries by itself."""
-    booking_id = job.payload["booking_id"]
-    booking = stayhub.booking(conn, booking_id)
-    if booking is None:
-        raise PermanentError(f"booking {booking_id} does not exist")
-    key = stayhub.confirmation_key(booking_id)
-    with conn.transaction():
-        if conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING "
-                        "RETURNING key", [key, booking_id]).fetchone() is None:
-            return
-        email = stayhub.confirmation_email(booking)
-        for attempt in range(3):
-            try:
-                send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
-                return
-            except PermanentError:
-                raise
-            except Exception:
-                if attempt == 2:
-                    raise
-
-
-@pytest.mark.slow
-def test_no_duplicate_protection_sends_two_emails():
-    report = run_check("12.confirmation_email", send_confirmation=no_protection, seed=SEED)
-    assert_fails_with(report, "no duplicate email", "each guest got exactly one email")
-    assert f"seed={SEED}" in report.render()
-
-
-@pytest.mark.slow
-def test_a_row_committed_before_sending_loses_the_email_when_the_first_send_fails():
-    report = run_check("12.confirmation_email", send_confirmation=row_first_then_send, seed=SEED)
-    assert_fails_with(report, "a 503 on the first attempt, then the provider works")
-
-
-@pytest.mark.slow
-def test_swallowed_errors_never_reach_the_dead_letter_table():
-    report = run_check("12.confirmation_email", send_confirmation=swallows_errors, seed=SEED)
-    assert_fails_with(report, "dead-letter table with attempts = 8", "an impossible address ends the job at once",
-                      "an alert fires")
-
-
-@pytest.mark.slow
-def test_retrying_inside_the_handler_multiplies_the_attempts():
-    report = run_check("12.confirmation_email", send_confirmation=retries_inside, seed=SEED)
-    assert_passes_except(report, "each attempt sends one request")
 
 
 # -- 12.retry_policy: the red flags "retries forever" and "immediately, with no backoff" --------------------
@@ -496,77 +414,7 @@ def test_a_cap_applied_after_the_draw_fails_the_full_jitter_rule():
     assert "cap" in report.render()
 
 
-# -- 12.confirmation_email: faults placed on purpose first --------------------------------------------------
-
-
-def row_but_no_key(job, conn):
-    """A confirmations row in the same transaction as the send, but no Idempotency-Key: a crash after the
-    send and before the commit rolls the row back, and the re-run sends again."""
-    booking_id = job.payload["booking_id"]
-    booking = stayhub.booking(conn, booking_id)
-    if booking is None:
-        raise PermanentError(f"booking {booking_id} does not exist")
-    key = stayhub.confirmation_key(booking_id)
-    with conn.transaction():
-        first_time = conn.execute(
-            "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key",
-            [key, booking_id]).fetchone()
-        if first_time is None:
-            return
-        email = stayhub.confirmation_email(booking)
-        send_email(stayhub.provider_url(), email.to, email.subject, email.body)
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_row_without_the_idempotency_key_fails_every_time(seed):
-    """Whatever the seed, the kill placed after the send and before the commit catches it."""
-    report = run_check("12.confirmation_email", send_confirmation=row_but_no_key, seed=seed)
-    assert_fails_with(report, "after the send, before the commit")
-    assert "Idempotency-Key" in report.render()
-
-
-def test_a_passing_run_prints_its_seed_too():
-    from course.grading import notebooks
-    answers = notebooks.load_answers(notebooks.ROOT / "solutions" / "12_capstone_stayhub.ipynb", "12.confirmation_email")
-    report = run_check("12.confirmation_email", seed=SEED, **answers)
-    assert report.passed, report.render()
-    assert f"check('12.confirmation_email', seed={SEED})" in report.render()
-
-
-# -- found by the mutation sweep: three rules of the exercise's statement that no check enforced -----------
-
-
-def confirmation_but(*, checks_the_booking=True, stops_at_the_row=True, on_conflict=True):
-    """The solution's handler with one rule broken."""
-    insert = "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key"
-    if not on_conflict:
-        insert = insert.replace(" ON CONFLICT (key) DO NOTHING", "")
-
-    def send_confirmation(job, conn):
-        booking_id = job.payload["booking_id"]
-        booking = stayhub.booking(conn, booking_id)
-        if booking is None and checks_the_booking:
-            raise PermanentError(f"booking {booking_id} does not exist")
-        key = stayhub.confirmation_key(booking_id)
-        with conn.transaction():
-            first_time = conn.execute(insert, [key, booking_id]).fetchone()
-            if first_time is None and stops_at_the_row:
-                return
-            email = stayhub.confirmation_email(booking)
-            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
-    return send_confirmation
-
-
-@pytest.mark.parametrize("name, handler, reason", [
-    ("a missing booking is retried, not dead-lettered", confirmation_but(checks_the_booking=False),
-     "a booking that does not exist raises a PermanentError"),
-    ("the row is written but never read", confirmation_but(stops_at_the_row=False),
-     "stops at its confirmations row"),
-    ("a second run raises UniqueViolation", confirmation_but(on_conflict=False), "that re-run returns normally"),
-])
-def test_a_rule_of_the_statement_broken_alone_fails_its_check(name, handler, reason):
-    report = run_check("12.confirmation_email", send_confirmation=handler, seed=SEED)
-    assert_fails_with(report, reason)
+# -- 12.invoice_worker: found by the mutation sweep ----------------------------------------------------
 
 
 def invoices_without_looking_for_the_booking(job, conn):
@@ -612,3 +460,227 @@ def test_a_mark_committed_before_the_work_fails_at_the_kill_points_whatever_the_
     assert "the re-run must render the invoice when the first run's work was lost" in text, text
     assert "SIGKILLed in the middle of render_invoice_pdf (killed)" in text, text
     assert f"seed {seed}" in text, text
+
+
+# -- 12.safe_checkout: the dual write of the charge, and what finishes a crashed checkout --------------------
+
+
+def confirm(conn, booking_id, payment, *, only_if_pending=True, jobs_in_the_transaction=True):
+    """The right last step (the booking confirmed with its jobs, once), or one of two wrong ones."""
+    guard = " AND status = 'pending'" if only_if_pending else ""
+    with conn.transaction():
+        row = conn.execute(f"UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s{guard} "
+                           "RETURNING id", [payment.ref, booking_id]).fetchone()
+    if row and not jobs_in_the_transaction:
+        enqueue_side_jobs(conn, booking_id)  # "the booking is safe now; the jobs can follow"
+    elif row:
+        with conn.transaction():
+            enqueue_side_jobs(conn, booking_id)
+    return row
+
+
+def confirm_with_jobs(conn, booking_id, payment, *, only_if_pending=True):
+    guard = " AND status = 'pending'" if only_if_pending else ""
+    with conn.transaction():
+        if conn.execute(f"UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s{guard} "
+                        "RETURNING id", [payment.ref, booking_id]).fetchone():
+            enqueue_side_jobs(conn, booking_id)
+
+
+def reconcile_every_pending(conn, *, keyed=True, only_if_pending=True):
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        key = stayhub.checkout_key(booking_id) if keyed else None
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=key)
+        confirm_with_jobs(conn, booking_id, payment, only_if_pending=only_if_pending)
+
+
+def charges_before_the_pending_row(conn, guest_id, room_id, nights):
+    """12.checkout's order with a reconcile bolted on: the charge comes first, so a crash after it leaves
+    nothing in PostgreSQL for reconcile to find."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    confirm_with_jobs(conn, booking_id, payment)
+    return booking_id
+
+
+def pending_row_and_charge_in_one_transaction(conn, guest_id, room_id, nights):
+    """"All or nothing": the pending row and the charge in one transaction. A crash before its commit rolls
+    the row back, and the card stays authorised."""
+    with conn.transaction():
+        booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment)
+    return booking_id
+
+
+def no_idempotency_key(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    confirm_with_jobs(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights))
+    return booking_id
+
+
+def the_right_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment)
+    return booking_id
+
+
+def confirms_whatever_the_status(conn, guest_id, room_id, nights):
+    """No `AND status = 'pending'`: a booking reconcile finished meanwhile is confirmed again, with three
+    more jobs."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment, only_if_pending=False)
+    return booking_id
+
+
+def jobs_after_the_confirm_commits(conn, guest_id, room_id, nights):
+    """The confirm committed, then the jobs: a crash between them leaves a confirmed booking that nobody
+    emails, invoices or syncs (reconcile looks only at pending bookings)."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm(conn, booking_id, payment, jobs_in_the_transaction=False)
+    return booking_id
+
+
+def returns_the_payment_too(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_with_jobs(conn, booking_id, payment)
+    return payment
+
+
+def leaves_it_to_reconcile(conn, guest_id, room_id, nights):
+    """"reconcile will finish it": the checkout stops after the charge, and the guest's booking stays
+    pending (and emailless) until the next reconcile."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    return booking_id
+
+
+def reconciles_only_old_bookings(conn):
+    """"A pending booking under a minute old is a checkout still running": so a crash leaves it pending
+    after this reconcile."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' "
+            "AND created_at < now() - interval '1 minute'").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        confirm_with_jobs(conn, booking_id, payment)
+
+
+def reconcile_stops_at_a_confirmed_booking(conn):
+    """Raises when a booking it meant to finish was confirmed meanwhile (by the checkout itself)."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        with conn.transaction():
+            if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s "
+                            "AND status = 'pending' RETURNING id", [payment.ref, booking_id]).fetchone() is None:
+                raise RuntimeError(f"booking {booking_id} is not pending any more")
+            enqueue_side_jobs(conn, booking_id)
+
+
+def reconcile_without_the_key(conn):
+    reconcile_every_pending(conn, keyed=False)
+
+
+WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
+    "charges_before_the_pending_row": (charges_before_the_pending_row, reconcile_every_pending,
+                                       ["a crash at any statement, then reconcile: every card charged"],
+                                       # its charge cannot carry the booking's key: reconcile charges again
+                                       ["never a card charged twice for one booking"]),
+    "pending_row_and_charge_in_one_transaction": (
+        pending_row_and_charge_in_one_transaction, reconcile_every_pending,
+        ["the checkout charges the card with no transaction open",
+         "a crash at any statement, then reconcile: every card charged"], []),
+    "no_idempotency_key": (no_idempotency_key, reconcile_without_the_key,
+                           ["never a card charged twice for one booking"], []),
+    "confirms_whatever_the_status": (confirms_whatever_the_status, reconcile_every_pending,
+                                     ["each confirmed booking gets its three jobs once"], []),
+    "jobs_after_the_confirm_commits": (jobs_after_the_confirm_commits, reconcile_every_pending,
+                                       ["each confirmed booking gets its three jobs once"], []),
+    "reconciles_only_old_bookings": (the_right_checkout, reconciles_only_old_bookings,
+                                     ["after reconcile no booking is left pending"], []),
+    "reconcile_stops_at_a_confirmed_booking": (the_right_checkout, reconcile_stops_at_a_confirmed_booking,
+                                               ["reconcile returns normally"], []),
+    "returns_the_payment": (returns_the_payment_too, reconcile_every_pending,
+                            ["returns the new booking's id, confirmed with its three jobs"], []),
+    "leaves_it_to_reconcile": (leaves_it_to_reconcile, reconcile_every_pending,
+                               ["returns the new booking's id, confirmed with its three jobs"],
+                               ["after reconcile no booking is left pending", "the same bookings as the reference"]),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_SAFE_CHECKOUTS)
+def test_a_safe_checkout_wrong_answer_fails_its_rule(case):
+    checkout, reconcile, reasons, may = WRONG_SAFE_CHECKOUTS[case]
+    report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
+    assert fails_exactly(report, reasons, may), report.render()
+
+
+def test_a_safe_checkout_failure_names_the_story_and_replays_with_its_seed():
+    report = run_check("12.safe_checkout", safe_checkout=no_idempotency_key, reconcile=reconcile_without_the_key,
+                       seed=5)
+    text = report.render()
+    assert "the process dies before its statement" in text and "idempotency_key=stayhub.checkout_key" in text, text
+    assert "check('12.safe_checkout', seed=5)" in text, text
+
+
+# -- 12.safe_checkout: a red-team round written from the notebook's statement (no helper team could be
+#    started): each breaks one rule the statement states ---------------------------------------------------
+
+
+def confirms_in_autocommit_statements(conn, guest_id, room_id, nights):
+    """The confirm and the jobs as separate autocommit statements: a crash between them leaves a confirmed
+    booking with fewer than three jobs, which reconcile (it looks at pending bookings) never completes."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s AND status = 'pending' "
+                    "RETURNING id", [payment.ref, booking_id]).fetchone():
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def reconcile_voids_what_it_finds(conn):
+    """"A pending booking is a failed checkout": cancel it. The cards already authorised stay charged."""
+    conn.execute("UPDATE bookings SET status = 'cancelled' WHERE status = 'pending'")
+
+
+def reconcile_ten_at_a_time(conn):
+    """A batch of ten per run: more than ten left pending, and the rest wait for the next run."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id LIMIT 10").fetchall():
+        confirm_with_jobs(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                           idempotency_key=stayhub.checkout_key(booking_id)))
+
+
+def reconcile_with_its_own_key(conn):
+    """A key of reconcile's own: the provider cannot tell it is the checkout's charge again."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        confirm_with_jobs(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                           idempotency_key=f"reconcile:{booking_id}"))
+
+
+RED_TEAM_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
+    "confirms_in_autocommit_statements": (confirms_in_autocommit_statements, reconcile_every_pending,
+                                          ["each confirmed booking gets its three jobs once"], []),
+    "reconcile_voids_what_it_finds": (the_right_checkout, reconcile_voids_what_it_finds,
+                                      ["a crash at any statement, then reconcile: every card charged"],
+                                      ["each confirmed booking gets its three jobs once"]),
+    "reconcile_ten_at_a_time": (the_right_checkout, reconcile_ten_at_a_time,
+                                ["after reconcile no booking is left pending"], []),
+    "reconcile_with_its_own_key": (the_right_checkout, reconcile_with_its_own_key,
+                                   ["never a card charged twice for one booking"], []),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", RED_TEAM_SAFE_CHECKOUTS)
+def test_a_red_team_safe_checkout_fails_the_rule_it_breaks(case):
+    checkout, reconcile, reasons, may = RED_TEAM_SAFE_CHECKOUTS[case]
+    report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
+    assert fails_exactly(report, reasons, may), report.render()

@@ -3,15 +3,15 @@
     12.checkout            checkout is fast and the email still arrives (real HTTP, real workers); the
                            booking and its jobs are stored together or not at all (red flag: jobs
                            enqueued after the commit)
-    12.confirmation_email  a worker killed after sending: exactly one email; a provider failing every
-                           time: the dead-letter table after 8 attempts, with an alert; an impossible
-                           address: dead at once (red flag: no duplicate protection)
+    12.safe_checkout       the checkout's charge safe against a crash between the charge and the commit:
+                           a pending row first, the charge under the booking's key, a reconcile; judged with
+                           the session ended at every statement boundary, and reconcile between statements
     12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
                            forever, or immediately)
     12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
 
     stays.py               what the checks share: StayHub's tables, bookings, a job, the stub probe
-    checkout.py, confirmation_email.py (with 12.retry_policy), invoice_worker.py: one exercise each
+    checkout.py, safe_checkout.py, retry_policy.py, invoice_worker.py: one exercise each
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
-from course.grading.checks.lab12 import checkout, confirmation_email, invoice_worker  # noqa: F401 (they register)
+from course.grading.checks.lab12 import checkout, invoice_worker, retry_policy, safe_checkout  # noqa: F401 (they register)
 
 
 # -- 12.quiz --------------------------------------------------------------------------------------------------
