@@ -373,7 +373,10 @@ def start_server(name: str, module: str, args: list[str], *, env: Mapping[str, s
 
     If it dies or stays silent, it is killed and the error shows the end of its log.
     """
-    url_file = processes.log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.url"
+    # A server running code under test may write only the exchange folder; any other server's URL file
+    # stays where code under test cannot rewrite it (a check must not be sent to a server of theirs).
+    folder = processes.exchange_dir() if processes.untrusted_specs_in(args, env or {}) else processes.log_dir()
+    url_file = folder / f"{name}-{os.getpid()}-{time.monotonic_ns()}.url"
     child = processes.python(name, module, *args, "--url-file", str(url_file), env=dict(env or {}))
     deadline = time.monotonic() + timeout
     try:

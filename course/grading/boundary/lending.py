@@ -1,0 +1,448 @@
+"""The trusted side of the boundary: what a check may lend the learner's code, and what comes back.
+
+A check calls an answer with arguments. Plain data (numbers, strings, lists, dicts, datetimes, a Job
+and other dataclasses of the course) crosses as a copy. Anything else is *lent*: the answer's side gets
+a reference to it, and can only ask this side to use it — and only in the ways listed here:
+
+    a connection     execute, executemany (the rows come back as data), transaction (enter and exit),
+                     commit, rollback, close; read autocommit, closed, broken and conn.info's fields;
+                     set autocommit, isolation_level, read_only, deferrable
+    a transaction    the end of its `with` block (commit, roll back, or psycopg.Rollback)
+    a random.Random  random() and getrandbits(k): every other method is built on these on the far side,
+                     so the check's generator advances exactly as if the answer ran here
+    a function       called (a `publish` the check controls, a clock, a spy's callback)
+    an object        the methods and attributes EXPOSED names for its class (the email provider, the
+                     checkout app, lab 13's recording task); anything else is refused
+
+A lent object is lent for the duration of the call that lent it (a `scope`): once the check's call
+returns, the answer's side holds a dead reference (its own threads included). It never gets an
+attribute walk (`__class__`, `__globals__`, a module), never a pickle, and never anything the check did
+not hand it.
+
+What comes back is decoded by AnswerDecoder: plain data, dataclasses and enums of the course (and of
+nats.js.api) rebuilt by their own constructors, exceptions of an allowlist of modules (psycopg's, the
+course's, the standard ones) rebuilt the same way — so `except psycopg.errors.LockNotAvailable` in a
+check catches what the answer raised — and, for anything else, an Opaque value equal to nothing. A
+value the learner made cannot be a proxy whose `__eq__` says True: no code of theirs runs here.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import contextvars
+import dataclasses
+import enum
+import inspect
+import itertools
+import keyword
+import random
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import psycopg.sql
+from psycopg.types.json import Json, Jsonb
+
+from course.grading.boundary import wire
+from course.grading.boundary.wire import MAX_TEXT, DataEncoder, Decoder, Opaque, WireError, first_words, qualified
+
+
+class Refused(PermissionError):
+    """The answer's side asked for something it was not lent."""
+
+
+# -- what may be lent, and how --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exposed:
+    methods: frozenset[str] = frozenset()
+    attributes: frozenset[str] = frozenset()
+
+
+def _exposed(methods: str = "", attributes: str = "") -> Exposed:
+    return Exposed(frozenset(methods.split()), frozenset(attributes.split()))
+
+
+# By class (module.qualname, matched along the object's MRO). A check that lends an object of a class
+# not listed here fails loudly (TypeError), so what crosses is always this list.
+EXPOSED: dict[str, Exposed] = {
+    "course.programs.email_provider.EmailProvider": _exposed(
+        "configure settings outage healthy deliveries requests stats reset send alive health", "url pid"),
+    "course.programs.checkout.CheckoutApp": _exposed(
+        "place_order order customer change_address terminate kill alive health", "url pid"),
+    "course.grading.checks.lab13.RecordingTask": _exposed("in_progress", "data subject headers seq msg_id deliveries"),
+}
+
+CONNECTION_INFO = frozenset("transaction_status backend_pid dsn server_version dbname user host port encoding "
+                            "vendor pipeline_status timezone".split())
+CONNECTION_SETTABLE = frozenset("autocommit isolation_level read_only deferrable".split())
+CONNECTION_READABLE = frozenset("autocommit closed broken isolation_level read_only deferrable".split())
+ROW_FACTORIES = {psycopg.rows.tuple_row: "tuple_row", psycopg.rows.dict_row: "dict_row",
+                 psycopg.rows.namedtuple_row: "namedtuple_row"}
+MAX_ROWS = 200_000  # one statement's rows that may cross
+
+
+def kind_of(value: Any) -> str | None:
+    """How `value` is lent: connection, random, callable, object; None if it may not be."""
+    declared = getattr(type(value), "__boundary_kind__", None)  # a check's wrapper of a connection, say
+    if declared in ("connection",):
+        return declared
+    if isinstance(value, psycopg.Connection):
+        return "connection"
+    if isinstance(value, random.Random):
+        return "random"
+    if exposed_for(value) is not None:
+        return "object"
+    if callable(value) and not isinstance(value, type):
+        return "callable"
+    return None
+
+
+def exposed_for(value: Any) -> Exposed | None:
+    for cls in type(value).__mro__:
+        found = EXPOSED.get(qualified(cls))
+        if found is not None:
+            return found
+    return None
+
+
+# -- scopes: what is lent, for how long ----------------------------------------------------------------
+
+_SCOPE: contextvars.ContextVar["Scope | None"] = contextvars.ContextVar("boundary_scope", default=None)
+
+
+class Scope:
+    """A span (one call of an answer, a spy's life) during which what it lent stays usable."""
+
+    def __init__(self, lender: "Lender"):
+        self.lender, self.ids = lender, set()
+
+
+@dataclass
+class Loan:
+    value: Any
+    kind: str
+    scopes: set
+    extra: Any = None  # a transaction's context manager
+
+
+class Lender:
+    """The table of lent objects: id -> object, each alive while one of its scopes is open."""
+
+    def __init__(self):
+        self._loans: dict[int, Loan] = {}
+        self._by_object: dict[int, int] = {}
+        self._open: set[Scope] = set()
+        self._errors: dict[int, tuple[BaseException, set]] = {}  # exceptions handed over, by token
+        self._ids = itertools.count(1)
+        self._lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[Scope]:
+        scope = Scope(self)
+        with self._lock:
+            self._open.add(scope)
+        token = _SCOPE.set(scope)
+        try:
+            yield scope
+        finally:
+            _SCOPE.reset(token)
+            with self._lock:
+                self._open.discard(scope)
+                for loan_id in scope.ids:
+                    loan = self._loans.get(loan_id)
+                    if loan is not None:
+                        loan.scopes.discard(scope)
+                        if not loan.scopes:
+                            del self._loans[loan_id]
+                            self._by_object.pop(id(loan.value), None)
+                for token_id, (error, scopes) in list(self._errors.items()):
+                    scopes.discard(scope)
+                    if not scopes:
+                        del self._errors[token_id]
+
+    def _scopes_now(self) -> set:
+        current = _SCOPE.get()
+        if current is not None and current in self._open:
+            return {current}
+        if not self._open:  # nothing is lent at all right now: a call from a stray thread of theirs
+            raise Refused("nothing is lent to your code right now (its call has returned)")
+        return set(self._open)  # a thread of theirs, serving no call of ours: as long as any call lasts
+
+    def lend(self, value: Any, kind: str, extra: Any = None) -> int:
+        with self._lock:
+            scopes = self._scopes_now()
+            loan_id = self._by_object.get(id(value))
+            loan = self._loans.get(loan_id) if loan_id is not None else None
+            if loan is None or loan.value is not value:
+                loan_id = next(self._ids)
+                loan = self._loans[loan_id] = Loan(value, kind, set(), extra)
+                self._by_object[id(value)] = loan_id
+            loan.scopes |= scopes
+            for scope in scopes:
+                scope.ids.add(loan_id)
+            return loan_id
+
+    def loan(self, loan_id: Any) -> Loan:
+        with self._lock:
+            loan = self._loans.get(loan_id) if type(loan_id) is int else None
+        if loan is None:
+            raise Refused("that object is no longer lent to your code: it was lent for one call, which has returned")
+        return loan
+
+    def remember_error(self, error: BaseException) -> int | None:
+        with self._lock:
+            try:
+                scopes = self._scopes_now()
+            except Refused:
+                return None
+            token = next(self._ids)
+            self._errors[token] = (error, scopes)
+            return token
+
+    def error(self, token: Any) -> BaseException | None:
+        with self._lock:
+            found = self._errors.get(token) if type(token) is int else None
+        return found[0] if found else None
+
+
+# -- what crosses to the answer --------------------------------------------------------------------------
+
+
+class LendingEncoder(DataEncoder):
+    """Data as data; dataclasses and named tuples field by field; exceptions described; the rest lent."""
+
+    def __init__(self, lender: Lender):
+        self.lender = lender
+        self.plain = DataEncoder()  # for what an exception carries: described, never lent
+
+    def other(self, value: Any, depth: int) -> Any:
+        if isinstance(value, BaseException):
+            return self.exception(value, depth)
+        structured = self.structured(value, depth)
+        if structured is not None:
+            return structured
+        kind = kind_of(value)
+        if kind is None:
+            raise TypeError(f"a {qualified(type(value))} cannot be handed to the learner's code: it is neither "
+                            f"data nor something course/grading/boundary/lending.py lends")
+        info: dict[str, Any] = {}
+        if kind == "connection":
+            info["row_factory"] = ROW_FACTORIES.get(getattr(value, "row_factory", None), "tuple_row")
+        elif kind == "object":
+            exposed = exposed_for(value)
+            info = {"type": type(value).__name__, "methods": sorted(exposed.methods),
+                    "attributes": sorted(exposed.attributes)}
+        elif kind == "callable":
+            info["name"] = str(getattr(value, "__name__", type(value).__name__))[:200]
+            info["coroutine"] = inspect.iscoroutinefunction(value)
+        return {"$": "ref", "id": self.lender.lend(value, kind), "kind": kind, "info": info}
+
+    def exception(self, error: BaseException, depth: int) -> dict:
+        def data(value):
+            try:
+                return self.plain.encode(value, depth + 1)
+            except (TypeError, WireError):
+                return self.opaque(value)
+
+        attrs = {}
+        for name, value in list(getattr(error, "__dict__", {}).items())[:20]:
+            if isinstance(name, str) and not name.startswith("_"):
+                attrs[name] = data(value)
+        return {"$": "exc", "cls": qualified(type(error)), "args": [data(a) for a in error.args[:10]],
+                "attrs": attrs, "msg": str(error)[:MAX_TEXT], "token": self.lender.remember_error(error)}
+
+
+# -- what comes back from the answer ------------------------------------------------------------------------
+
+# Exceptions are rebuilt only from classes of these modules (already imported: nothing is imported on
+# the answer's say-so), and only subclasses of Exception: a SystemExit or KeyboardInterrupt raised by
+# the answer arrives as a RemoteError named so, and cannot stop the checks.
+EXCEPTION_MODULES = frozenset({
+    "builtins", "psycopg", "psycopg.errors", "psycopg.pq", "course.errors", "course.core.queue",
+    "course.programs.email_provider", "course.programs.http", "course.infra.broker", "nats.errors",
+    "nats.js.errors", "json.decoder", "asyncio.exceptions", "concurrent.futures._base", "subprocess",
+    "socket", "http.client", "urllib.error", "decimal", "zoneinfo",
+})
+# The dataclasses an answer may return (the course's own value types), rebuilt by their constructors, and
+# the packages whose enums may come back. Any other object arrives as an Opaque value, equal to nothing.
+VALUES = frozenset({
+    *(f"course.core.queue.{name}" for name in ("Job", "DeadJob", "QueueStats", "Stats", "Retry", "Dead")),
+    *(f"course.core.scheduler.{name}" for name in ("Schedule", "Plan", "SlotRun", "Heartbeat")),
+    *(f"course.core.monitoring.{name}" for name in ("QueueView", "Snapshot", "Alert")),
+    "course.programs.email_provider.Delivery", "course.programs.email_provider.ProviderRequest",
+    "nats.js.api.PubAck",
+})
+ENUM_MODULES = frozenset({"psycopg.pq", "psycopg.pq._enums", "psycopg.adapt", "psycopg._enums"})
+
+
+class RemoteError(Exception):
+    """An exception of a class this side does not rebuild (the learner's own, or SystemExit): its
+    type's name, message and the learner's line travel; `type(error).__name__` is the learner's name."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the learner's code raised: the innermost line of theirs, and their traceback (for the log)."""
+    line: str
+    traceback: str
+    type_name: str
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}\Z")
+
+
+def resolve(name: Any, modules: frozenset[str]) -> Any:
+    """The object `module.qual.name` names, if its module is allowed and already imported; else None.
+    No attribute that starts with an underscore is followed."""
+    if type(name) is not str or len(name) > 300:
+        return None
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module_name, path = ".".join(parts[:cut]), parts[cut:]
+        module = sys.modules.get(module_name)
+        if module is None or module_name not in modules:
+            continue
+        value = module
+        for part in path:
+            if not _IDENTIFIER.match(part) or part.startswith("_"):
+                return None
+            value = getattr(value, part, None)
+            if value is None:
+                return None
+        return value
+    return None
+
+
+class AnswerDecoder(Decoder):
+    """Decodes what the answer's side sends, on the trusted side: data, and only the classes allowed."""
+
+    def __init__(self, lender: Lender):
+        self.lender = lender
+        self._named_tuples: dict[tuple, type] = {}
+        self._remote_classes: dict[tuple, type] = {}
+
+    def other(self, tag: Any, data: dict, depth: int) -> Any:
+        if tag == "mine":
+            return self.lender.loan(data["id"]).value
+        if tag == "opaque":
+            return Opaque(wire.string(data["type"])[:300], wire.string(data["repr"])[:MAX_TEXT])
+        if tag == "ntuple":
+            return self._named_tuple(data, depth)
+        if tag == "enum":
+            cls = resolve(data["cls"], ENUM_MODULES)
+            if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
+                raise WireError(f"an enum of a class this side does not rebuild: {str(data['cls'])[:100]}")
+            return cls(self.decode(data["v"], depth + 1))
+        if tag == "obj":
+            return self._dataclass(data, depth)
+        if tag == "sql":
+            return self._sql(data, depth)
+        if tag == "json":
+            text = wire.string(data["text"])
+            return (Jsonb if data.get("binary") else Json)(text, dumps=_verbatim)
+        if tag == "exc":
+            return self.exception(data, depth)
+        return super().other(tag, data, depth)
+
+    def _named_tuple(self, data: dict, depth: int) -> tuple:
+        names = tuple(wire.string(n) for n in wire.items(data["names"]))
+        values = [self.decode(v, depth + 1) for v in wire.items(data["v"])]
+        if len(names) != len(values) or len(names) > 1000:
+            raise WireError("a named tuple whose names and values differ in number")
+        cls = self._named_tuples.get(names)
+        if cls is None:
+            cls = self._named_tuples[names] = collections.namedtuple("Row", names, rename=True)
+        return cls(*values)
+
+    def _dataclass(self, data: dict, depth: int) -> Any:
+        name = data["cls"]
+        cls = resolve(name, frozenset({str(name).rpartition(".")[0]})) if name in VALUES else None
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+            return Opaque(str(data["cls"])[:300], f"<a {str(data['cls'])[:200]}, which cannot cross as data>")
+        fields = {wire.string(k): self.decode(v, depth + 1) for k, v in _fields(data["fields"]).items()}
+        known = {f.name for f in dataclasses.fields(cls) if f.init}
+        if not set(fields) <= known:
+            raise WireError(f"fields {sorted(set(fields) - known)[:5]} that {cls.__name__} does not have")
+        try:
+            return cls(**fields)
+        except Exception as error:  # noqa: BLE001 — its own constructor refused these values
+            raise WireError(f"a {cls.__name__} that its constructor refuses: {first_words(error)}") from None
+
+    def _sql(self, data: dict, depth: int) -> psycopg.sql.Composable:
+        kind = data.get("kind")
+        if kind == "SQL":
+            return psycopg.sql.SQL(wire.string(data["v"]))
+        if kind == "Identifier":
+            return psycopg.sql.Identifier(*(wire.string(p) for p in wire.items(data["v"])))
+        if kind == "Literal":
+            return psycopg.sql.Literal(self.decode(data["v"], depth + 1))
+        if kind == "Placeholder":
+            return psycopg.sql.Placeholder(wire.string(data.get("name", "")),
+                                           psycopg.adapt.PyFormat(wire.string(data.get("format", "s"))))
+        if kind == "Composed":
+            return psycopg.sql.Composed([self._sql(part, depth + 1) for part in wire.items(data["v"])])
+        raise WireError(f"an SQL composition of kind {str(kind)[:30]!r}")
+
+    def exception(self, data: dict, depth: int) -> BaseException:
+        where = Where(wire.string(data.get("where", ""))[:MAX_TEXT], wire.string(data.get("tb", ""))[:MAX_TEXT],
+                      wire.string(data["cls"]).rsplit(".", 1)[-1][:100])
+        original = self.lender.error(data.get("token"))
+        if original is not None and qualified(type(original)) == data.get("cls"):
+            error = original  # the very exception a lent object raised to them, raised on: identity kept
+        else:
+            error = self._rebuild(data, self._arguments(data, depth), wire.string(data.get("msg", ""))[:MAX_TEXT],
+                                  where.type_name)
+        try:
+            error.__boundary__ = where
+        except AttributeError:
+            pass
+        return error
+
+    def _arguments(self, data: dict, depth: int) -> list:
+        args = []
+        for value in wire.items(data.get("args", []))[:10]:
+            try:
+                args.append(self.decode(value, depth + 1))
+            except WireError:
+                args.append(Opaque("?", "<an argument that could not be decoded>"))
+        return args
+
+    def _rebuild(self, data: dict, args: list, message: str, type_name: str) -> BaseException:
+        names = [data["cls"], *wire.items(data.get("mro", []))[:20]]
+        for position, name in enumerate(names):
+            cls = resolve(name, EXCEPTION_MODULES)
+            if not (isinstance(cls, type) and issubclass(cls, Exception)):
+                continue
+            if position:  # the learner's subclass of an allowed class: a class of that name, under it
+                cls = self._remote_class(type_name, cls)
+            try:
+                return cls(*args)
+            except Exception:  # noqa: BLE001 — a constructor with another signature: set its args
+                error = cls.__new__(cls)
+                error.args = tuple(args)
+                return error
+        return self._remote_class(type_name, RemoteError)(message)
+
+    def _remote_class(self, name: str, base: type) -> type:
+        name = name if _IDENTIFIER.match(name) and not keyword.iskeyword(name) else "LearnerError"
+        cls = self._remote_classes.get((name, base))
+        if cls is None:
+            cls = self._remote_classes[(name, base)] = type(name, (base,), {"__module__": "__notebook__"})
+        return cls
+
+
+def _fields(value: Any) -> dict:
+    if type(value) is not dict:
+        raise WireError("fields were expected as an object")
+    return value
+
+
+def _verbatim(text: str) -> str:
+    return text
