@@ -262,6 +262,22 @@ class AnswerSide:
         if op == "unspy":
             self._unspy(message.get("token"))
             return {"value": None}
+        if op == "update":
+            table = getattr(importlib.import_module(str(message["module"])), str(message["name"]))
+            entries = self.decoder.decode(message["entries"])
+            before = {key: table[key] for key in entries if key in table}
+            table.update(entries)
+            token = next(self._tokens)
+            self.spies[token] = ("table", table, entries, before)
+            return {"value": token}
+        if op == "restore":
+            found = self.spies.pop(message.get("token"), None)
+            if found and found[0] == "table":
+                _, table, entries, before = found
+                for key in entries:
+                    table.pop(key, None)
+                table.update(before)
+            return {"value": None}
         raise ValueError(f"no operation {str(op)[:30]!r}")
 
     def _error_reply(self, error: BaseException) -> dict:
@@ -312,7 +328,7 @@ class AnswerSide:
 
     def _unspy(self, token: Any) -> None:
         found = self.spies.pop(token, None)
-        if found:
+        if found and found[0] != "table":
             namespace, module, name, real = found
             if namespace is not None:
                 namespace[name] = real

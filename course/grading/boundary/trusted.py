@@ -283,6 +283,18 @@ class Answer:
                     with contextlib.suppress(Closed, Refused):
                         self._host.request("unspy", token=token)
 
+    @contextlib.contextmanager
+    def updating(self, module: str, name: str, entries: dict) -> Iterator[None]:
+        """While inside, the mapping `module.name` in the answer's process holds these entries too (a
+        table the answer reads, grown by the check); put back as it was afterwards."""
+        token = self._host.request("update", answer=self.key, module=module, name=name,
+                                   entries=self._host.side.encoder.encode(entries))
+        try:
+            yield
+        finally:
+            with contextlib.suppress(Closed, Refused):
+                self._host.request("restore", token=token)
+
     @property
     def key(self) -> list[str]:
         return [self._exercise, self._name]

@@ -5,10 +5,11 @@ priority DESC, run_at, id ... FOR UPDATE SKIP LOCKED): the order a real worker w
 """
 
 from course.core import queue
+from course.programs import newsletter as newsletter_module
 from course.programs.newsletter import BULK, IMPACT, URGENT, URGENT_WITHIN_S, Impact
 
 from course.grading.trial import NotStarted, Trial
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, rules
 from course.grading.checks.quiz import ask
 
 BOOKING = {"booking_id": 981}
@@ -61,8 +62,7 @@ def route(t: Trial, enqueue_job):
     # A job type added to the table later is routed by what the table says about it, not by its name.
     newcomers = {"send_checkin_code": Impact("a guest at the hotel's door", 90),
                  "export_tax_report": Impact("the accountant, by the end of the quarter", 7 * 86_400)}
-    IMPACT.update(newcomers)
-    try:
+    with rules.with_entries(enqueue_job, IMPACT, newsletter_module, "IMPACT", newcomers):
         for job_type, impact in newcomers.items():
             job_id = t.call(enqueue_job, box.conn, job_type, dict(BOOKING),
                             during=f"enqueue_job(conn, {job_type!r}, ...) for a type added to IMPACT")
@@ -74,9 +74,6 @@ def route(t: Trial, enqueue_job):
                                     f"enqueue_job(conn, {job_type!r}, ...)",
                             note="read late_after_s from IMPACT: a list of names goes stale with the next job type"):
                 break
-    finally:
-        for job_type in newcomers:
-            IMPACT.pop(job_type, None)
 
     # A type nobody has classified is refused: guessing puts it in one of the two wrong places some day.
     before = box.conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
