@@ -149,13 +149,21 @@ def f(conn):
     assert raised.value.__boundary__.line == "line 8: conn.execute(\"SELECT * FROM no_such_table\")"
 
 
-def test_the_checks_random_generator_advances_as_if_the_answer_ran_here(pair):
-    draw = define(pair[0], "def draw(rng):\n    return [rng.uniform(0, 10), rng.randint(1, 6), rng.choice('abc')]\n",
-                  "draw")
-    mine, lent = random.Random(5), random.Random(5)
-    expected = [mine.uniform(0, 10), mine.randint(1, 6), mine.choice("abc")]
-    assert draw(lent) == expected
-    assert lent.random() == mine.random()
+DRAWS = """
+def draw(rng):
+    items = list(range(10))
+    rng.shuffle(items)
+    return ([rng.uniform(0, 10) for _ in range(300)], rng.randint(1, 6), rng.choice("abc"), items, rng.gauss(0, 1),
+            rng.getrandbits(100), rng.getrandbits(0), rng.randbytes(5), rng.sample(range(100), 3), rng.random())
+"""
+
+
+def test_the_checks_random_generator_gives_the_draws_it_would_give_here(pair):
+    draw = define(pair[0], DRAWS, "draw")
+    namespace: dict = {}
+    exec(DRAWS, namespace)
+    assert draw(random.Random(5)) == namespace["draw"](random.Random(5))  # over several batches of words
+    assert draw(random.Random(5)) == draw(random.Random(5)) != draw(random.Random(6))
 
 
 def test_an_exception_a_lent_function_raised_comes_back_as_itself(pair):

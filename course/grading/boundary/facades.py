@@ -278,23 +278,49 @@ class RemoteTransaction:
 
 
 class LentRandom(random.Random, Lent):
-    """The check's random generator: every draw (uniform, randint, choice, shuffle...) is built on
-    random() and getrandbits(), which are the check's own, so its sequence is the check's."""
+    """The check's random generator. Every draw (uniform, randint, choice, shuffle...) is built on random()
+    and getrandbits(), and both on the Mersenne Twister's 32-bit words: those words are the check's
+    generator's own, fetched in batches (the check's generator moves on by a batch at a time), and used
+    here exactly as CPython uses them. So the same seed gives the same draws as in the notebook, at one
+    crossing per batch rather than per draw."""
+
+    FIRST_BATCH, LARGEST_BATCH = 8, 4096
 
     def __init__(self, link: Link, ref: int):
         self._link, self._boundary_id, self._ready = link, ref, False
+        self._words: list[int] = []
+        self._batch = self.FIRST_BATCH
         super().__init__(0)
         self._ready = True
 
+    def _word(self) -> int:
+        if not self._words:
+            self._words = list(reversed(self._link.call(self._boundary_id, "words", (self._batch,), {})))
+            self._batch = min(self._batch * 2, self.LARGEST_BATCH)
+        return self._words.pop()
+
     def random(self) -> float:
-        return self._link.call(self._boundary_id, "random", (), {})
+        a, b = self._word() >> 5, self._word() >> 6  # as random_random() in CPython's _randommodule.c
+        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
     def getrandbits(self, k: int) -> int:
-        return self._link.call(self._boundary_id, "getrandbits", (k,), {})
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        if k <= 32:  # as random_getrandbits(): one word, its top k bits
+            return self._word() >> (32 - k) if k else 0
+        value, shift = 0, 0
+        while k > 0:
+            word = self._word()
+            if k < 32:
+                word >>= 32 - k
+            value |= word << shift
+            shift, k = shift + 32, k - 32
+        return value
 
     def seed(self, a=None, version: int = 2) -> None:
         if not getattr(self, "_ready", False):
             return super().seed(a, version)
+        self._words = []
         self._link.call(self._boundary_id, "seed", (a,), {"version": version})
 
     def __repr__(self) -> str:

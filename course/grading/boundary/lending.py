@@ -8,8 +8,8 @@ a reference to it, and can only ask this side to use it — and only in the ways
                      commit, rollback, close; read autocommit, closed, broken and conn.info's fields;
                      set autocommit, isolation_level, read_only, deferrable
     a transaction    the end of its `with` block (commit, roll back, or psycopg.Rollback)
-    a random.Random  random() and getrandbits(k): every other method is built on these on the far side,
-                     so the check's generator advances exactly as if the answer ran here
+    a random.Random  its next 32-bit words, in batches, and seed(): every draw is built on these on the far
+                     side, as CPython builds it, so the same seed gives the same draws as in the notebook
     a function       called (a `publish` the check controls, a clock, a spy's callback)
     an object        the methods and attributes EXPOSED names for its class (the email provider, the
                      checkout app, lab 13's recording task); anything else is refused
@@ -40,6 +40,7 @@ import random
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -141,6 +142,7 @@ class Lender:
         self._open: set[Scope] = set()
         self._errors: dict[int, tuple[BaseException, set]] = {}  # exceptions handed over, by token
         self._ids = itertools.count(1)
+        self._known: dict[int, tuple[weakref.ref, int]] = {}
         self._lock = threading.RLock()
 
     @contextlib.contextmanager
@@ -181,13 +183,27 @@ class Lender:
             loan_id = self._by_object.get(id(value))
             loan = self._loans.get(loan_id) if loan_id is not None else None
             if loan is None or loan.value is not value:
-                loan_id = next(self._ids)
+                loan_id = self._known_id(value)
                 loan = self._loans[loan_id] = Loan(value, kind, set(), extra)
                 self._by_object[id(value)] = loan_id
             loan.scopes |= scopes
             for scope in scopes:
                 scope.ids.add(loan_id)
             return loan_id
+
+    def _known_id(self, value: Any) -> int:
+        """The id this object had when it was lent before (while it lives), or a new one: lent again in the
+        next call, the check's generator is the same generator on the far side (its batch of words goes
+        on), as in the notebook, where it is one object."""
+        known = self._known.get(id(value))
+        if known is not None and known[0]() is value:
+            return known[1]
+        loan_id = next(self._ids)
+        try:
+            self._known[id(value)] = (weakref.ref(value, lambda _, key=id(value): self._known.pop(key, None)), loan_id)
+        except TypeError:  # no weak reference to it: a new id each time
+            pass
+        return loan_id
 
     def loan(self, loan_id: Any) -> Loan:
         with self._lock:

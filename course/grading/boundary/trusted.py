@@ -40,7 +40,7 @@ from course.grading.boundary.peer import Peer
 from course.grading.boundary.wire import Channel, Closed, WireError
 
 CONNECTION_METHODS = frozenset("execute executemany transaction commit rollback close cancel parameter_status".split())
-RANDOM_METHODS = frozenset("random getrandbits seed".split())
+RANDOM_METHODS = frozenset("words seed".split())
 
 
 class BoundaryError(Exception):
@@ -100,8 +100,13 @@ class TrustedSide:
             return getattr(self, f"_connection_{method}")(value, *args, **kwargs)
         if kind == "transaction" and method == "exit":
             return self._transaction_exit(loan, *args)
-        if kind == "random" and method in RANDOM_METHODS:
-            return getattr(value, method)(*args, **kwargs)
+        if kind == "random" and method == "words":  # the next n 32-bit words of its Mersenne Twister
+            (count,) = args
+            if type(count) is not int or not 0 < count <= 65_536:
+                raise Refused("words: a count from 1 to 65,536")
+            return [value.getrandbits(32) for _ in range(count)]
+        if kind == "random" and method == "seed":
+            return value.seed(*args[:1], version=kwargs.get("version", 2) if kwargs.get("version") in (1, 2) else 2)
         if kind == "callable" and method is None:
             return _awaited(value(*args, **kwargs))
         if kind == "object" and method in lending.exposed_for(value).methods:
