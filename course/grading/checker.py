@@ -186,14 +186,14 @@ def main(argv: list[str]) -> int:
     def emit(event: dict) -> None:
         events.write(json.dumps(event) + "\n")
 
-    confinement = Confinement(Path(spec["scratch"]), conninfo=os.environ.get("DATABASE_URL"))
+    confinement = Confinement(Path(spec["scratch"]), conninfo=os.environ.get("DATABASE_URL"), token=spec.get("token"))
     processes.confine_untrusted(confinement.launch_spec)
     try:
         notebook = Notebook.read(Path(spec["notebook"]))
         check_notebook(notebook, spec["exercises"], spec["seeds"], confinement, Path(spec["log"]), emit)
     finally:
         left = confinement.end()
-        emit({"event": "leftovers", "processes": left})
+        emit({"event": "leftovers", "processes": [list(p) for p in left]})
         events.close()
     return 0
 

@@ -32,13 +32,14 @@ MARKER = "COURSE_CONFINED"
 
 
 class Confinement:
-    def __init__(self, scratch: Path, *, conninfo: str | None, env: dict[str, str] | None = None):
+    def __init__(self, scratch: Path, *, conninfo: str | None, env: dict[str, str] | None = None,
+                 token: str | None = None):
         self.scratch = Path(scratch).resolve()
         self.scratch.mkdir(parents=True, exist_ok=True)
         (self.scratch / "tmp").mkdir(exist_ok=True)
         self.exchange = self.scratch / "exchange"  # what its workers write and the checks read back
         self.exchange.mkdir(exist_ok=True)
-        self.token = secrets.token_hex(8)
+        self.token = token or secrets.token_hex(8)  # the grader's, so it can sweep after a checker it killed
         self.conninfo = conninfo
         self.extra_env = dict(env or {})
         self._started: list[subprocess.Popen] = []
@@ -65,7 +66,8 @@ class Confinement:
             if self._grader_env.get(name) != value and name not in mine:
                 mine[name] = value
         process = subprocess.Popen(argv, env=mine, cwd=cwd or str(self.scratch), pass_fds=tuple(pass_fds),
-                                   stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True)
+                                   stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True,
+                                   preexec_fn=_limited)
         self._started.append(process)
         return process
 
@@ -97,21 +99,7 @@ class Confinement:
     def leftovers(self) -> list[tuple[int, str]]:
         """(pid, command line) of every process still running that this confinement started, or that
         descends from one and kept its environment."""
-        marker = f"{MARKER}={self.token}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
-                continue
-            try:
-                if marker not in (entry / "environ").read_bytes().split(b"\0"):
-                    continue
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-            except OSError:
-                continue
-            found.append((int(entry.name), command[:200]))
-        return found
+        return marked(self.token)
 
     def end(self, rounds: int = 5) -> list[tuple[int, str]]:
         """Kill everything it started (their sessions, then whatever still carries the marker); what was
@@ -119,16 +107,53 @@ class Confinement:
         for process in self._started:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-        left = self.leftovers()
-        for _ in range(rounds):
-            now = self.leftovers()
-            if not now:
-                break
-            for pid, _ in now:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.1)
         for process in self._started:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(5)
-        return left
+        return sweep(self.token, rounds)
+
+
+def marked(token: str) -> list[tuple[int, str]]:
+    """Processes alive whose environment carries this confinement's marker."""
+    marker = f"{MARKER}={token}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        found.append((int(entry.name), command[:200]))
+    return found
+
+
+def sweep(token: str, rounds: int = 5) -> list[tuple[int, str]]:
+    """Kill every process that carries the marker, round after round (one may fork as another dies);
+    what was found running at first."""
+    found = marked(token)
+    for _ in range(rounds):
+        now = marked(token)
+        if not now:
+            break
+        for pid, _ in now:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.1)
+    return found
+
+
+def _limited() -> None:
+    """In the child, before it runs: dies with its parent (the checker), no core files, bounded files."""
+    import ctypes
+    import resource
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 256 << 20)):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(limit, (value, value))
