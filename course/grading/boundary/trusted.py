@@ -322,7 +322,15 @@ class LoadError(Exception):
 def plain_launch(argv: list[str], *, env: dict, cwd: str, pass_fds: tuple, stdout) -> subprocess.Popen:
     """The process in a session of its own, nothing of ours open in it but the channel."""
     return subprocess.Popen(argv, env=env, cwd=cwd, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=stdout,
-                            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+                            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True, preexec_fn=_die_with_us)
+
+
+def _die_with_us() -> None:
+    """In the answer's process, before it runs: the kernel kills it when the checks' process dies."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
 
 
 class AnswerHost:
