@@ -1,7 +1,9 @@
 """One notebook's exercises, checked by a process that runs none of the notebook's code.
 
-`python -m course.grading.checker SPEC` is what the grader starts for each notebook (and again for the
-exercises left when one hung or crashed). It reads the notebook's cells itself, starts the answer host
+`python -m course.grading.checker -` is what the grader starts for each notebook (and again for the
+exercises left when one hung or crashed), its spec on stdin: the notebook's text as the grader read it
+before any student's code ran (a classmate's cell cannot change it on disk under us), the exercises,
+their seeds. It takes the notebook's cells from that text, starts the answer host
 (boundary/host.py) in the notebook's confinement, runs the setup cells there once, then for each
 exercise its cell and its checks; every answer the checks call crosses the boundary. What it found
 goes to the grader as JSON lines on a pipe only the two of them hold (SPEC's `events_fd`):
@@ -65,9 +67,18 @@ class Notebook:
 
     @classmethod
     def read(cls, path: Path) -> "Notebook":
-        from course.grading.notebooks import exercise_cells, setup_source
+        return cls.parse(path.read_text(encoding="utf-8"), path.name)
 
-        return cls(path.name, setup_source(path), exercise_cells(path))
+    @classmethod
+    def parse(cls, text: str, name: str) -> "Notebook":
+        """The setup cells and the exercise cells of a notebook's text (nothing of it runs here)."""
+        import nbformat
+
+        from course.grading.build import exercise_of
+
+        cells = [c for c in nbformat.reads(text, as_version=4).cells if c.cell_type == "code"]
+        return cls(name, [c.source for c in cells if "setup" in c.metadata.get("tags", [])],
+                   {exercise_of(c): c.source for c in cells if exercise_of(c)})
 
 
 def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, int | None],
@@ -180,7 +191,7 @@ def main(argv: list[str]) -> int:
     from course.infra import processes
 
     not_dumpable()
-    spec = json.loads(Path(argv[0]).read_text())
+    spec = json.loads(sys.stdin.read() if argv[0] == "-" else Path(argv[0]).read_text())
     events = os.fdopen(int(spec["events_fd"]), "w", buffering=1)
 
     def emit(event: dict) -> None:
@@ -189,7 +200,7 @@ def main(argv: list[str]) -> int:
     confinement = Confinement(Path(spec["scratch"]), conninfo=os.environ.get("DATABASE_URL"), token=spec.get("token"))
     processes.confine_untrusted(confinement.launch_spec)
     try:
-        notebook = Notebook.read(Path(spec["notebook"]))
+        notebook = Notebook.parse(spec["notebook_text"], spec["notebook_name"])
         check_notebook(notebook, spec["exercises"], spec["seeds"], confinement, Path(spec["log"]), emit)
     finally:
         left = confinement.end()

@@ -43,26 +43,27 @@ class NotebookRun:
     checkers: int = 0  # how many checker processes it took
 
 
-def supervise(path: Path, exercises: list[str], seeds: dict[str, int | None], *, conninfo: str | None,
+def supervise(name: str, text: str, exercises: list[str], seeds: dict[str, int | None], *, conninfo: str | None,
               timeout_s: float, log: Path, work_root: Path | None = None) -> NotebookRun:
+    """Grade the notebook `text` (read by the grader before any notebook's code ran; `name` its file name)."""
     run = NotebookRun()
     remaining = list(exercises)
     while remaining:
         run.checkers += 1
-        _one_checker(path.resolve(), remaining, seeds, run, conninfo=conninfo, timeout_s=timeout_s,
+        _one_checker(name, text, remaining, seeds, run, conninfo=conninfo, timeout_s=timeout_s,
                      log=log.resolve(), work_root=work_root)
         remaining = [e for e in remaining if e not in run.results]
     return run
 
 
-def _one_checker(path: Path, exercises: list[str], seeds: dict, run: NotebookRun, *, conninfo: str | None,
-                 timeout_s: float, log: Path, work_root: Path | None) -> None:
+def _one_checker(name: str, text: str, exercises: list[str], seeds: dict, run: NotebookRun, *,
+                 conninfo: str | None, timeout_s: float, log: Path, work_root: Path | None) -> None:
     work = Path(tempfile.mkdtemp(prefix="course-grade-", dir=work_root)).resolve()
     token = secrets.token_hex(8)
     reading, writing = os.pipe()
-    spec = {"notebook": str(path), "exercises": exercises, "seeds": {e: seeds.get(e) for e in exercises},
-            "scratch": str(work / "scratch"), "log": str(log), "events_fd": writing, "token": token}
-    (work / "spec.json").write_text(json.dumps(spec))
+    spec = {"notebook_name": name, "notebook_text": text, "exercises": exercises,
+            "seeds": {e: seeds.get(e) for e in exercises}, "scratch": str(work / "scratch"), "log": str(log),
+            "events_fd": writing, "token": token}
     env = {**os.environ, "COURSE_LOG_DIR": str(work / "logs"), "TMPDIR": str(work), "MPLBACKEND": "Agg",
            "COURSE_PROGRESS_FILE": str(work / "progress.json"), "PYTHONUNBUFFERED": "1"}
     env.pop("COURSE_DB", None)
@@ -71,13 +72,18 @@ def _one_checker(path: Path, exercises: list[str], seeds: dict, run: NotebookRun
     events = integrity.Events(asked=list(exercises))
     try:
         with open(log, "a") as out:
-            out.write(f"--- {path} exercises {', '.join(exercises)}\n")
+            out.write(f"--- {name}: exercises {', '.join(exercises)}\n")
             out.flush()
-            checker = subprocess.Popen([sys.executable, "-m", "course.grading.checker", str(work / "spec.json")],
-                                       cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                       stderr=subprocess.STDOUT, pass_fds=(writing,), start_new_session=True)
+            checker = subprocess.Popen([sys.executable, "-m", "course.grading.checker", "-"], cwd=work, env=env,
+                                       stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
+                                       pass_fds=(writing,), start_new_session=True)
         os.close(writing)
         writing = None
+        try:
+            checker.stdin.write(json.dumps(spec).encode())
+            checker.stdin.close()
+        except OSError:
+            pass  # it died at once: _watch says so
         _watch(checker, reading, events, exercises, seeds, run, timeout_s)
     finally:
         if writing is not None:
