@@ -105,6 +105,9 @@ def describe(error: BaseException) -> str:
     When the error was raised inside a library (psycopg, the course package, the standard library) the
     line named is the learner's call into it — the innermost frame that is in the learner's code —
     never the library's own line, which the learner did not write and cannot change."""
+    crossed = getattr(error, "__boundary__", None)  # raised in the notebook's own process (class grading)
+    if crossed is not None:
+        return f"{type(error).__name__}: {error}" + (f" ({crossed.line})" if crossed.line else "")
     frames = [f for f in traceback.extract_tb(error.__traceback__) if is_learner_code(f.filename)]
     where = f" (line {frames[-1].lineno}: {frames[-1].line.strip()})" if frames and frames[-1].line else ""
     return f"{type(error).__name__}: {error}{where}"
