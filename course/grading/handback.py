@@ -1,0 +1,109 @@
+"""What an instructor hands back after grading a class: a score sheet an LMS imports, and a feedback file
+per student and lab.
+
+    score(row)                          an exercise's score: 1 when it passed, else the share of its checks
+                                        that passed (0 for one that did not run)
+    write_wide_csv(rows, exercises, p)  grades-wide.csv: one row per student, one column per exercise (its
+                                        score), a column per lab (the sum of its exercises) and the total
+    write_feedback(rows, folder)        feedback/<student>/<NN>.md: each exercise's result, every failing
+                                        check and why, and the seed that replays the run
+
+The rows are the gradebook's (gradebook.Row): they carry checks passed and made, every failing check
+with its reason, the seed, and the report as the learner would have read it in the notebook.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import defaultdict
+from pathlib import Path
+
+DID_NOT_RUN = {"no cell", "could not load", "timed out", "crashed", "unreadable", "problem", "not started"}
+
+
+def score(row) -> float:
+    if row.passed:
+        return 1.0
+    if row.status in DID_NOT_RUN or not row.checks_total:
+        return 0.0
+    return row.checks_passed / row.checks_total
+
+
+def write_wide_csv(rows, exercises: list, path: Path) -> None:
+    """`exercises`: the course's exercises (manifest order); only labs someone handed in get columns."""
+    handed = {r.lab for r in rows if r.lab}
+    shown = [e for e in exercises if e.id.split(".")[0] in handed]
+    labs = sorted({e.id.split(".")[0] for e in shown})
+    by_student: dict[str, dict[str, float]] = defaultdict(dict)
+    for row in rows:
+        if row.exercise == "*":  # a notebook that could not be read: every exercise of its lab scores 0
+            for exercise in shown:
+                if exercise.id.startswith(row.lab + "."):
+                    by_student[row.student].setdefault(exercise.id, 0.0)
+        elif row.exercise:
+            by_student[row.student][row.exercise] = score(row)
+        else:
+            by_student.setdefault(row.student, {})
+    with open(path, "w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student", *(e.id for e in shown), *(f"lab {lab}" for lab in labs), "total"])
+        for student in sorted(by_student):
+            scores = by_student[student]
+            per_lab = [sum(v for k, v in scores.items() if k.startswith(lab + ".")) for lab in labs]
+            writer.writerow([student, *(_number(scores[e.id]) if e.id in scores else "" for e in shown),
+                             *(_number(v) for v in per_lab), _number(sum(scores.values()))])
+
+
+def _number(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value % 1 else str(int(value))
+
+
+def write_feedback(rows, folder: Path, titles: dict[str, str]) -> list[Path]:
+    """One markdown file per student and lab; `titles`: exercise id -> its title. The files written."""
+    groups: dict[tuple[str, str], list] = defaultdict(list)
+    for row in rows:
+        if row.lab:
+            groups[(row.student, row.lab)].append(row)
+    written = []
+    for (student, lab), mine in sorted(groups.items()):
+        path = folder / safe(student) / f"{lab}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(feedback(student, lab, mine, titles))
+        written.append(path)
+    return written
+
+
+def feedback(student: str, lab: str, rows: list, titles: dict[str, str]) -> str:
+    passed = sum(r.passed for r in rows if r.exercise != "*")
+    counted = [r for r in rows if r.exercise != "*"]
+    lines = [f"# Lab {lab}: feedback for {student}", ""]
+    if any(r.exercise == "*" for r in rows):
+        broken = next(r for r in rows if r.exercise == "*")
+        lines += [f"Your notebook could not be graded: {broken.detail}", ""]
+    if counted:
+        lines += [f"{passed} of {len(counted)} exercises passed; score {sum(score(r) for r in counted):.2f} of "
+                  f"{len(counted)} (an exercise that did not pass scores the share of its checks that did).", ""]
+    for row in counted:
+        title = titles.get(row.exercise, "")
+        checks = f" ({row.checks_passed} of {row.checks_total} checks)" if row.checks_total else ""
+        lines.append(f"## {row.exercise}{': ' + title if title else ''} — {row.status}{checks}")
+        lines.append("")
+        if row.failing:
+            lines.append("What failed, and why:")
+            for check in row.failing:
+                why = f": {check['why']}" if check.get("why") else ""
+                lines.append(f"- {check['name']}{why}")
+            lines.append("")
+        elif row.status not in ("passed", "failed") and row.detail:
+            lines += [row.detail, ""]
+        if row.seed is not None and not row.passed:
+            lines += [f"Replay this run in your notebook: `check({row.exercise!r}, seed={row.seed})`.", ""]
+        if row.report and not row.passed:
+            lines += ["The full report, as `check()` prints it:", "", "```", row.report.rstrip(), "```", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def safe(name: str) -> str:
+    """A student's name as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60].strip(".") or "student"
