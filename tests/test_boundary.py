@@ -19,18 +19,17 @@ import socket
 import subprocess
 import sys
 import uuid
-from collections import namedtuple
-from pathlib import Path
 
 import psycopg
 import pytest
 
 from course.infra import processes
 from course.core import queue
-from course.grading.boundary import lending, wire
+from course.grading.boundary import wire
 from course.grading.boundary.host import AnswerSide
-from course.grading.boundary.lending import Refused, RemoteError
-from course.grading.boundary.trusted import AnswerHost, AnswerProcessGone, TrustedSide
+from course.grading.boundary.admit import RemoteError
+from course.grading.boundary.serving import AnswerProcessGone, TrustedSide
+from course.grading.boundary.trusted import AnswerHost
 from course.grading.boundary.wire import Channel, Opaque
 
 

@@ -33,7 +33,8 @@ from pathlib import Path
 
 from course.errors import first_line
 from course.grading import manifest, run_check
-from course.grading.boundary.trusted import AnswerHost, AnswerProcessGone, LoadError
+from course.grading.boundary.serving import AnswerProcessGone
+from course.grading.boundary.trusted import AnswerHost, LoadError
 from course.grading.confine import Confinement
 
 SETUP_PHASE = "running the setup cells"

@@ -17,8 +17,6 @@ its arguments as data, and the line of the learner's code it came from.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import enum
 import importlib
 import inspect
 import itertools
