@@ -54,7 +54,7 @@ soak: $(STAMP)
 	COURSE_MODEL_SECONDS=$(SOAK_S) COURSE_MODEL_EXAMPLES=$${COURSE_MODEL_EXAMPLES:-25} \
 	COURSE_MODEL_STEPS=$${COURSE_MODEL_STEPS:-60} \
 	COURSE_MODEL_SEED=$${COURSE_MODEL_SEED:-$$($(BIN)/python -c 'import random; print(random.randrange(10**6))')} \
-	$(PYTEST) -s -q tests/test_queue_model.py
+	$(PYTEST) -s -q tests/core/test_queue_model.py
 
 build: $(STAMP)
 	$(BIN)/python -m course build

@@ -194,8 +194,8 @@ def parser() -> argparse.ArgumentParser:
 # Commands that live with the code they drive ("module" runs module.main, "module:name" module.name);
 # imported only when asked for.
 MODULE_COMMANDS = {
-    "build": ("course.grading.build", "write labs/ from solutions/"),
-    "map": ("course.grading.layout", "the package's layers, and each lab's own modules"),
+    "build": ("course.authoring.build", "write labs/ from solutions/"),
+    "map": ("course.authoring.layout", "the package's layers, and each lab's own modules"),
     "progress": ("course.grading.progress_file", "which exercises you have passed"),
     "check": ("course.grading.compare:check_main", "run a lab's checks on your saved notebook, from the terminal"),
     "compare": ("course.grading.compare", "your lab's code beside the solution's, and the checks on it"),

@@ -50,4 +50,4 @@ def test_a_lab_run_with_nbval_is_compared_laxly_and_a_solution_strictly():
 
     assert conftest.LABS == ROOT / "labs" and conftest.SANITIZE.is_file()
     assert conftest._lab_of("labs/03_postgres_queue.ipynb") == conftest._lab_of("solutions/03_postgres_queue.ipynb")
-    assert conftest._lab_of("tests/test_queue.py") is None
+    assert conftest._lab_of("tests/core/test_queue.py") is None

@@ -8,8 +8,8 @@
     worker      claim, run, heartbeat, ack; drain on SIGTERM (`python -m course worker`)
     scheduler   recurring jobs, enqueued once per slot by any number of schedulers
     outbox      the transactional outbox and its relay to a broker
-    monitoring  a snapshot of the queue and the alert rules read from it (lab 11's dashboard is
-                course/programs/watching.py)
+    monitoring  a snapshot of the queue and the alert conditions read from it (lab 11's dashboard is
+                course/programs/monitoring_view.py)
 
 It imports only course.errors and course.infra (for a database to connect to and processes to start).
 """

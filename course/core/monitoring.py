@@ -1,12 +1,13 @@
-"""Watching a queue: the numbers that say it is healthy, and the alerts that say it is not.
+"""Monitoring a queue: the numbers that say it is healthy, and the alerts that say it is not.
 
     snapshot(conn)              one reading: per queue ready / in flight / scheduled / oldest waiting,
                                 dead letters, dead tuples (course.core.queue.stats plus oldest_waiting)
     oldest_waiting(conn)        per queue, how long the oldest job someone waits for has been due
-    OldestJobOver, DeadLetters, DeadTuplesOver, evaluate(snapshot, rules)      alert rules
+    OldestJobOver, DeadLetters, DeadTuplesOver, evaluate(snapshot, conditions)  when to alert
     duration, time_behind, render_text, render_html      the numbers in words, a table of them
 
-Lab 11's live dashboard is course/programs/watching.py; its vacuum tools and demo, course/programs/churn.py.
+Lab 11's live dashboard is course/programs/monitoring_view.py; its vacuum tools and demo,
+course/programs/dead_rows.py.
 
 Why age and not depth: a queue's depth says how much work waits, not how late it is. Little's law turns
 one into the other only through the throughput: 10,000 newsletter jobs that the workers clear in two
@@ -94,18 +95,18 @@ def snapshot(conn: psycopg.Connection, at: float = 0.0, *, queues: Iterable[str]
     return Snapshot(round(at, 3), tuple(views), stats.dead_letters, stats.dead_tuples)
 
 
-# -- alert rules -----------------------------------------------------------------------------------
+# -- alert conditions: when a person must look ------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Alert:
-    rule: str  # the rule's name, e.g. "oldest job over 2 min"
+    condition: str  # the name of the condition it met, e.g. "oldest job over 2 min"
     subject: str  # what it is about: a queue's name, "dead letters", "jobs table"
     message: str  # one line for a person
 
     @property
     def key(self) -> tuple[str, str]:
-        return (self.rule, self.subject)
+        return (self.condition, self.subject)
 
 
 @dataclass(frozen=True)
@@ -158,12 +159,12 @@ class DeadTuplesOver:
                                                f"(limit {self.limit:,}): look for a long transaction")]
 
 
-DEFAULT_RULES = (OldestJobOver(LATE_AFTER_S), DeadLetters())
+DEFAULT_CONDITIONS = (OldestJobOver(LATE_AFTER_S), DeadLetters())
 
 
-def evaluate(snap: Snapshot, rules: Sequence = DEFAULT_RULES) -> list[Alert]:
-    """Every alert the rules raise on this snapshot, in rule order."""
-    return [alert for rule in rules for alert in rule.check(snap)]
+def evaluate(snap: Snapshot, conditions: Sequence = DEFAULT_CONDITIONS) -> list[Alert]:
+    """Every alert the conditions raise on this snapshot, in their order."""
+    return [alert for condition in conditions for alert in condition.check(snap)]
 
 
 # -- words and numbers -------------------------------------------------------------------------------

@@ -5,9 +5,12 @@
     add(conn, task, every=, first=, on_missed=)    a schedule: a slot every `every`, from `first` on
     tick(conn, now)                     enqueue each slot that is due, once, whoever else is ticking
     set_clock / advance_clock           the simulated clock a lab moves by hand
+    run(conninfo, name=...)             the scheduler process's loop: tick until SIGTERM, on the real clock
     spawn(schema, name=...)             a scheduler process: `python -m course.core.scheduler --name ...`
+    start(schema, count) / stop(...)    `count` of them on the simulated clock, as on `count` app servers
 
-Lab 08's examples, StayHub's two recurring jobs and their tables, are course/programs/stayhub_recurring.py.
+Lab 08's examples, StayHub's two recurring jobs and their tables, are course/programs/stayhub_recurring.py;
+its foil, a crontab on every server, is course/programs/crontab.py.
 
 One rule makes it safe to run a scheduler on every app server. A slot's job is enqueued in the same
 transaction as a row in `schedule_runs`, whose primary key is (task, slot). However many schedulers
@@ -19,16 +22,13 @@ schedule names a policy. `catch_up` enqueues every missed slot, oldest first: ea
 invoices. `skip` enqueues the latest slot only and records the others as skipped: one release of the
 unpaid holds does the work of all the missed ones.
 
-Time comes from a clock: the real one, or a simulated one kept in the database (`scheduler_clock`)
-that a lab or a check moves by hand, so a night passes in a second. Every scheduler process reads the
-same simulated clock, and wakes when it moves (NOTIFY on 'scheduler:<schema>').
+Time comes from a clock: the real one (what a scheduler in production reads, and the default), or a
+simulated one kept in the database (`scheduler_clock`) that a lab or a check moves by hand, so a night
+passes in a second. Every scheduler process reads the same simulated clock, and wakes when it moves
+(NOTIFY on 'scheduler:<schema>').
 
 Slots are a fixed period apart, from `first` on: "every 5 minutes", "every day at 02:00 UTC". Calendar
 rules (the last day of a month, 02:00 in a time zone with daylight saving) are not covered.
-
-For comparison, mode "cron" does what a crontab on each server does: the process remembers by itself
-when it last looked and enqueues every slot that has passed since, knowing nothing of the others (three
-servers, three jobs a slot) nor of the time it was not running (those slots are lost).
 
 Why one module: the schedules, the once-per-slot rule, the simulated clock and the scheduler process are
 one mechanism; the process only loops over tick(), and tick() reads the clock and the schedules.
@@ -61,7 +61,7 @@ log = logging.getLogger("course.core.scheduler")
 
 CATCH_UP, SKIP = "catch_up", "skip"
 POLICIES = (CATCH_UP, SKIP)
-SHARED, CRON = "shared", "cron"  # the two ways a scheduler process can decide what to enqueue
+SHARED = "shared"  # how this scheduler decides what to enqueue: one decision a slot, shared by all of them
 SIMULATED, REAL = "simulated", "real"  # the two clocks
 MAX_SLOTS = 100_000  # more due slots than this in one tick is a mistake (a `first` years ago?), not work
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
@@ -241,20 +241,6 @@ def tick(conn: psycopg.Connection, now: datetime) -> list[int]:
     return enqueued
 
 
-def cron_tick(conn: psycopg.Connection, now: datetime, since: datetime) -> list[int]:
-    """What one crontab does: enqueue every slot in (since, now], remembering nothing in the database.
-
-    Three servers doing this enqueue every slot three times; a slot that passed while this process was
-    not running is never enqueued at all.
-    """
-    enqueued = []
-    for schedule in schedules(conn):
-        for slot in slots_between(schedule, since, now):
-            enqueued.append(queue.enqueue(conn, schedule.job_type, job_payload(schedule, slot),
-                                          queue=schedule.queue))
-    return enqueued
-
-
 def runs(conn: psycopg.Connection, task: str | None = None) -> list[SlotRun]:
     """The decided slots (of one task, or all), in order."""
     with conn.cursor(row_factory=class_row(SlotRun)) as cursor:
@@ -326,17 +312,18 @@ def _hhmm(moment: datetime) -> str:
 # -- the scheduler process -------------------------------------------------------------------------
 
 
-def run(conninfo: str, *, name: str, mode: str = SHARED, clock: str = SIMULATED,
-        tick_fn: Callable[[psycopg.Connection, datetime], object] = tick, poll_s: float = 0.05,
-        every_s: float = 1.0) -> int:
+def run(conninfo: str, *, name: str, clock: str = REAL,
+        tick_fn: Callable[[psycopg.Connection, datetime], object] = tick, mode: str = SHARED,
+        poll_s: float = 0.05, every_s: float = 1.0) -> int:
     """Tick until SIGTERM or SIGINT; return the exit code.
 
     With the simulated clock it ticks each time the clock moves (woken by NOTIFY, or noticing within
     `poll_s`); with the real one, every `every_s` seconds. A tick that raises is logged, counted in the
-    heartbeat and tried again shortly: a scheduler must outlive a bad moment of its database.
+    heartbeat and tried again shortly: a scheduler must outlive a bad moment of its database. `tick_fn`
+    decides what each tick enqueues (tick, unless a lab runs its own); `mode` names it in the heartbeat.
     """
-    if mode not in (SHARED, CRON) or clock not in (SIMULATED, REAL):
-        raise InvalidArgument(f"mode must be 'shared' or 'cron' and clock 'simulated' or 'real'; got {mode!r}, {clock!r}.")
+    if clock not in (SIMULATED, REAL):
+        raise InvalidArgument(f"clock must be 'simulated' or 'real'; got {clock!r}.")
     stopping = False
 
     def stop(*_signal_args) -> None:
@@ -349,7 +336,6 @@ def run(conninfo: str, *, name: str, mode: str = SHARED, clock: str = SIMULATED,
     beat = {"name": name, "pid": os.getpid(), "mode": mode, "clock_seen": None, "ticks": 0, "errors": 0,
             "last_error": None}
     conn = listener = None
-    since = None  # cron mode's memory: when this process last looked
     ticked_at = None  # the clock time of the last successful tick
     log.info("scheduler %s: mode %s, %s clock", name, mode, clock)
     while not stopping:
@@ -359,12 +345,7 @@ def run(conninfo: str, *, name: str, mode: str = SHARED, clock: str = SIMULATED,
                 conn.execute(sql.query("scheduler", "heartbeat"), beat)
             now = clock_now(conn) if clock == SIMULATED else datetime.now(UTC)
             if now is not None and now != ticked_at:
-                if mode == CRON:
-                    since = since or now  # a crontab starting up runs nothing for the past
-                    enqueued = cron_tick(conn, now, since)
-                    since = now
-                else:
-                    enqueued = tick_fn(conn, now)
+                enqueued = tick_fn(conn, now)
                 ticked_at = now
                 beat.update(clock_seen=now, ticks=beat["ticks"] + 1, last_error=None)
                 conn.execute(sql.query("scheduler", "heartbeat"), beat)
@@ -416,9 +397,10 @@ def _close(*conns) -> None:
             conn.close()
 
 
-def spawn(schema: str | None = None, *, name: str = "scheduler", mode: str = SHARED, clock: str = SIMULATED,
-          dsn: str | None = None, env: dict[str, str] | None = None) -> processes.Child:
-    """Start `python -m course.core.scheduler` as a child process, on the course database (or `dsn`).
+def spawn(schema: str | None = None, *, name: str = "scheduler", clock: str = REAL, dsn: str | None = None,
+          env: dict[str, str] | None = None, program: str = "course.core.scheduler") -> processes.Child:
+    """Start `python -m course.core.scheduler` (or another `program` taking its flags) as a child process,
+    on the course database (or `dsn`).
 
     Its earlier heartbeat, if any, is forgotten first, so waiting for its ticks waits for this process.
     """
@@ -428,14 +410,14 @@ def spawn(schema: str | None = None, *, name: str = "scheduler", mode: str = SHA
         dsn = make_conninfo(dsn, options=f"-c search_path={schema}")
     with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as conn:
         conn.execute(sql.query("scheduler", "forget_heartbeat"), {"name": name})
-    return processes.python(name, "course.core.scheduler", "--name", name, "--mode", mode, "--clock", clock,
-                            "--dsn", dsn, env=env)
+    return processes.python(name, program, "--name", name, "--clock", clock, "--dsn", dsn, env=env)
 
 
-def start(schema: str, count: int, *, mode: str = SHARED, prefix: str = "server",
-          timeout: float = 30.0) -> list[processes.Child]:
-    """`count` scheduler processes, as on `count` app servers; returns once each has ticked the clock."""
-    children = [spawn(schema, name=f"{prefix}-{n + 1}", mode=mode) for n in range(count)]
+def start(schema: str, count: int, *, prefix: str = "server", timeout: float = 30.0,
+          program: str = "course.core.scheduler") -> list[processes.Child]:
+    """`count` scheduler processes on the simulated clock, as on `count` app servers (a lab's set-up);
+    returns once each has ticked the clock."""
+    children = [spawn(schema, name=f"{prefix}-{n + 1}", clock=SIMULATED, program=program) for n in range(count)]
     try:
         with db.connect(schema) as conn:
             now = clock_now(conn)
@@ -455,13 +437,12 @@ def stop(children: Sequence[processes.Child]) -> list[int]:
 # -- the program -----------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course.core.scheduler",
-                                     description="Enqueue recurring jobs from the schedules table, once per slot.")
+def main(argv: list[str] | None = None, *, prog: str = "python -m course.core.scheduler",
+         description: str = "Enqueue recurring jobs from the schedules table, once per slot.",
+         tick_fn: Callable[[psycopg.Connection, datetime], object] = tick, mode: str = SHARED) -> int:
+    """The scheduler program; a lab's variant (course/programs/crontab.py) passes its own tick_fn."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--name", default=f"scheduler-{os.getpid()}", help="how it shows in heartbeats and logs")
-    parser.add_argument("--mode", choices=[SHARED, CRON], default=SHARED,
-                        help="shared: one job per slot across all schedulers (default); cron: like a crontab "
-                             "on every server")
     parser.add_argument("--clock", choices=[SIMULATED, REAL], default=REAL,
                         help="real time, or the simulated clock in the scheduler_clock table")
     parser.add_argument("--schema", help="the schema holding the tables (default: public)")
@@ -471,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         conninfo = args.dsn or db.conninfo(args.schema)
-        return run(conninfo, name=args.name, mode=args.mode, clock=args.clock, every_s=args.every)
+        return run(conninfo, name=args.name, clock=args.clock, tick_fn=tick_fn, mode=mode, every_s=args.every)
     except (CourseError, DatabaseUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

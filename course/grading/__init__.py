@@ -7,31 +7,45 @@
     progress()             # what you have passed so far
 
 Also public, for the labs that show faults: `faults` (the fault injector: kill a worker at a chosen
-moment, print a replayable seed and a per-job timeline) and `Sandbox` (a lab's schema, for it to work on).
-Everything else in course.grading is the grader's own; a notebook never imports it (tests/test_layout.py).
+moment, print a replayable seed and a per-job timeline) and `ScratchSchema` (a schema of a check's or a
+lab's own, for it to work on). Everything else in course.grading is the grader's own; a notebook never
+imports it (tests/authoring/test_layout.py).
 
 A check never raises into the notebook: a failing or unfinished exercise prints why, and the lab goes on.
 The checks themselves live in course/grading/checks/, so the test suite runs exactly the same ones.
+
+What needs a database driver (the checks, the trial, progress) is imported when first used, so reading
+the manifest (`python -m course map`, `hint`) starts nothing and imports no psycopg.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from typing import Any
 
 from course.errors import CourseError
 from course.grading import hints, manifest
-from course.grading import progress_file as _progress
-from course.grading.checks import find
-from course.grading.report import Report
-from course.grading.sandbox import Sandbox
-from course.grading.trial import NotStarted, Stop, Trial, describe
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "Sandbox", "faults"]
+__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "ScratchSchema", "faults"]
+_LATER = {"Report": "course.grading.report", "ScratchSchema": "course.grading.scratch"}
 
 
-def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> Report:
+def __getattr__(name: str):
+    """The public names whose modules need the database driver, imported on first use."""
+    if name in _LATER:
+        return getattr(importlib.import_module(_LATER[name]), name)
+    if name == "faults":
+        return importlib.import_module("course.grading.faults")
+    raise AttributeError(f"module 'course.grading' has no attribute {name!r}")
+
+
+def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> "Report":
     """Run an exercise's checks on the given answers and return the report (the test suite uses this)."""
+    from course.grading.checks import find
+    from course.grading.report import Report
+    from course.grading.trial import NotStarted, Stop, Trial
+
     exercise = manifest.load().exercise(exercise_id)
     missing = [name for name in exercise.answers if name not in answers]
     if missing:
@@ -67,8 +81,10 @@ def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:
             answers[name] = caller[name]
     report = run_check(exercise_id, seed=seed, **answers)
     if report.status != "problem":
+        from course.grading import progress_file
+
         passed = sum(r.passed for r in report.results)
-        _progress.record(exercise_id, report.status, passed, len(report.results))
+        progress_file.record(exercise_id, report.status, passed, len(report.results))
     print(report.render())
 
 
@@ -80,7 +96,9 @@ def hint(exercise_id: str, number: int | None = None) -> None:
 
 
 def progress(lab_id: str | None = None) -> None:
-    print(_progress.table(lab_id))
+    from course.grading import progress_file
+
+    print(progress_file.table(lab_id))
 
 
 def course_map() -> None:
@@ -98,7 +116,7 @@ def _not_defined(names: list[str]) -> str:
 
 
 def _crash(error: Exception):
-    from course.grading.trial import Result
+    from course.grading.trial import Result, describe
 
     return Result("the check ran to the end", False,
                   note=f"it stopped on {describe(error)}\n(if the line is not yours, tell the course authors)")

@@ -75,7 +75,7 @@ class Notebook:
         """The setup cells and the exercise cells of a notebook's text (nothing of it runs here)."""
         import nbformat
 
-        from course.grading.build import exercise_of
+        from course.grading.notebooks import exercise_of
 
         cells = [c for c in nbformat.reads(text, as_version=4).cells if c.cell_type == "code"]
         return cls(name, [c.source for c in cells if "setup" in c.metadata.get("tags", [])],

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from course.errors import CourseError
 from course.grading import checker, manifest
-from course.grading.build import ROOT, lab_notebook, exercise_of
-from course.grading.notebooks import exercise_cells
+from course.grading.notebooks import LABS, SOLUTIONS, exercise_cells, exercise_of
+from course.grading.stubs import lab_notebook
 
 
 def side_by_side(left: str, right: str, width: int) -> str:
@@ -39,7 +39,7 @@ def side_by_side(left: str, right: str, width: int) -> str:
 
 def untouched(path: Path, lab: manifest.Lab) -> bool:
     """Every exercise cell of this notebook is still the lab's stub."""
-    stubs = {exercise_of(c): c.source for c in lab_notebook(ROOT / "solutions" / lab.notebook).cells
+    stubs = {exercise_of(c): c.source for c in lab_notebook(SOLUTIONS / lab.notebook).cells
              if c.cell_type == "code" and exercise_of(c)}
     try:
         mine = exercise_cells(path)
@@ -52,7 +52,7 @@ def newer_copies(path: Path, lab: manifest.Lab) -> list[Path]:
     """Notebooks of the same lab, saved after `path`: beside it, or anywhere in labs/ when it is there."""
     folder = path.parent.resolve()
     pattern = f"{lab.id}*.ipynb"
-    candidates = folder.rglob(pattern) if folder == (ROOT / "labs").resolve() else folder.glob(pattern)
+    candidates = folder.rglob(pattern) if folder == LABS.resolve() else folder.glob(pattern)
     mtime = path.stat().st_mtime
     return sorted((p for p in candidates
                    if p.resolve() != path.resolve() and p.stat().st_mtime > mtime
@@ -62,7 +62,7 @@ def newer_copies(path: Path, lab: manifest.Lab) -> list[Path]:
 
 def notebook_for(lab: manifest.Lab, given: Path | None, command: str) -> tuple[Path, str | None]:
     """The notebook to read, and a warning when it is untouched but a newer copy exists."""
-    path = given if given is not None else ROOT / "labs" / lab.notebook
+    path = given if given is not None else LABS / lab.notebook
     if not path.exists():
         raise CourseError(f"There is no notebook {path}.")
     if path.is_dir():
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     lab = manifest.load().lab(args.lab)
     mine_path, warning = notebook_for(lab, args.notebook, "compare")
-    solution_path = ROOT / "solutions" / lab.notebook
+    solution_path = SOLUTIONS / lab.notebook
     if warning:
         print(warning)
     mine, solution = exercise_cells(mine_path), exercise_cells(solution_path)

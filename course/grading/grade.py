@@ -20,45 +20,40 @@ Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, l
 
 Student code runs as you, on this machine: grade a class you do not trust inside a container.
 
-Why one module: it is one command: find the notebooks, grade each in a sandboxed child process, write
-the gradebook; each step feeds the next, and nothing else uses them.
+The role per notebook is course/grading/roles.py; the gradebook's rows, CSV and summaries are
+course/grading/gradebook.py.
+
+Why one module: it is one command's run: find the notebooks, then grade each in a child process watched
+to its end (the child's side, the grader's side, and the loop that hands notebooks to both).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import random
 import re
-import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
 from course.infra import processes
 from course.errors import CourseError, first_line
 from course.grading import manifest
+from course.grading.gradebook import Row, one_line, summary, write_csv
+from course.grading.roles import Roles, schemas
 
 FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
 IN_FOLDER = re.compile(r"^(?P<lab>\d\d)_[^/]*\.ipynb$")
-COLUMNS = ["student", "lab", "exercise", "status", "passed", "seconds", "seed", "first_failing", "notebook",
-           "detail"]
 DEFAULT_TIMEOUT_S = 120.0
-ROLE_PREFIX = "course_grade_"
 
 
 @dataclass
@@ -68,20 +63,6 @@ class Submission:
     path: Path
     also: list[Path] = field(default_factory=list)  # older notebooks of the same lab, not graded
     shown: str = ""  # the path under SUBMISSIONS, for the gradebook
-
-
-@dataclass
-class Row:
-    student: str
-    lab: str
-    exercise: str
-    status: str  # passed, failed, not started, no cell, could not load, timed out, crashed, unreadable, problem
-    passed: bool = False
-    seconds: float = 0.0
-    seed: int | None = None
-    first_failing: str = ""
-    notebook: str = ""
-    detail: str = ""
 
 
 # -- finding the notebooks -----------------------------------------------------------------------------
@@ -115,121 +96,6 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
     return submissions, unplaced
 
 
-# -- a database role per notebook ----------------------------------------------------------------------
-
-
-# GRANT on the database and DROP OWNED update the database's shared catalog row: two sessions doing it
-# at once fail with "tuple concurrently updated". The thread lock orders one grader's threads; this
-# advisory lock (held to the end of the transaction) orders every grader on the server, and the test
-# suite's parallel processes.
-CATALOG_LOCK = "SELECT pg_advisory_xact_lock(hashtext('course grade: roles'))"
-
-
-class Roles:
-    """Makes a login role per graded notebook that can create schemas and own only those."""
-
-    def __init__(self):
-        from course.infra import db
-
-        self.db = db
-        self.base = db.database().conninfo
-        self.dbname = conninfo_to_dict(self.base).get("dbname") or "course"
-        self.available, self.why_not = True, ""
-        # GRANT on the database and DROP ROLE update shared catalog rows: two at once fail with
-        # "tuple concurrently updated", so the grader's threads take turns.
-        self.lock = threading.Lock()
-        try:
-            with db.connect() as conn:
-                can = conn.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles "
-                                   "WHERE rolname = current_user").fetchone()[0]
-            if not can:
-                self.available, self.why_not = False, "the course's database user may not create roles"
-        except Exception as error:  # a database that refuses: say so once, grade as the course's user
-            self.available, self.why_not = False, f"{type(error).__name__}: {error}"
-        if self.available:
-            self.left_behind()
-            self._probe()
-
-    def owner_tag(self) -> str:
-        return f"made by course grade, pid {os.getpid()} on {socket.gethostname()}"
-
-    def left_behind(self) -> list[str]:
-        """Drop the roles (and what they own) that an earlier grade run on this machine, since killed, left."""
-        with self.db.connect() as conn:
-            found = conn.execute("SELECT rolname, shobj_description(oid, 'pg_authid') FROM pg_roles "
-                                 "WHERE rolname LIKE %s", [ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
-        dropped = []
-        for role, comment in found:
-            match = re.fullmatch(r"made by course grade, pid (\d+) on (.+)", comment or "")
-            if match and match[2] == socket.gethostname() and not processes.pid_alive(int(match[1])):
-                self.drop(role)
-                dropped.append(role)
-        return dropped
-
-    def _probe(self) -> None:
-        """Can a role made this way log in (pg_hba.conf may admit only some users)?"""
-        import psycopg
-
-        role = None
-        try:
-            role, info = self.create()
-            psycopg.connect(info, connect_timeout=self.db.CONNECT_TIMEOUT_S).close()
-        except Exception as error:  # noqa: BLE001 — any refusal means: grade as the course's user
-            self.available = False
-            self.why_not = f"a role made for grading could not log in ({str(error).strip().splitlines()[0]})"
-        finally:
-            if role is not None:
-                self.drop(role)
-
-    def create(self) -> tuple[str | None, str]:
-        """(role, conninfo for the child); role None when roles are not available."""
-        if not self.available:
-            return None, self.base
-        role, password = ROLE_PREFIX + secrets.token_hex(4), secrets.token_hex(16)
-        with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
-            conn.execute(CATALOG_LOCK)
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
-                                 "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
-            conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
-                sql.Identifier(self.dbname), sql.Identifier(role)))
-            conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
-                                                                   sql.Literal(self.owner_tag())))
-        return role, make_conninfo(self.base, user=role, password=password)
-
-    def drop(self, role: str | None) -> None:
-        """End the role's sessions, drop the schemas it made (sandboxes a killed check left) and the role.
-        A role already gone is fine: another grader's clean-up (left_behind) may have got there first."""
-        if role is None:
-            return
-        with self.db.connect() as conn:
-            if not self._locked(conn, role, "ALTER ROLE {} NOLOGIN"):  # no new sessions
-                return
-            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
-            for _ in range(100):
-                if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
-                    break
-                time.sleep(0.1)
-            self._locked(conn, role, "DROP OWNED BY {} CASCADE", "DROP ROLE {}")
-
-    def _locked(self, conn, role: str, *statements: str) -> bool:
-        """Run the statements on `role` under the catalog lock, if the role still exists; did it?"""
-        with self.lock, conn.transaction():
-            conn.execute(CATALOG_LOCK)
-            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone():
-                return False
-            for statement in statements:
-                conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
-        return True
-
-
-def schemas() -> set[str]:
-    from course.infra import db
-
-    with db.connect() as conn:
-        return {name for (name,) in conn.execute(
-            "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'")}
-
-
 # -- the child: one notebook, its exercises one after the other ----------------------------------------
 
 
@@ -246,7 +112,7 @@ def child_main(spec_path: str) -> int:
         return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says it
     code = 0
     try:
-        _die_with_parent()
+        processes.die_with_parent()  # the supervisor's death is this process's too
         _grade_in_child(spec)
     except BaseException:  # noqa: BLE001 — whatever happened, the grader reads the events written so far
         code = 3
@@ -293,27 +159,11 @@ def _grade_in_child(spec: dict) -> None:
                  seconds=time.monotonic() - started, seed=seed)
             continue
         failing = [r for r in report.results if not r.passed]
-        detail = _one_line(report.problem) or report.not_started or (first_line(failing[0].note, limit=200) if failing else "")
+        detail = one_line(report.problem) or report.not_started or (first_line(failing[0].note, limit=200) if failing else "")
         emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
              first_failing=failing[0].name if failing else "", detail=detail,
              checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
              seconds=time.monotonic() - started, seed=report.seed if report.seed is not None else seed)
-
-
-def _one_line(text: str | None, limit: int = 300) -> str:
-    """A message for one CSV cell: its lines joined, its whitespace collapsed, cut at `limit`."""
-    line = " / ".join(" ".join(part.split()) for part in (text or "").splitlines() if part.strip()).rstrip(":")
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this process when its parent (the supervisor) dies."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 # -- the grader: a child per notebook, watched ----------------------------------------------------------
@@ -366,9 +216,9 @@ class Grader:
             with open(log_path, "a") as log:
                 log.write(f"--- {submission.path} exercises {', '.join(exercises)}\n")
                 log.flush()
-                child = subprocess.Popen([sys.executable, "-m", "course.grading.grade", "--child",
-                                          str(work / "spec.json")], cwd=work, env=env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                child = processes.start_group([sys.executable, "-m", "course.grading.grade", "--child",
+                                               str(work / "spec.json")], cwd=work, env=env,
+                                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
                 rows = self._watch(child, base, work / "events.jsonl", exercises, seeds)
         finally:
             self.roles.drop(role)
@@ -419,10 +269,10 @@ class Grader:
                         child.wait(timeout=10)
                     except subprocess.TimeoutExpired:
                         pass
-                _kill_group(child)
+                processes.kill_group(child)
                 return rows
             if code is not None:
-                _kill_group(child)
+                processes.kill_group(child)
                 victim = current or next(e for e in exercises if e not in {r.exercise for r in rows})
                 if code < 0 or code > 128:
                     number = -code if code < 0 else code - 128
@@ -433,12 +283,12 @@ class Grader:
                                  seed=seeds.get(victim), detail=f"its process ended ({how}) while {phase}"))
                 return rows
             if current is not None and time.monotonic() - started > self.timeout_s:
-                _kill_group(child)
+                processes.kill_group(child)
                 rows.append(_row(base, exercise=current, status="timed out", seconds=time.monotonic() - started,
                                  seed=seeds.get(current), detail=f"still {phase} after {self.timeout_s:g} s; stopped"))
                 return rows
             if current is None and time.monotonic() - started > self.timeout_s + 60:  # never even started
-                _kill_group(child)
+                processes.kill_group(child)
                 victim = next(e for e in exercises if e not in {r.exercise for r in rows})
                 rows.append(_row(base, exercise=victim, status="timed out", seed=seeds.get(victim),
                                  detail="the grading process never began the next exercise"))
@@ -453,18 +303,10 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _kill_group(child: subprocess.Popen) -> None:
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    child.wait()
-
-
 def _row(base: Row, **values) -> Row:
     row = Row(**{**asdict(base), **values})
     row.seconds = round(float(row.seconds or 0), 2)
-    row.detail = _one_line(row.detail, 400)
+    row.detail = one_line(row.detail, 400)
     row.first_failing = row.first_failing or ("" if row.status in {"passed", "failed"} else row.status)
     return row
 
@@ -490,53 +332,6 @@ def _unreadable(path: Path) -> str | None:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "student"
-
-
-# -- the gradebook -------------------------------------------------------------------------------------
-
-BROKEN = {"no cell", "could not load", "timed out", "crashed", "unreadable", "problem"}
-
-
-def write_csv(rows: list[Row], path: Path) -> None:
-    with open(path, "w", newline="") as out:
-        writer = csv.DictWriter(out, COLUMNS)
-        writer.writeheader()
-        for row in rows:
-            values = asdict(row)
-            values["passed"] = int(row.passed)
-            values["seed"] = "" if row.seed is None else row.seed
-            writer.writerow(values)
-
-
-def summary(lab: manifest.Lab, rows: list[Row]) -> str:
-    rows = [r for r in rows if r.lab == lab.id]
-    students = sorted({r.student for r in rows})
-    lines = [f"# Lab {lab.id}: {lab.title}", "",
-             f"{len(students)} student{'s' if len(students) != 1 else ''} handed in this lab.", ""]
-    unreadable = sorted({r.student for r in rows if r.exercise == "*"})
-    if unreadable:
-        lines += [f"Could not be read at all: {', '.join(unreadable)}.", ""]
-    lines += ["| exercise | passed | failed | not started | broken | pass rate |", "|---|---|---|---|---|---|"]
-    for exercise in lab.exercises:
-        mine = [r for r in rows if r.exercise in (exercise.id, "*")]
-        count = Counter("broken" if r.status in BROKEN else r.status for r in mine)
-        rate = f"{100 * count['passed'] / len(mine):.0f} %" if mine else "–"
-        lines.append(f"| {exercise.id} {exercise.title} | {count['passed']} | {count['failed']} | "
-                     f"{count['not started']} | {count['broken']} | {rate} |")
-    failing = Counter((r.exercise, r.first_failing) for r in rows if r.status == "failed" and r.first_failing)
-    lines += ["", "## What to re-teach: the most common failing checks", ""]
-    if not failing:
-        lines.append("No check failed on a submitted answer.")
-    for (exercise, check), n in failing.most_common(8):
-        who = sorted(r.student for r in rows if r.exercise == exercise and r.first_failing == check
-                     and r.status == "failed")
-        lines.append(f"- **{exercise}**: {check} — {n} student{'s' if n != 1 else ''} ({', '.join(who)})")
-    broken = [r for r in rows if r.status in BROKEN]
-    if broken:
-        lines += ["", "## Submissions that did not run", ""]
-        for r in broken:
-            lines.append(f"- {r.student}, {r.exercise}: {r.status} — {r.detail}")
-    return "\n".join(lines) + "\n"
 
 
 def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S,

@@ -30,7 +30,7 @@ class Rule:
     id: str  # "skip-leased": short and stable, unique within its exercise
     text: str  # the rule as the exercise states it; rendered into the notebook's statement
     checks: tuple[str, ...]  # fragments of the names of the checks that enforce it
-    wrong_answers: tuple[str, ...]  # tests in tests/test_wrong_answers_labNN.py that break it
+    wrong_answers: tuple[str, ...]  # tests in tests/grading/checks/test_labNN.py that break it
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,11 @@ class Lab:
     minutes: int
     requires: tuple[str, ...] = ()
     exercises: tuple[Exercise, ...] = field(default_factory=tuple)
-    modules: tuple[str, ...] = ()  # the course.programs modules this lab's notebook and checks use
+    # Every file the lab is made of (tests/authoring/test_layout.py computes them from the sources):
+    modules: tuple[str, ...] = ()  # the course modules its notebook and checks import, its programs' too
+    sql: tuple[str, ...] = ()  # the SQL files they show or run
+    checks: str = ""  # course/grading/checks/labNN.py
+    tests: tuple[str, ...] = ()  # its checks' wrong-answer tests, and its modules' tests
 
     @property
     def notebook(self) -> str:
@@ -135,7 +139,8 @@ def load(path: Path = MANIFEST) -> Manifest:
             ))
         labs.append(Lab(id=lab_id, slug=entry["slug"], title=entry["title"], minutes=entry.get("minutes", 30),
                         requires=tuple(entry.get("requires", [])), exercises=tuple(exercises),
-                        modules=tuple(entry.get("modules", []))))
+                        modules=tuple(entry.get("modules", [])), sql=tuple(entry.get("sql", [])),
+                        checks=entry.get("checks", ""), tests=tuple(entry.get("tests", []))))
     ids = [lab.id for lab in labs]
     if ids != sorted(ids) or len(set(ids)) != len(ids):
         raise _problem("labs", f"ids must be unique and in order; found {ids}")

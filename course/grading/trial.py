@@ -5,7 +5,7 @@ A check function receives a Trial and the learner's answers:
 
     @exercise_check("03.claim")
     def _(t: Trial, claim):
-        box = t.sandbox()                              # an empty schema of its own
+        box = t.scratch()                              # an empty schema of its own
         got = t.call(claim, box.conn, 30, during="claiming from an empty queue")
         t.expect("returns None when no job is waiting", got=got, expected=None,
                  example="an empty jobs table")
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course.grading.sandbox import Sandbox
+from course.grading.scratch import ScratchSchema
 
 NOTHING = object()
 _short = reprlib.Repr()  # keyword arguments arrived in 3.12; we support 3.11
@@ -56,12 +56,12 @@ class Trial:
     seed: int | None = None
     results: list[Result] = field(default_factory=list)
     not_started: str | None = None  # what is still a stub, in words
-    _sandboxes: list[Sandbox] = field(default_factory=list)
+    _scratch: list[ScratchSchema] = field(default_factory=list)
 
-    def sandbox(self, *, queue_tables: bool = True) -> Sandbox:
-        """An isolated schema for this trial (dropped when the trial ends)."""
-        box = Sandbox.create(self.exercise_id, queue_tables=queue_tables)
-        self._sandboxes.append(box)
+    def scratch(self, *, queue_tables: bool = True) -> ScratchSchema:
+        """A schema of this trial's own (dropped when the trial ends)."""
+        box = ScratchSchema.create(self.exercise_id, queue_tables=queue_tables)
+        self._scratch.append(box)
         return box
 
     def call(self, fn, *args, during: str, **kwargs):
@@ -94,9 +94,9 @@ class Trial:
             raise Stop
 
     def close(self) -> None:
-        for box in self._sandboxes:
+        for box in self._scratch:
             box.drop()
-        self._sandboxes.clear()
+        self._scratch.clear()
 
 
 def describe(error: BaseException) -> str:

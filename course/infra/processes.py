@@ -11,6 +11,10 @@ is still running when the parent exits. We only ever signal pids we started.
                                                      reads it back with unpickle(SPEC)
     environment(variables)                           os.environ as a child started with them sees it
     wait_until(predicate, timeout)                   poll until true, or TimeoutError saying what for
+    start_group(argv), kill_group(popen)             a child leading a process group of its own, and
+                                                     the SIGKILL that ends all of it (what it started too)
+    output_within(argv, timeout_s)                   run one such child to its end or its deadline
+    die_with_parent()                                in a child: the kernel kills it when its parent dies
 
 When a class is graded, code under test must not run unconfined: a value that holds it marks itself
 while it is pickled (untrusted_code_pickled), and a child given that spec is started by the launcher
@@ -246,6 +250,49 @@ def wait_until(predicate, timeout: float, interval: float = 0.05, what: str = "c
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} not reached within {timeout:g} s")
         time.sleep(interval)
+
+
+# -- a process group with a deadline: a child whose descendants must all go when it does -----------------
+
+
+def start_group(argv: Sequence[str], **popen_args) -> subprocess.Popen:
+    """Start `argv` as the leader of a process group of its own (a new session), so kill_group() reaches
+    everything it starts: the workers, servers and grandchildren a check or a graded notebook leaves."""
+    return subprocess.Popen(list(argv), start_new_session=True, **popen_args)
+
+
+def kill_group(popen: subprocess.Popen) -> int:
+    """SIGKILL whatever is left of the process group start_group() made, then reap its leader."""
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the whole group has gone already
+    return popen.wait()
+
+
+def output_within(argv: Sequence[str], timeout_s: float, **popen_args) -> tuple[int | None, str, str]:
+    """Run `argv` in a process group of its own to its end, its output captured as text; then, or at
+    `timeout_s`, SIGKILL the group (anything it left running dies with it). (exit code, stdout, stderr);
+    the exit code is None when the deadline came first."""
+    child = start_group(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen_args)
+    try:
+        out, err = child.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        kill_group(child)
+        out, err = child.communicate()
+        return None, out, err
+    kill_group(child)
+    return child.returncode, out, err
+
+
+def die_with_parent() -> None:
+    """In a child, on Linux: the kernel SIGKILLs this process when its parent dies (elsewhere, nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 @atexit.register

@@ -26,6 +26,7 @@ import nats.errors
 from course.errors import BrokerUnavailable
 from course.infra import broker, db, nats_cluster, nats_server, processes
 from course.core import queue, worker
+from course.programs import jetstream_consumer
 from course.programs import jetstream_queue as jq
 from course.programs import jetstream_run
 
@@ -97,7 +98,7 @@ def drain_jetstream(servers: broker.Servers, jobs: int, *, replicas: int = 3, co
     jq.reset(work, servers)
     broker.run(_fill(servers, work.subject("noop"), jobs), timeout=DEADLINE_S)
     go = f"drain.go.{work.name}"
-    settings = jq.ConsumerSettings(concurrency=concurrency, route_dead_letters=False, go_subject=go)
+    settings = jetstream_consumer.ConsumerSettings(concurrency=concurrency, route_dead_letters=False, go_subject=go)
     team = jetstream_run.spawn_consumers(work, noop, servers, consumers, settings=settings, name=f"drain-r{replicas}-")
     try:
         jetstream_run.wait_ready(team)

@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from course.infra import broker, processes
 from course.infra.broker import TRANSIENT
 from course.errors import InvalidArgument
-from course.programs.jetstream_queue import (
-    Consumer, ConsumerSettings, Publisher, WorkQueue, publish_with_retry, record)
+from course.programs.jetstream_consumer import Consumer, ConsumerSettings
+from course.programs.jetstream_queue import Publisher, WorkQueue, publish_with_retry, record
 
 
 def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers, n: int = 2, *,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import psycopg
 
 from course.infra import db
-from course.programs import pools, queueing
+from course.programs import pools, queueing_theory
 from course.core import queue
 from course.errors import InvalidArgument
 from course.core.worker import Registry
@@ -224,9 +224,9 @@ def _measure(conn, layout: str, bulk_jobs: int, workers: int, confirmation: int,
 # -- reading the results ---------------------------------------------------------------------------------
 
 
-def predicted(bulk_jobs: int, throughput: float, workers: int = 2) -> dict[str, queueing.Layout]:
-    """What the arithmetic of course.programs.queueing says for the same three layouts, by name."""
-    return {layout.name: layout for layout in queueing.compare_layouts(bulk_jobs, throughput, workers)}
+def predicted(bulk_jobs: int, throughput: float, workers: int = 2) -> dict[str, queueing_theory.Layout]:
+    """What the arithmetic of course.programs.queueing_theory says for the same three layouts, by name."""
+    return {layout.name: layout for layout in queueing_theory.compare_layouts(bulk_jobs, throughput, workers)}
 
 
 def plot_waits(results: list[Measured], ax=None):

@@ -1,6 +1,6 @@
-"""Views for lab 10: why the wait explodes near saturation, drawn from course.programs.queueing.
+"""Views for lab 10: why the wait explodes near saturation, drawn from course.programs.queueing_theory.
 
-Everything here draws or formats what course.programs.queueing computes (Erlang C, the seeded M/M/c
+Everything here draws or formats what course.programs.queueing_theory computes (Erlang C, the seeded M/M/c
 simulation); nothing is computed twice. The widget is the thinnest layer of all:
 
     explorer(arrival_rate=11, service_time=4, servers=50)
@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from course.programs import queueing
+from course.programs import queueing_theory
 
 CURVE_POINTS = 150
 CURVE_TOP = 0.985  # the curve stops short of ρ = 1, where the mean wait is infinite
@@ -31,7 +31,7 @@ def wait_curve(service_time: float, servers: int, *, points: int = CURVE_POINTS,
     """(utilisations, mean waits in seconds) from Erlang C, for this service time and pool size, as
     the arrival rate goes from almost nothing to almost saturation."""
     utilisations = [top * k / points for k in range(1, points + 1)]
-    waits = [queueing.erlang_c(rho * servers / service_time, service_time, servers).mean_wait
+    waits = [queueing_theory.erlang_c(rho * servers / service_time, service_time, servers).mean_wait
              for rho in utilisations]
     return utilisations, waits
 
@@ -39,12 +39,12 @@ def wait_curve(service_time: float, servers: int, *, points: int = CURVE_POINTS,
 def readout(arrival_rate: float, service_time: float, servers: int) -> str:
     """One line: the load, and what Erlang C says about the wait (or that there is no steady wait)."""
     head = f"λ = {arrival_rate:.1f} jobs/s, S = {service_time:.1f} s, c = {servers} workers:"
-    rho = queueing.utilisation(arrival_rate, service_time, servers)
+    rho = queueing_theory.utilisation(arrival_rate, service_time, servers)
     if rho >= 1:
         busy = arrival_rate * service_time
         return (f"{head} ρ = {rho:.2f}: jobs arrive faster than they are finished, the queue grows "
                 f"without end; at least {math.floor(busy) + 1} workers needed")
-    queue = queueing.erlang_c(arrival_rate, service_time, servers)
+    queue = queueing_theory.erlang_c(arrival_rate, service_time, servers)
     return (f"{head} ρ = {rho:.2f}; {queue.probability_of_waiting:.0%} wait; mean wait {_seconds(queue.mean_wait)}; "
             f"95 % within {_seconds(queue.wait_percentile(0.95))}")
 
@@ -86,9 +86,9 @@ def formula_vs_simulation(service_time: float, servers: int, utilisations: Seque
     rows = []
     for index, rho in enumerate(utilisations):
         rate = rho * servers / service_time
-        formula = queueing.erlang_c(rate, service_time, servers)
+        formula = queueing_theory.erlang_c(rate, service_time, servers)
         customers = customers_for(rho)
-        run = queueing.simulate_mmc(rate, service_time, servers, customers, seed=seed + index)
+        run = queueing_theory.simulate_mmc(rate, service_time, servers, customers, seed=seed + index)
         rows.append(Agreement(rho, formula.mean_wait, run.mean_wait, run.mean_wait_stderr, customers))
         if progress:
             progress()
@@ -107,11 +107,11 @@ def pool_table(arrival_rate: float, service_time: float, pools: Sequence[int]) -
     """Erlang C for several pool sizes under one load: ρ, the chance of waiting, mean and 95th percentile."""
     lines = ["workers    ρ     P(wait)   mean wait   95 % start within", "-" * 54]
     for servers in pools:
-        rho = queueing.utilisation(arrival_rate, service_time, servers)
+        rho = queueing_theory.utilisation(arrival_rate, service_time, servers)
         if rho >= 1:
             lines.append(f"{servers:7d}  {rho:5.2f}      —       no steady state: the queue grows forever")
             continue
-        queue = queueing.erlang_c(arrival_rate, service_time, servers)
+        queue = queueing_theory.erlang_c(arrival_rate, service_time, servers)
         lines.append(f"{servers:7d}  {rho:5.2f}   {queue.probability_of_waiting:6.1%}   "
                      f"{_seconds(queue.mean_wait):>9}   {_seconds(queue.wait_percentile(0.95)):>9}")
     return "\n".join(lines)
@@ -123,10 +123,10 @@ def pool_table(arrival_rate: float, service_time: float, pools: Sequence[int]) -
 def draw(ax, arrival_rate: float, service_time: float, servers: int) -> None:
     """The mean-wait curve for this S and c, with the current load marked on it."""
     utilisations, waits = wait_curve(service_time, servers)
-    rho = queueing.utilisation(arrival_rate, service_time, servers)
+    rho = queueing_theory.utilisation(arrival_rate, service_time, servers)
     ax.plot(utilisations, waits, color="tab:blue", label=f"Erlang C, c = {servers}, S = {service_time:g} s")
     if rho < 1:
-        current = queueing.erlang_c(arrival_rate, service_time, servers).mean_wait
+        current = queueing_theory.erlang_c(arrival_rate, service_time, servers).mean_wait
         ax.plot([rho], [current], "o", color="tab:red", markersize=8,
                 label=f"now: ρ = {rho:.2f}, mean wait {_seconds(current)}")
         top = max(current * 1.5, waits[int(len(waits) * 0.9)])

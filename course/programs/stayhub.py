@@ -1,24 +1,23 @@
-"""StayHub, the hotel-booking site of the capstone: its booking API, its three side jobs, and the
-channel-manager partner, each a real process.
+"""StayHub, the hotel-booking site of the capstone: its tables, its checkout (inline, or with jobs) and
+its three side jobs, run by real worker processes. Its booking API, the web app a guest's checkout goes
+through, is course/programs/booking_api.py; the channel-manager partner it syncs with,
+course/programs/channel_manager.py.
 
-    install(conn)                      the queue's and StayHub's tables (course/core/sql/stayhub.sql), demo data
+    install(conn)                      the queue's and StayHub's tables (course/programs/sql/stayhub.sql), demo data
     charge, insert_booking             what the guest must wait for: ~300 ms + ~100 ms
     handlers                           send_confirmation_email, render_invoice, sync_channel_manager
-    BookingApi.start(...)              POST /bookings, "inline" (everything in the request), "jobs", or
-                                       with your own checkout function
-    ChannelManager.start(...)          the partner: ~3.6 s per sync, and often too slow to answer at all
+    checkout_inline, checkout_with_jobs    the checkout with everything in the request, or with jobs
+    push_to_channel_manager(url, b)    the sync, from StayHub's side (the partner: channel_manager.py)
     spawn_worker(...)                  a worker process running `handlers`, with the material's retry
                                        policy (its waits optionally scaled down, so a demo takes seconds)
 
 The material's step times (Episode 21): payment and insert 400 ms (the payment alone 300 ms), email
 300 ms (the provider's latency), invoice PDF 1,500 ms, channel-manager sync ~3.6 s: 5.8 s inline.
 
-    python -m course.programs.stayhub api --schema lab12 --mode inline --provider URL --channel-manager URL
-    python -m course.programs.stayhub channel-manager --latency 3.6 --timeout-rate 0.3
     python -m course.programs.stayhub worker --schema lab12      (EMAIL_PROVIDER_URL, CHANNEL_MANAGER_URL set)
 
-Why one module: it is one system, lab 12's StayHub: its tables, its handlers, its booking API and its
-partner are started together and read each other's state, and a learner reads them as one site.
+Why one module: it is one system, lab 12's StayHub: its tables, its checkout and its handlers read and
+write each other's rows, and a learner reads them as one site.
 """
 
 from __future__ import annotations
@@ -29,11 +28,10 @@ import random
 import re
 import secrets
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from functools import partial
 from types import SimpleNamespace
@@ -42,15 +40,15 @@ import psycopg
 from psycopg.rows import dict_row
 
 from course.infra import db, processes
-from course.core import queue, sql
+from course.core import queue
+from course.programs import sql
 from course.core.backoff import backoff_delay
 from course.errors import CourseError, InvalidArgument
 from course.core import arguments
 from course.core.queue import PermanentError
 from course.core.worker import Registry
 from course.programs.email_provider import send_email
-from course.programs.http import HttpError, JsonHandler, Reply, Server, ServerProcess, ServiceUnreachable, call, route, serve
-from course.programs.http import start_server
+from course.programs.http import ServiceUnreachable, call
 
 # -- the scenario's numbers ----------------------------------------------------------------------------
 
@@ -386,16 +384,16 @@ def checkout_inline(conn: psycopg.Connection, guest_id: int, room_id: int, night
     started = time.monotonic()
     payment = charge(conn, guest_id, room_id, nights)
     booking_id = insert_booking(conn, guest_id, room_id, nights, payment)  # autocommit: stored now
-    timings["payment and insert"] = _since(started)
+    timings["payment and insert"] = since(started)
 
     def step(name: str, action: Callable[[], object]) -> None:
         began = time.monotonic()
         try:
             action()
         except Exception as error:
-            timings[name] = _since(began)
+            timings[name] = since(began)
             raise CheckoutFailed(booking_id, name, error, timings) from None
-        timings[name] = _since(began)
+        timings[name] = since(began)
 
     b = booking(conn, booking_id)
     email = confirmation_email(b)
@@ -416,240 +414,9 @@ def checkout_with_jobs(conn: psycopg.Connection, guest_id: int, room_id: int, ni
     return booking_id
 
 
-def _since(started: float) -> float:
+def since(started: float) -> float:
+    """Seconds from `started` (a time.monotonic() reading) to now, to the millisecond."""
     return round(time.monotonic() - started, 3)
-
-
-# -- the booking API: a web app in its own process ----------------------------------------------------------
-
-MODES = ("inline", "jobs", "custom")
-
-
-class BookingHandler(JsonHandler):
-    server: "BookingServer"
-
-    @route("GET", "/health")
-    def health(self):
-        try:
-            with self.server.pool.connection(timeout=5) as conn:
-                conn.execute("SELECT 1 FROM bookings LIMIT 0")
-        except Exception as error:  # not ready: say why, and let the caller poll again
-            raise HttpError(503, f"the database is not answering: {error}") from None
-        return 200, {"ok": True, "mode": self.server.mode, "schema": self.server.schema}
-
-    @route("POST", "/bookings")
-    def book(self):
-        request = self.json_body()
-        args = (request.get("guest_id"), request.get("room_id"), request.get("nights", 2))
-        started = time.monotonic()
-        with self.server.pool.connection() as conn:
-            try:
-                if self.server.mode == "inline":
-                    booking_id, timings = checkout_inline(conn, *args, provider_url=self.server.provider_url,
-                                                          channel_manager_url=self.server.channel_manager_url)
-                else:
-                    booking_id, timings = self.server.checkout(conn, *args), {}
-            except InvalidArgument as error:
-                raise HttpError(422, str(error)) from None
-            except CheckoutFailed as failure:
-                return 502, {"error": str(failure), "booking_id": failure.booking_id, "paid": True,
-                             "failed_step": failure.step, "timings": failure.timings,
-                             "seconds": _since(started)}
-        if not isinstance(booking_id, int) or isinstance(booking_id, bool):
-            raise HttpError(500, f"the checkout function returned {booking_id!r:.60}, not a booking id")
-        return 201, {"booking_id": booking_id, "status": "confirmed", "timings": timings,
-                     "seconds": _since(started)}
-
-
-class BookingServer(Server):
-    def __init__(self, port: int, *, pool, schema: str, mode: str, checkout: Callable,
-                 provider_url: str | None, channel_manager_url: str | None):
-        super().__init__(BookingHandler, port)
-        self.pool = pool
-        self.schema = schema
-        self.mode = mode
-        self.checkout = checkout
-        self.provider_url = provider_url
-        self.channel_manager_url = channel_manager_url
-
-
-@dataclass(frozen=True)
-class CheckoutReply:
-    status: int  # 201 confirmed, 502 paid but an error page, ...
-    seconds: float  # what the guest waited, measured by the client
-    booking_id: int | None
-    timings: dict = field(default_factory=dict)  # the server's seconds per step (inline mode)
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 201
-
-
-class BookingApi(ServerProcess):
-    """StayHub's booking API, running in a process of its own.
-
-        api = BookingApi.start(schema="lab12", mode="inline", provider_url=..., channel_manager_url=...)
-        api = BookingApi.start(schema="lab12", mode="jobs")
-        api = BookingApi.start(schema="lab12", checkout=my_checkout)   # your function runs in the server
-        reply = api.book(guest_id=1, room_id=1, nights=2)                # reply.seconds, reply.booking_id
-    """
-
-    @classmethod
-    def start(cls, *, schema: str, mode: str = "jobs", checkout: Callable | None = None,
-              provider_url: str | None = None, channel_manager_url: str | None = None, install: bool = True,
-              name: str = "booking-api", timeout: float = 30.0) -> "BookingApi":
-        if checkout is not None:
-            mode = "custom"
-        if mode not in MODES:
-            raise InvalidArgument(f"mode must be one of {', '.join(MODES)}; got {mode!r}. Nothing was started.")
-        if mode == "inline" and not (provider_url and channel_manager_url):
-            raise InvalidArgument("inline mode sends the email and syncs the channel manager itself: give it "
-                                  "provider_url= and channel_manager_url=. Nothing was started.")
-        if install:
-            with db.connect(schema) as conn:
-                install_tables(conn, schema)
-        args = ["api", "--schema", schema, "--dsn", db.conninfo(schema), "--mode", mode, "--port", "0"]
-        if provider_url:
-            args += ["--provider", provider_url]
-        if channel_manager_url:
-            args += ["--channel-manager", channel_manager_url]
-        pickle_path = None
-        if checkout is not None:
-            pickle_path = processes.pickle_for_child(checkout, f"{name}-checkout")
-            args += ["--checkout-pickle", str(pickle_path)]
-        try:
-            child, url = start_server(name, "course.programs.stayhub", args, timeout=timeout)
-        finally:
-            if pickle_path is not None:
-                pickle_path.unlink(missing_ok=True)
-        return cls(url, child)
-
-    def book(self, guest_id: int = 1, room_id: int = 1, nights: int = 2, *, timeout: float = 30.0) -> CheckoutReply:
-        """POST /bookings, timed the way the guest feels it: from sending to the full answer."""
-        started = time.perf_counter()
-        reply = call("POST", f"{self.url}/bookings", {"guest_id": guest_id, "room_id": room_id, "nights": nights},
-                     timeout=timeout)
-        seconds = round(time.perf_counter() - started, 3)
-        data = reply.data if isinstance(reply.data, dict) else {}
-        return CheckoutReply(reply.status, seconds, data.get("booking_id"), data.get("timings") or {},
-                             None if reply.ok else reply.error)
-
-
-def install_tables(conn: psycopg.Connection, schema: str) -> None:
-    exists = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
-    if not exists:
-        raise InvalidArgument(f"there is no schema {schema!r}: create it with course.infra.db.reset_schema({schema!r}) "
-                              "first. Nothing was started.")
-    install(conn)
-
-
-# -- the channel manager: a partner that is slow, and often slower than we wait ------------------------------
-
-
-@dataclass
-class PartnerSettings:
-    latency_s: float = CHANNEL_S
-    jitter_s: float = 0.2  # each answer takes latency ± jitter
-    timeout_rate: float = CHANNEL_TIMEOUT_RATE  # the share of requests it sits on far too long
-    hang_s: float = 20.0  # how long it sits on those
-    seed: int | None = 1
-
-
-class ChannelHandler(JsonHandler):
-    server: "ChannelServer"
-
-    @route("GET", "/health")
-    def health(self):
-        return 200, {"ok": True}
-
-    @route("PUT", r"/availability/(?P<booking_id>\d+)")
-    def put_availability(self, booking_id: str):
-        update = self.json_body()
-        time.sleep(self.server.delay())
-        self.server.record(int(booking_id), update)  # a client that gave up does not undo this
-        return 200, {"booking_id": int(booking_id), "synced": True}
-
-    @route("GET", "/admin/syncs")
-    def syncs(self):
-        with self.server.lock:
-            return 200, {"syncs": [dict(s) for s in self.server.syncs]}
-
-    @route("PATCH", "/admin/settings")
-    def change(self):
-        changes = self.json_body()
-        with self.server.lock:
-            for name, value in changes.items():
-                if not hasattr(self.server.settings, name):
-                    raise HttpError(400, f"unknown setting {name!r}")
-                setattr(self.server.settings, name, value)
-            if "seed" in changes:
-                self.server.rng = random.Random(self.server.settings.seed)
-            return 200, vars(self.server.settings)
-
-    @route("POST", "/admin/reset")
-    def reset(self):
-        with self.server.lock:
-            self.server.syncs.clear()
-            self.server.rng = random.Random(self.server.settings.seed)
-        return 200, {"ok": True}
-
-
-class ChannelServer(Server):
-    def __init__(self, port: int, settings: PartnerSettings):
-        super().__init__(ChannelHandler, port)
-        self.settings = settings
-        self.rng = random.Random(settings.seed)
-        self.lock = threading.Lock()
-        self.syncs: list[dict] = []
-
-    def delay(self) -> float:
-        """This request's wait, drawn in arrival order from the seeded sequence."""
-        with self.lock:
-            s = self.settings
-            hangs = self.rng.random() < s.timeout_rate
-            jitter = self.rng.uniform(-s.jitter_s, s.jitter_s)
-            return s.hang_s if hangs else max(0.0, s.latency_s + jitter)
-
-    def record(self, booking_id: int, update: dict) -> None:
-        with self.lock:
-            self.syncs.append({"booking_id": booking_id, "at": time.time(), **update})
-
-
-class ChannelManager(ServerProcess):
-    """The channel-manager partner in a process of its own.
-
-        partner = ChannelManager.start(latency_s=3.6, timeout_rate=0.3, seed=1)
-        partner.syncs()          # every update it took, including those whose client had given up
-    """
-
-    @classmethod
-    def start(cls, *, latency_s: float = CHANNEL_S, jitter_s: float = 0.2, timeout_rate: float = CHANNEL_TIMEOUT_RATE,
-              hang_s: float = 20.0, seed: int | None = 1, name: str = "channel-manager",
-              timeout: float = 30.0) -> "ChannelManager":
-        for label, value, high in (("latency_s", latency_s, 600), ("jitter_s", jitter_s, 600),
-                                   ("timeout_rate", timeout_rate, 1), ("hang_s", hang_s, 600)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
-                raise InvalidArgument(f"{label} must be a number from 0 to {high}; got {value!r}. Nothing was started.")
-        args = ["channel-manager", "--port", "0", "--latency", str(latency_s), "--jitter", str(jitter_s),
-                "--timeout-rate", str(timeout_rate), "--hang", str(hang_s)]
-        args += ["--seed", str(seed)] if seed is not None else []
-        child, url = start_server(name, "course.programs.stayhub", args, timeout=timeout)
-        return cls(url, child)
-
-    def syncs(self) -> list[dict]:
-        return self._checked(call("GET", f"{self.url}/admin/syncs"))["syncs"]
-
-    def configure(self, **settings) -> dict:
-        return self._checked(call("PATCH", f"{self.url}/admin/settings", settings))
-
-    def reset(self) -> None:
-        self._checked(call("POST", f"{self.url}/admin/reset"))
-
-    def _checked(self, reply: Reply):
-        if not reply.ok:
-            raise CourseError(f"the channel manager at {self.url} answered {reply.status}: {reply.error}")
-        return reply.data
 
 
 # -- workers ---------------------------------------------------------------------------------------------
@@ -725,54 +492,9 @@ def run_worker(dsn: str, *, concurrency: int, lease_s: float, backoff_scale: flo
 # -- the program -----------------------------------------------------------------------------------
 
 
-def _api(args) -> int:
-    import fpdf  # noqa: F401  (imported now, not during the first guest's checkout)
-    from psycopg_pool import ConnectionPool
-
-    if args.mode == "custom":
-        if not args.checkout_pickle:
-            print("booking api: --mode custom needs --checkout-pickle", file=sys.stderr)
-            return 2
-        checkout = processes.unpickle(args.checkout_pickle)
-    else:
-        checkout = checkout_with_jobs
-    pool = ConnectionPool(args.dsn, min_size=1, max_size=10, kwargs={"autocommit": True},
-                          check=ConnectionPool.check_connection, open=True, name="booking-api")
-    try:
-        server = BookingServer(args.port, pool=pool, schema=args.schema, mode=args.mode, checkout=checkout,
-                               provider_url=args.provider, channel_manager_url=args.channel_manager)
-        return serve(server, name=f"StayHub booking API ({args.mode}, schema {args.schema})", url_file=args.url_file)
-    finally:
-        pool.close(timeout=1.0)
-
-
-def _channel_manager(args) -> int:
-    settings = PartnerSettings(args.latency, args.jitter, args.timeout_rate, args.hang, args.seed)
-    # Requests it sits on would hold up a graceful stop for their whole hang: wait one second for them.
-    return serve(ChannelServer(args.port, settings), name="channel manager", url_file=args.url_file,
-                 drain_timeout=1.0)
-
-
 def main(argv: list[str] | None = None) -> int:
     top = argparse.ArgumentParser(prog="python -m course.programs.stayhub", description="StayHub's programs.")
     commands = top.add_subparsers(dest="command", required=True)
-    api = commands.add_parser("api", help="the booking API")
-    api.add_argument("--schema", required=True)
-    api.add_argument("--dsn", required=True)
-    api.add_argument("--mode", choices=MODES, default="jobs")
-    api.add_argument("--provider")
-    api.add_argument("--channel-manager")
-    api.add_argument("--checkout-pickle", help="a cloudpickled checkout(conn, guest_id, room_id, nights)")
-    api.add_argument("--port", type=int, default=0)
-    api.add_argument("--url-file")
-    partner = commands.add_parser("channel-manager", help="the slow, flaky partner")
-    partner.add_argument("--port", type=int, default=0)
-    partner.add_argument("--latency", type=float, default=CHANNEL_S)
-    partner.add_argument("--jitter", type=float, default=0.2)
-    partner.add_argument("--timeout-rate", type=float, default=CHANNEL_TIMEOUT_RATE)
-    partner.add_argument("--hang", type=float, default=20.0)
-    partner.add_argument("--seed", type=int, default=None)
-    partner.add_argument("--url-file")
     work = commands.add_parser("worker", help="run StayHub's jobs")
     work.add_argument("--dsn", required=True)
     work.add_argument("--concurrency", type=int, default=4)
@@ -780,10 +502,6 @@ def main(argv: list[str] | None = None) -> int:
     work.add_argument("--backoff-scale", type=float, default=1.0)
     work.add_argument("--poll-interval", type=float, default=0.5)
     args = top.parse_args(argv)
-    if args.command == "api":
-        return _api(args)
-    if args.command == "channel-manager":
-        return _channel_manager(args)
     return run_worker(args.dsn, concurrency=args.concurrency, lease_s=args.lease, backoff_scale=args.backoff_scale,
                       poll_interval_s=args.poll_interval)
 

@@ -6,7 +6,7 @@ missed runs skipped). course.core.scheduler enqueues them; a worker runs them wi
     handlers                    nightly_invoices, release_unpaid_holds: python -m course worker
                                 --app course.programs.stayhub_recurring:handlers
 
-Their SQL is course/core/sql/stayhub_recurring.sql.
+Their SQL is course/programs/sql/stayhub_recurring.sql.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import psycopg
 
-from course.core import sql
+from course.programs import sql
 from course.core.worker import Registry
 
 

@@ -1,6 +1,6 @@
 """Tiffin, the food-delivery app of the lessons: its tables, its orders, and the receipt job.
 
-    install(conn)               the queue's tables, Tiffin's tables (course/core/sql/tiffin.sql), demo customers
+    install(conn)               the queue's tables, Tiffin's tables (course/programs/sql/tiffin.sql), demo customers
     place_order(conn, ...)      check and store an order (the checkout app calls this)
     handlers                    the Registry a worker runs: `send_receipt` {"order_id": ...}
 
@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import psycopg
 from psycopg.rows import dict_row
 
-from course.core import queue, sql
+from course.core import queue
+from course.programs import sql
 from course.errors import InvalidArgument
 from course.core.queue import PermanentError
 from course.core.worker import Registry

@@ -10,7 +10,7 @@ from course.grading.checks.quiz import ask
 
 @exercise_check("00.first_job")
 def first_job(t: Trial, enqueue_welcome):
-    box = t.sandbox()
+    box = t.scratch()
     job_id = t.call(enqueue_welcome, box.conn, 7, during="enqueue_welcome(conn, 7)")
     t.require("returns the new job's id (an int)", ok=isinstance(job_id, int) and not isinstance(job_id, bool),
               got=job_id, example="enqueue_welcome(conn, 7) on an empty queue")

@@ -43,7 +43,7 @@ def _ascending(got):
 
 @exercise_check("01.receipts_lost")
 def receipts_lost_check(t: Trial, receipts_lost):
-    box = t.sandbox()
+    box = t.scratch()
     tiffin.install(box.conn)
 
     got = t.call(receipts_lost, box.conn, [], during="receipts_lost(conn, []) with no orders yet")
@@ -127,7 +127,7 @@ EXIT_CODES = {"deploy": (0, "SIGTERM, a rolling deploy's graceful stop: exit cod
 
 @exercise_check("01.lose_a_receipt")
 def lose_a_receipt_check(t: Trial, lose_a_receipt):
-    box = t.sandbox()
+    box = t.scratch()
     tiffin.install(box.conn)
     provider = EmailProvider.start(latency_s=0.0, name="check-provider")
     apps: list[CheckoutApp] = []

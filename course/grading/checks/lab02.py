@@ -20,7 +20,7 @@ from course.programs import tiffin
 from course.programs.email_provider import EmailProvider
 
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check, rules
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 THALI = [{"name": "paneer thali", "quantity": 2, "price_cents": 1150}]
@@ -39,7 +39,7 @@ def _empty(conn) -> None:
 
 @exercise_check("02.place_order")
 def place_order_check(t: Trial, place_order_and_enqueue):
-    box = t.sandbox()
+    box = t.scratch()
     tiffin.install(box.conn)
     conn = box.conn
 
@@ -59,7 +59,7 @@ def place_order_check(t: Trial, place_order_and_enqueue):
              note="the worker reads the customer, the address and the items when it runs")
 
     _empty(conn)
-    rules.expect_jobs_in_the_business_transaction(
+    shared.expect_jobs_in_the_business_transaction(
         t, lambda c: place_order_and_enqueue(c, 2, THALI), conn, table="orders", thing="order",
         told="the customer is not told 'order placed'", gets="a receipt",
         call="place_order_and_enqueue(conn, 2, THALI)")
@@ -111,7 +111,7 @@ def _receipts_for(provider: EmailProvider, order_id: int) -> list:
 @exercise_check("02.send_receipt")
 def send_receipt_check(t: Trial, send_receipt, seed=None):
     t.seed = seed if seed is not None else random.randrange(1, 10**6)
-    box = t.sandbox()
+    box = t.scratch()
     tiffin.install(box.conn)
     provider = EmailProvider.start(latency_s=0.0, seed=t.seed, name="check-provider")
     try:

@@ -33,7 +33,7 @@ WAITED = "waited for the lock"
 
 
 def _simple_queue(t: Trial):
-    box = t.sandbox(queue_tables=False)
+    box = t.scratch(queue_tables=False)
     box.conn.execute(JOBS_TABLE)
     return box
 

@@ -61,7 +61,7 @@ def _taken_over(conn, job: queue.Job, lease_s: float = 30.0) -> queue.Job:
 
 @exercise_check("04.heartbeat")
 def heartbeat_check(t: Trial, extend_lease, seed=None):
-    box = t.sandbox()
+    box = t.scratch()
     conn = box.conn
     queue.enqueue_many(conn, "sync_channel_manager", [{"booking_id": 981}, {"booking_id": 982}])
     job, other = _claimed(conn, 2), _claimed(conn, 2)
@@ -179,7 +179,7 @@ def expect_each_effect_once(t: Trial, result: Run, counts: dict[int, int], what:
 
 @exercise_check("04.fenced_ack")
 def fenced_ack_check(t: Trial, ack):
-    box = t.sandbox()
+    box = t.scratch()
     conn = box.conn
     job_id, other_id = queue.enqueue_many(conn, "send_receipt", [{"order_id": 9812}, {"order_id": 9813}])
     job = _claimed(conn, 30)

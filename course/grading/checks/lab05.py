@@ -9,10 +9,6 @@ the check's own that is deleted afterwards.
 
 Learner code that must crash runs in a child process: `python -m course.grading.checks.lab05 SPEC`
 runs the (cloudpickled) function and arguments in SPEC, so the SIGKILL is a real one.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/test_wrong_answers_lab05.py).
 """
 
 from __future__ import annotations
@@ -31,7 +27,8 @@ from course.core import outbox
 from course.programs import tiffin
 
 from course.grading.trial import Trial, describe
-from course.grading.checks import exercise_check, killpoint, rules
+from course.grading.faults import killpoint
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 CHILD_TIMEOUT_S = 60.0  # a loaded 2-core machine may take a while to start a Python process
@@ -105,7 +102,7 @@ def _place_order_in_child(place_order, conninfo: str, application_name: str) -> 
 
 @exercise_check("05.place_order")
 def place_order_check(t: Trial, place_order):
-    box = t.sandbox()
+    box = t.scratch()
     tiffin.install(box.conn)
     example = "place_order(conn, 1, 2350) on an empty schema"
     order_id = t.call(place_order, box.conn, 1, 2350, during="place_order(conn, 1, 2350)")
@@ -122,7 +119,7 @@ def place_order_check(t: Trial, place_order):
              example=example, note="ids, not data: the worker reads the order fresh")
 
     _start_over(box.conn)
-    rules.expect_jobs_in_the_business_transaction(
+    shared.expect_jobs_in_the_business_transaction(
         t, lambda c: place_order(c, 1, 2350), box.conn, table="orders", thing="order",
         told="the customer is not told 'order placed'", gets="a receipt",
         call="place_order(conn, 1, 2350)")
@@ -255,7 +252,7 @@ def _drain(t: Trial, relay_batch, conn, publish, during: str, rounds: int = 6) -
 
 @exercise_check("05.relay")
 def relay_check(t: Trial, relay_batch):
-    box = t.sandbox(queue_tables=False)
+    box = t.scratch(queue_tables=False)
     outbox.install(box.conn)
     stream = f"CHECK05_{secrets.token_hex(4).upper()}"
     broker.ensure_stream(stream, [f"{stream.lower()}.>"])  # the default duplicate window: two minutes

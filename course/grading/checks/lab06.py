@@ -5,10 +5,6 @@ made to happen on cue (a re-run, a failed effect, the provider down, a crash bef
 workers at once), then hand it to real worker processes that are SIGKILLed after the work and before
 the ack (course.grading.faults). The acceptance test counts emails where the guest would: at the email
 provider, a real HTTP service in its own process.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/test_wrong_answers_lab06.py).
 """
 
 from __future__ import annotations
@@ -23,12 +19,13 @@ from collections import Counter
 import psycopg
 
 from course.infra import processes
-from course.core import queue, sql
+from course.core import queue
+from course.programs import sql
 from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check, rules
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 PROVIDER_URL_ENV = "EMAIL_PROVIDER_URL"
@@ -132,7 +129,7 @@ def _fail_once(conn: psycopg.Connection, table: str) -> None:
 
 @exercise_check("06.confirm_booking")
 def confirm_booking_check(t: Trial, confirm_booking, seed=None):
-    box = t.sandbox()
+    box = t.scratch()
     bookings = install_stayhub(box.conn)
     conn = box.conn
     first, cancelled, flaky, contended = bookings[:4]
@@ -270,7 +267,7 @@ class Inbox:
 
 @exercise_check("06.send_confirmation")
 def send_confirmation_check(t: Trial, send_confirmation, seed=None):
-    box = t.sandbox()
+    box = t.scratch()
     bookings = install_stayhub(box.conn, bookings=len(GUESTS) + 3)
     provider = EmailProvider.start(latency_s=PROVIDER_LATENCY_S, seed=1, name="lab06-check-provider")
     try:
@@ -281,10 +278,10 @@ def send_confirmation_check(t: Trial, send_confirmation, seed=None):
             # The rule 12.confirmation_email asks again, by the same checker: a worker process SIGKILLed at
             # each critical point (after the send before the commit, during it, after the commit before
             # the ack), then the job run again.
-            send = rules.Send(handler=send_confirmation, provider=provider, env={PROVIDER_URL_ENV: provider.url},
+            send = shared.Send(handler=send_confirmation, provider=provider, env={PROVIDER_URL_ENV: provider.url},
                               marks="processed", key="confirm:<booking id>", emails=inbox.of,
                               keys=inbox.keys, latency_s=PROVIDER_LATENCY_S)
-            rules.expect_one_email_through_kills(t, box, send, tuple(bookings[14:17]))
+            shared.expect_one_email_through_kills(t, box, send, tuple(bookings[14:17]))
         if all(result.passed for result in t.results):
             _the_acceptance_test(t, box, send_confirmation, inbox, provider, bookings[4:14], seed)
     finally:

@@ -12,7 +12,7 @@ from course.errors import PermanentError
 from course.programs.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable, ProviderUnreachable
 
 from course.grading.trial import Trial
-from course.grading.checks import exercise_check, rules
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 DEFAULT_SEED = 7
@@ -25,20 +25,20 @@ def _draws(t: Trial, backoff, attempt: int, seed: int) -> list:
     rng = random.Random(f"{seed}:{attempt}")
 
     def draw_many():
-        return [backoff(attempt, rng) for _ in range(rules.DRAWS)]
+        return [backoff(attempt, rng) for _ in range(shared.DRAWS)]
 
-    return t.call(draw_many, during=f"backoff({attempt}, rng), {rules.DRAWS:,} times")
+    return t.call(draw_many, during=f"backoff({attempt}, rng), {shared.DRAWS:,} times")
 
 
-_is_seconds = rules.is_seconds
+_is_seconds = shared.is_seconds
 
 
 @exercise_check("07.backoff")
 def backoff_check(t: Trial, backoff, seed=None):
     seed = DEFAULT_SEED if seed is None else seed
-    draws = rules.expect_backoff_with_full_jitter(t, lambda attempt: _draws(t, backoff, attempt, seed),
+    draws = shared.expect_backoff_with_full_jitter(t, lambda attempt: _draws(t, backoff, attempt, seed),
                                                   "backoff({n}, rng)")
-    rules.expect_growth(t, draws, "backoff({n}, rng)")
+    shared.expect_growth(t, draws, "backoff({n}, rng)")
 
     def five_draws(seed_value):
         rng = random.Random(seed_value)

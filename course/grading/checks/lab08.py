@@ -15,10 +15,6 @@ UPDATE of schedule_runs (the job's id) is about to run (killpoint.hold_statement
 
 A trigger copies every job that commits into `jobs_ever`, with the application_name of the scheduler
 that wrote it, so the check sees duplicates even after the jobs are gone.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/test_wrong_answers_lab08.py).
 """
 
 from __future__ import annotations
@@ -39,7 +35,8 @@ from course.infra import eventlog, processes
 from course.core import scheduler
 
 from course.grading.trial import Stop, Trial, describe
-from course.grading.checks import exercise_check, killpoint
+from course.grading.faults import killpoint
+from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
 
 HOLDS, INVOICES = "release_unpaid_holds", "nightly_invoices"
@@ -165,7 +162,7 @@ class _Run:
 
     def __init__(self, t: Trial, tick):
         self.t = t
-        self.box = t.sandbox()
+        self.box = t.scratch()
         conn = self.box.conn
         scheduler.install(conn)
         scheduler.add(conn, HOLDS, every=timedelta(minutes=5), first=at(0, 1, 50), on_missed="skip",
@@ -516,7 +513,8 @@ def _runner(spec_path: str, name: str) -> int:
         return returned
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-    return scheduler.run(spec["conninfo"], name=name, tick_fn=traced_tick, poll_s=0.05)
+    return scheduler.run(spec["conninfo"], name=name, clock=scheduler.SIMULATED, tick_fn=traced_tick,
+                         poll_s=0.05)
 
 
 if __name__ == "__main__":

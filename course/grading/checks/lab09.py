@@ -9,7 +9,7 @@ from course.programs import newsletter as newsletter_module
 from course.programs.newsletter import BULK, IMPACT, URGENT, URGENT_WITHIN_S, Impact
 
 from course.grading.trial import NotStarted, Trial
-from course.grading.checks import exercise_check, rules
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 BOOKING = {"booking_id": 981}
@@ -30,7 +30,7 @@ def _stored(conn, job_id):
 
 @exercise_check("09.route")
 def route(t: Trial, enqueue_job):
-    box = t.sandbox()
+    box = t.scratch()
 
     # Every job type StayHub has, most urgent first: the first one routed wrongly is the example.
     misrouted, kept = [], True
@@ -62,7 +62,7 @@ def route(t: Trial, enqueue_job):
     # A job type added to the table later is routed by what the table says about it, not by its name.
     newcomers = {"send_checkin_code": Impact("a guest at the hotel's door", 90),
                  "export_tax_report": Impact("the accountant, by the end of the quarter", 7 * 86_400)}
-    with rules.with_entries(enqueue_job, IMPACT, newsletter_module, "IMPACT", newcomers):
+    with shared.with_entries(enqueue_job, IMPACT, newsletter_module, "IMPACT", newcomers):
         for job_type, impact in newcomers.items():
             job_id = t.call(enqueue_job, box.conn, job_type, dict(BOOKING),
                             during=f"enqueue_job(conn, {job_type!r}, ...) for a type added to IMPACT")
@@ -109,7 +109,7 @@ def route(t: Trial, enqueue_job):
 
 @exercise_check("09.newsletter")
 def newsletter(t: Trial, enqueue_newsletter):
-    box = t.sandbox()
+    box = t.scratch()
     guests = [101, 102, 103, 104, 105]
     call = f"enqueue_newsletter(conn, {guests})"
     ids = t.call(enqueue_newsletter, box.conn, list(guests), during=call)

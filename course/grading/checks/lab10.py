@@ -8,7 +8,7 @@ from Tiffin's dinner rush.
 import math
 import random
 
-from course.programs import queueing
+from course.programs import queueing_theory
 
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check
@@ -75,7 +75,7 @@ POOL_CASES = [
     ("even a huge target needs more than λ × S = 2 workers", 2.0, 1.0, 1e9),
     ("Tiffin's dinner rush, mean wait at most 0.5 s", 11.0, 1.5, 0.5),
     ("the slow provider, mean wait at most 1 s", 11.0, 4.0, 1.0),
-    ("a target met exactly counts as met", 11.0, 4.0, queueing.erlang_c(11.0, 4.0, 48).mean_wait),
+    ("a target met exactly counts as met", 11.0, 4.0, queueing_theory.erlang_c(11.0, 4.0, 48).mean_wait),
     ("StayHub's 40 jobs/s of 0.05 s, mean wait at most 10 ms", 40.0, 0.05, 0.01),
     ("hundreds of workers", 300.0, 1.0, 0.001),
 ]
@@ -86,7 +86,7 @@ def _wait(rate, service, servers) -> str:
         return "not a number of workers"
     if rate * service >= servers:
         return "no steady state (ρ ≥ 1: the queue grows forever)"
-    return f"mean wait {queueing.erlang_c(rate, service, servers).mean_wait:.4g} s"
+    return f"mean wait {queueing_theory.erlang_c(rate, service, servers).mean_wait:.4g} s"
 
 
 @exercise_check("10.pool")
@@ -94,7 +94,7 @@ def pool(t: Trial, workers_for):
     for what, rate, service, target in POOL_CASES:
         example = f"workers_for({rate:g}, {service:g}, {target:.6g})"
         got = t.call(workers_for, rate, service, target, during=example)
-        expected = queueing.size_pool(rate, service, target)
+        expected = queueing_theory.size_pool(rate, service, target)
         is_whole = isinstance(got, int) and not isinstance(got, bool)
         t.expect(f"{what}: {expected} workers", got=got, expected=expected, ok=is_whole and got == expected,
                  example=example,

@@ -1,4 +1,4 @@
-"""Lab 11: watching the queue — how late each queue is, the alert rules, and who holds back vacuum."""
+"""Lab 11: watching the queue — how late each queue is, when to alert, and who holds back vacuum."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _numbers(value) -> bool:
 
 @exercise_check("11.oldest_waiting")
 def oldest_waiting(t: Trial, oldest_waiting):
-    box = t.sandbox()
+    box = t.scratch()
     empty = t.call(oldest_waiting, box.conn, during="oldest_waiting(conn) on an empty jobs table")
     t.require("returns a dict (queue name -> seconds)", ok=isinstance(empty, dict), got=empty,
               example="oldest_waiting(conn) with no jobs at all: {}")
@@ -178,16 +178,16 @@ def alerts(t: Trial, alerts):
 
     not_dead = _snap(("receipts", 3, 2.0), dead_tuples=250_000)
     got = run(not_dead, "alerts(snapshot) with 250,000 dead tuples and no dead letters")
-    t.expect("dead tuples are not dead letters: no alert from these two rules", got=got, expected=[],
+    t.expect("dead tuples are not dead letters: no alert from these two conditions", got=got, expected=[],
              example="dead_tuples=250,000, dead_letters=0",
              note="dead_tuples counts row versions vacuum has not removed; dead_letters counts jobs that gave up")
 
     both = _snap(("receipts", 40, 720.0), ("emails", 2, 1.0), dead_letters=1)
     got = run(both, "alerts(snapshot): receipts 12 minutes behind and 1 dead letter")
-    t.expect("both rules at once: two alerts", ok=len(got) == 2, got=got, expected="2 alerts",
+    t.expect("both conditions at once: two alerts", ok=len(got) == 2, got=got, expected="2 alerts",
              example="receipts 720 s behind, 1 dead letter")
 
-    box = t.sandbox()
+    box = t.scratch()
     queue.enqueue_many(box.conn, "send_newsletter", [{"guest_id": n} for n in range(10_000)], queue="newsletter")
     late = queue.enqueue_many(box.conn, "send_receipt", [{"order_id": n} for n in range(3)], queue="receipts")
     box.conn.execute("UPDATE jobs SET created_at = now() - interval '12 minutes', due_at = now() - interval '12 minutes' "
@@ -256,7 +256,7 @@ class _Sessions:
 
 @exercise_check("11.vacuum_blockers")
 def vacuum_blockers(t: Trial, vacuum_blockers):
-    box = t.sandbox()
+    box = t.scratch()
     box.conn.execute("CREATE TABLE notes (n int)")
     sessions = _Sessions(box.conninfo)
     try:

@@ -9,10 +9,6 @@
     12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
                            forever, or immediately)
     12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share, and the wrong-answer tests hold them together
-(tests/test_wrong_answers_lab12.py).
 """
 
 from __future__ import annotations
@@ -31,12 +27,13 @@ from course.core import monitoring, queue
 from course.infra import processes
 from course.infra.processes import wait_until
 from course.core.queue import PermanentError
-from course.programs import stayhub
+from course.programs import booking_api, channel_manager, stayhub
 from course.programs.email_provider import EmailProvider
 
 from course.grading import faults
 from course.grading.trial import NotStarted, Trial
-from course.grading.checks import exercise_check, killpoint, rules
+from course.grading.faults import killpoint
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 FAST_S = 1.2  # the material's target is ~0.4 s; inline the invoice alone would take 1.5 s
@@ -45,7 +42,7 @@ MISSING_BOOKING = 7_340_021  # no booking has this id
 
 
 def _stayhub_box(t: Trial):
-    box = t.sandbox()
+    box = t.scratch()
     stayhub.install(box.conn)
     return box
 
@@ -62,7 +59,7 @@ def _bookings(conn, guests: list[int], *, cancelled: set[int] = frozenset()) -> 
 
 
 def _job(booking_id: int, attempts: int = 1) -> queue.Job:
-    return rules.booking_job(booking_id, attempts, max_attempts=stayhub.MAX_ATTEMPTS)
+    return shared.booking_job(booking_id, attempts, max_attempts=stayhub.MAX_ATTEMPTS)
 
 
 def _started(t: Trial, handler, box) -> None:
@@ -103,12 +100,12 @@ def checkout(t: Trial, checkout):
 
     # The card is charged before the booking's transaction opens (it is another company's server).
     box.conn.execute("DELETE FROM jobs")
-    rules.expect_called_outside_any_transaction(
+    shared.expect_called_outside_any_transaction(
         t, checkout, lambda: t.call(checkout, box.conn, 2, 3, 1, during="checkout(conn, 2, 3, 1)"), box.conn,
         name="charge", module=stayhub, what="stayhub.charge (the card, ~300 ms at the payment provider)",
         call="checkout(conn, guest_id=2, room_id=3, nights=1)")
     # The booking and its jobs: stored together or not at all (the same rule as 02 and 05).
-    rules.expect_jobs_in_the_business_transaction(
+    shared.expect_jobs_in_the_business_transaction(
         t, lambda c: checkout(c, 1, 1, 2), box.conn, table="bookings", thing="booking",
         told="the guest is not told 'booking confirmed'", gets="an email, an invoice or a sync",
         call="checkout(conn, 1, 1, 2)")
@@ -124,9 +121,11 @@ def _fast_and_the_email_arrives(t: Trial, checkout, box) -> None:
     try:
         provider = EmailProvider.start(latency_s=stayhub.EMAIL_S, name="check-provider")
         started.append(provider)
-        partner = stayhub.ChannelManager.start(latency_s=0.2, jitter_s=0.0, timeout_rate=0.0, name="check-partner")
+        partner = channel_manager.ChannelManager.start(latency_s=0.2, jitter_s=0.0, timeout_rate=0.0,
+                                                       name="check-partner")
         started.append(partner)
-        api = stayhub.BookingApi.start(schema=box.schema, checkout=checkout, install=False, name="check-booking-api")
+        api = booking_api.BookingApi.start(schema=box.schema, checkout=checkout, install=False,
+                                           name="check-booking-api")
         started.append(api)
         workers = [stayhub.spawn_worker(box.schema, provider_url=provider.url, channel_manager_url=partner.url,
                                         name=f"check-stayhub-worker{n}", invoice_s=0.1) for n in range(2)]
@@ -214,22 +213,22 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
         provider.configure(down=True, latency_s=0.05)
         [flaky] = _bookings(box.conn, [3])
         with processes.environment(env):
-            first = rules.outcome(send_confirmation, _job(flaky, attempts=1), box.conn)
+            first = shared.outcome(send_confirmation, _job(flaky, attempts=1), box.conn)
             provider.healthy()
-            second = rules.outcome(send_confirmation, _job(flaky, attempts=2), box.conn)
+            second = shared.outcome(send_confirmation, _job(flaky, attempts=2), box.conn)
         got = stayhub.emails_by_booking(provider.deliveries())[flaky]
         t.expect("a 503 on the first attempt, then the provider works: the email still goes out, once", got=got,
-                 expected=1, example=f"booking {flaky}: attempt 1 while the provider answered 503 ({rules.said(first)}), "
-                                     f"attempt 2 once it was back ({rules.said(second)})",
+                 expected=1, example=f"booking {flaky}: attempt 1 while the provider answered 503 ({shared.said(first)}), "
+                                     f"attempt 2 once it was back ({shared.said(second)})",
                  note="a row committed before the email is sent says 'sent' even when the send failed: insert it and "
                       "send in one transaction, so a failed send rolls the row back")
 
         # 3. An address that cannot exist: the provider answers 422, and retrying cannot help.
         [impossible] = _bookings(box.conn, [4])  # guest 4: nobody@stayhub.invalid
         with processes.environment(env):
-            refused = rules.outcome(send_confirmation, _job(impossible), box.conn)
+            refused = shared.outcome(send_confirmation, _job(impossible), box.conn)
         t.expect("an impossible address ends the job at once: a PermanentError reaches the worker",
-                 ok=isinstance(refused, PermanentError), got=rules.said(refused), expected="raised EmailRejected "
+                 ok=isinstance(refused, PermanentError), got=shared.said(refused), expected="raised EmailRejected "
                  "(a PermanentError)", example="guest 4, nobody@stayhub.invalid: the provider answers 422",
                  note="let EmailRejected through: the worker dead-letters a PermanentError at once instead of "
                       "retrying it 8 times; catching it hides the problem from everyone")
@@ -267,23 +266,23 @@ def confirmation_email(t: Trial, send_confirmation, seed=None):
 
 
 def _kills_on_cue(t: Trial, box, send_confirmation, provider: EmailProvider, env: dict[str, str]) -> None:
-    """The idempotent-send rule, as 06.send_confirmation asks it too (checks/rules.py): a worker killed at
+    """The idempotent-send rule, as 06.send_confirmation asks it too (checks/shared.py): a worker killed at
     each critical point, then the job run again. Then lab 12's own: a booking that does not exist."""
     def keys(booking_id: int) -> list:
         address = stayhub.booking(box.conn, booking_id).guest_email
         return [r.idempotency_key for r in provider.requests() if r.to == address]
 
-    send = rules.Send(handler=send_confirmation, provider=provider, env=env, marks="confirmations",
+    send = shared.Send(handler=send_confirmation, provider=provider, env=env, marks="confirmations",
                       key="stayhub.confirmation_key(booking_id), confirm:<booking id>",
                       emails=lambda b: stayhub.emails_by_booking(provider.deliveries())[b], keys=keys,
                       latency_s=stayhub.EMAIL_S)
-    rules.expect_one_email_through_kills(t, box, send, tuple(_bookings(box.conn, [2, 3, 1])))
+    shared.expect_one_email_through_kills(t, box, send, tuple(_bookings(box.conn, [2, 3, 1])))
 
     # A booking that does not exist: nothing to send, ever.
     with processes.environment(env):
-        missing = rules.outcome(send_confirmation, _job(MISSING_BOOKING), box.conn)
+        missing = shared.outcome(send_confirmation, _job(MISSING_BOOKING), box.conn)
     t.expect("a job for a booking that does not exist raises a PermanentError (nothing to send, ever)",
-             ok=isinstance(missing, PermanentError), got=rules.said(missing), expected="raised PermanentError",
+             ok=isinstance(missing, PermanentError), got=shared.said(missing), expected="raised PermanentError",
              example=f"booking {MISSING_BOOKING}: stayhub.booking(conn, {MISSING_BOOKING}) is None",
              note="a job that can never succeed must not use up 8 attempts: raise PermanentError and the worker "
                   "dead-letters it at once")
@@ -302,10 +301,10 @@ def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
     t.expect("8 attempts, then the dead-letter table (a cap: not retries forever)", got=attempts, expected=8,
              example="MAX_ATTEMPTS", note="a job that can never succeed must stop somewhere: StayHub's policy is 8")
     random.seed(12)  # the learner's jitter, if it uses the random module, becomes repeatable
-    # The backoff-and-jitter rule is 07.backoff's, judged by the same checker (checks/rules.py).
-    rules.expect_backoff_with_full_jitter(
-        t, lambda n: t.call(_draws, retry_delay, n, rules.DRAWS, during=f"retry_delay({n}), {rules.DRAWS:,} times"),
-        "retry_delay({n})", at_cap=rules.AT_CAP + (100, 1000))
+    # The backoff-and-jitter rule is 07.backoff's, judged by the same checker (checks/shared.py).
+    shared.expect_backoff_with_full_jitter(
+        t, lambda n: t.call(_draws, retry_delay, n, shared.DRAWS, during=f"retry_delay({n}), {shared.DRAWS:,} times"),
+        "retry_delay({n})", at_cap=shared.AT_CAP + (100, 1000))
     # The material's red flags, by name.
     means = {n: statistics.fmean(t.call(_draws, retry_delay, n, 300, during=f"retry_delay({n}), 300 times"))
              for n in (1, 7)}
@@ -325,9 +324,9 @@ def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
 def invoice_worker(t: Trial, render_invoice, seed=None):
     box = _stayhub_box(t)
     _started(t, render_invoice, box)
-    missing = rules.outcome(render_invoice, _job(MISSING_BOOKING), box.conn)
+    missing = shared.outcome(render_invoice, _job(MISSING_BOOKING), box.conn)
     t.expect("a job for a booking that does not exist ends at once: nothing to do (no error the queue would retry)",
-             ok=missing is None or isinstance(missing, PermanentError), got=rules.said(missing),
+             ok=missing is None or isinstance(missing, PermanentError), got=shared.said(missing),
              expected="returned (or raised PermanentError)",
              example=f"booking {MISSING_BOOKING}: stayhub.booking(conn, {MISSING_BOOKING}) is None",
              note="(A): no booking is nothing to do; any other error is retried 8 times, then dead-lettered")
@@ -369,7 +368,7 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
 
 def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
     """Two workers at once, placed on cue: a first run held at its COMMIT with every lock it took still
-    held (checks/killpoint.py), while a second worker runs — for the same booking, then for another one;
+    held (faults/killpoint.py), while a second worker runs — for the same booking, then for another one;
     during that second hold another session asks for the held row FOR KEY SHARE, as a foreign-key check does."""
     same, held_other, other = _bookings(box.conn, [1, 2, 3])
 
@@ -383,7 +382,7 @@ def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> Non
             with box.connect() as conn:
                 run["pid"] = conn.info.backend_pid
                 started.set()
-                run["outcome"] = rules.outcome(render_invoice, _job(booking_id), conn)
+                run["outcome"] = shared.outcome(render_invoice, _job(booking_id), conn)
 
         run["thread"] = threading.Thread(target=work, daemon=True, name="check-12-second-worker")
         run["thread"].start()
@@ -410,7 +409,7 @@ def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> Non
         t.expect("a second run while the first waits at its commit, its lock held: still one invoice",
                  got=counts[same], expected=1,
                  example=f"booking {same}: run 1 {what}; run 2 started meanwhile "
-                         f"({'waited for a lock, then ' if second.get('waited') else ''}{rules.said(second.get('outcome'))})",
+                         f"({'waited for a lock, then ' if second.get('waited') else ''}{shared.said(second.get('outcome'))})",
                  note="(B): run 2 checked before run 1 committed, so both stored one: take the booking's row lock "
                       "(SELECT ... FOR NO KEY UPDATE) in the transaction, then check" if counts[same] > 1 else None)
 
@@ -460,7 +459,7 @@ def _key_share_refused(box, booking_id: int) -> str | None:
 def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
     """A worker SIGKILLed at each critical point of the invoice job, each followed by a re-run (the next
     attempt): after the invoice is stored and before the commit, in the middle of rendering, after the commit
-    and before the ack. Placed on cue (checks/killpoint.py), not at random, so no seed can miss one."""
+    and before the ack. Placed on cue (faults/killpoint.py), not at random, so no seed can miss one."""
     before_commit, mid_render, before_ack = _bookings(box.conn, [3, 1, 2])
 
     def judge(name: str, booking_id: int, example: str) -> None:
@@ -471,7 +470,7 @@ def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) ->
 
     def again(booking_id: int) -> BaseException | None:
         with processes.environment(env):
-            return rules.outcome(render_invoice, _job(booking_id, attempts=2), box.conn)
+            return shared.outcome(render_invoice, _job(booking_id, attempts=2), box.conn)
 
     # After the invoice is stored, before the commit: a deferred trigger holds the commit until the kill.
     killpoint.hold_commit(box.conn, "invoices")
@@ -483,7 +482,7 @@ def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) ->
     second = again(before_commit)
     judge("a worker killed after storing the invoice, before the commit, then the job runs again: one invoice",
           before_commit, f"booking {before_commit}: attempt 1 SIGKILLed while its transaction commits ({what}), "
-                         f"then attempt 2 ({rules.said(second)})")
+                         f"then attempt 2 ({shared.said(second)})")
 
     # In the middle of rendering: the child marks the start of render_invoice_pdf, and is killed there.
     with tempfile.TemporaryDirectory(prefix="course-invoice-") as folder:
@@ -493,18 +492,18 @@ def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) ->
     second = again(mid_render)
     judge("a worker killed while rendering the invoice, then the job runs again: one invoice", mid_render,
           f"booking {mid_render}: attempt 1 SIGKILLed in the middle of render_invoice_pdf ({what}), "
-          f"then attempt 2 ({rules.said(second)})")
+          f"then attempt 2 ({shared.said(second)})")
 
     # After the commit, before the ack: the whole first run happened, and the job comes back.
     with processes.environment(env):
-        first = rules.outcome(render_invoice, _job(before_ack), box.conn)
+        first = shared.outcome(render_invoice, _job(before_ack), box.conn)
     second = again(before_ack)
-    example = (f"booking {before_ack}: attempt 1 ran to the end ({rules.said(first)}) but was never acked, "
-               f"then attempt 2 ({rules.said(second)})")
+    example = (f"booking {before_ack}: attempt 1 ran to the end ({shared.said(first)}) but was never acked, "
+               f"then attempt 2 ({shared.said(second)})")
     judge("a worker killed after the commit, before the ack, then the job runs again: one invoice", before_ack,
           example)
     t.expect("that re-run returns normally: nothing is left to do, so the job is acked", ok=first is None and
-             second is None, got=f"attempt 1 {rules.said(first)}, attempt 2 {rules.said(second)}",
+             second is None, got=f"attempt 1 {shared.said(first)}, attempt 2 {shared.said(second)}",
              expected="both returned", example=example,
              note="(A): an invoice that exists already is nothing to do: return, do not raise"
              if second is not None else None)

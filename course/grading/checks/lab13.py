@@ -9,9 +9,6 @@ The two code exercises run against a real three-node cluster that the check star
   13.choose          the decision function, on cases.
 Each starts with quick checks in this process, so most wrong answers fail in a second or two, before
 any cluster is started.
-
-Why one module: a lab's checks are one idea, this lab's exercises judged: every function here is a check
-labs.toml names, or a fixture those checks share (tests/test_wrong_answers_lab13.py holds them together).
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ from course.programs import jetstream_queue as jq
 from course.programs import jetstream_run
 
 from course.grading.trial import Trial, describe
-from course.grading.checks import exercise_check, rules
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 
 # 13.keep_alive: an invoice of PAGES pages, each taking the notebook's PAGE_S (0.4 s): longer than ACK_WAIT_S.
@@ -53,7 +50,7 @@ def cluster_for_check():
 
 
 class RecordingTask:
-    """Stands in for jq.Task in this process: records when the handler said it was still at work."""
+    """Stands in for jetstream_consumer.Task in this process: records when the handler said it was still at work."""
 
     def __init__(self, data: dict, deliveries: int = 1):
         self.data, self.deliveries = data, deliveries
@@ -78,7 +75,7 @@ def keep_alive(t: Trial, render_invoice):
     task = RecordingTask({"booking_id": QUICK_BOOKING, "pages": QUICK_PAGES})
     drawn: list[tuple] = []
     started = time.monotonic()
-    with rules.watching(render_invoice, "render_page", lambda *args, **kwargs: drawn.append(
+    with shared.intercepting(render_invoice, "render_page", lambda *args, **kwargs: drawn.append(
             tuple(args) + tuple(kwargs.values()))):
         t.call(render_invoice, task, during=f"render_invoice(task) for a {QUICK_PAGES}-page invoice")
     ended = time.monotonic()
@@ -214,7 +211,7 @@ def _pauses_double_and_stay_short(t: Trial, publish_with_retry) -> None:
         if threading.current_thread().name == "check-13-gives-up":
             asked.append(float(seconds))
 
-    with rules.watching(publish_with_retry, "sleep", note_pause, module=time):
+    with shared.intercepting(publish_with_retry, "sleep", note_pause, module=time):
         attempts, took, _, _ = _against_a_dead_publish(publish_with_retry, 3.0, 8)
     pauses = asked or [b - a for a, b in zip(attempts, attempts[1:])]
     shape = ", ".join(f"{p:.2f}" for p in pauses[:8]) + (" ..." if len(pauses) > 8 else "")

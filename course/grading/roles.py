@@ -1,0 +1,139 @@
+"""A database role per graded notebook: it may create schemas and owns only those, so an answer that
+runs `DROP SCHEMA public CASCADE`, or drops another student's schemas, is refused by PostgreSQL.
+
+    Roles()                 can this database make such roles? (why not, in one line, when it cannot)
+    roles.create()          a fresh role and the connection string a grading child logs in with
+    roles.drop(role)        its sessions ended, its schemas and the role dropped
+    roles.left_behind()     the roles a killed earlier grade run on this machine left, dropped
+    schemas()               the schemas on the server (compared before and after, when roles cannot be made)
+
+`python -m course grade` (course/grading/grade.py) makes one per notebook it grades.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import socket
+import threading
+import time
+
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from course.infra import processes
+
+ROLE_PREFIX = "course_grade_"
+
+
+# GRANT on the database and DROP OWNED update the database's shared catalog row: two sessions doing it
+# at once fail with "tuple concurrently updated". The thread lock orders one grader's threads; this
+# advisory lock (held to the end of the transaction) orders every grader on the server, and the test
+# suite's parallel processes.
+CATALOG_LOCK = "SELECT pg_advisory_xact_lock(hashtext('course grade: roles'))"
+
+
+class Roles:
+    """Makes a login role per graded notebook that can create schemas and own only those."""
+
+    def __init__(self):
+        from course.infra import db
+
+        self.db = db
+        self.base = db.database().conninfo
+        self.dbname = conninfo_to_dict(self.base).get("dbname") or "course"
+        self.available, self.why_not = True, ""
+        # GRANT on the database and DROP ROLE update shared catalog rows: two at once fail with
+        # "tuple concurrently updated", so the grader's threads take turns.
+        self.lock = threading.Lock()
+        try:
+            with db.connect() as conn:
+                can = conn.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles "
+                                   "WHERE rolname = current_user").fetchone()[0]
+            if not can:
+                self.available, self.why_not = False, "the course's database user may not create roles"
+        except Exception as error:  # a database that refuses: say so once, grade as the course's user
+            self.available, self.why_not = False, f"{type(error).__name__}: {error}"
+        if self.available:
+            self.left_behind()
+            self._probe()
+
+    def owner_tag(self) -> str:
+        return f"made by course grade, pid {os.getpid()} on {socket.gethostname()}"
+
+    def left_behind(self) -> list[str]:
+        """Drop the roles (and what they own) that an earlier grade run on this machine, since killed, left."""
+        with self.db.connect() as conn:
+            found = conn.execute("SELECT rolname, shobj_description(oid, 'pg_authid') FROM pg_roles "
+                                 "WHERE rolname LIKE %s", [ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
+        dropped = []
+        for role, comment in found:
+            match = re.fullmatch(r"made by course grade, pid (\d+) on (.+)", comment or "")
+            if match and match[2] == socket.gethostname() and not processes.pid_alive(int(match[1])):
+                self.drop(role)
+                dropped.append(role)
+        return dropped
+
+    def _probe(self) -> None:
+        """Can a role made this way log in (pg_hba.conf may admit only some users)?"""
+        import psycopg
+
+        role = None
+        try:
+            role, info = self.create()
+            psycopg.connect(info, connect_timeout=self.db.CONNECT_TIMEOUT_S).close()
+        except Exception as error:  # noqa: BLE001 — any refusal means: grade as the course's user
+            self.available = False
+            self.why_not = f"a role made for grading could not log in ({str(error).strip().splitlines()[0]})"
+        finally:
+            if role is not None:
+                self.drop(role)
+
+    def create(self) -> tuple[str | None, str]:
+        """(role, conninfo for the child); role None when roles are not available."""
+        if not self.available:
+            return None, self.base
+        role, password = ROLE_PREFIX + secrets.token_hex(4), secrets.token_hex(16)
+        with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
+            conn.execute(CATALOG_LOCK)
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+                                 "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+            conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
+                sql.Identifier(self.dbname), sql.Identifier(role)))
+            conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
+                                                                   sql.Literal(self.owner_tag())))
+        return role, make_conninfo(self.base, user=role, password=password)
+
+    def drop(self, role: str | None) -> None:
+        """End the role's sessions, drop the schemas it made (scratch schemas a killed check left) and the role.
+        A role already gone is fine: another grader's clean-up (left_behind) may have got there first."""
+        if role is None:
+            return
+        with self.db.connect() as conn:
+            if not self._locked(conn, role, "ALTER ROLE {} NOLOGIN"):  # no new sessions
+                return
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
+            for _ in range(100):
+                if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
+                    break
+                time.sleep(0.1)
+            self._locked(conn, role, "DROP OWNED BY {} CASCADE", "DROP ROLE {}")
+
+    def _locked(self, conn, role: str, *statements: str) -> bool:
+        """Run the statements on `role` under the catalog lock, if the role still exists; did it?"""
+        with self.lock, conn.transaction():
+            conn.execute(CATALOG_LOCK)
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone():
+                return False
+            for statement in statements:
+                conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
+        return True
+
+
+def schemas() -> set[str]:
+    from course.infra import db
+
+    with db.connect() as conn:
+        return {name for (name,) in conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'")}

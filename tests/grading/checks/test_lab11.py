@@ -1,0 +1,244 @@
+"""Lab 11's checks fail plausible wrong answers, for the reason a learner needs to hear: lateness from the
+wrong jobs or the wrong column, alerts on depth or in minutes, and vacuum blockers found by the wrong
+state or the wrong clock."""
+
+from course.grading import run_check
+
+from .wrong_answers import assert_fails_with, failed
+
+
+def assert_passes_except(report, *fragments: str) -> None:
+    """Fails for these reasons, and for no other."""
+    assert_fails_with(report, *fragments)
+    for name in failed(report):
+        assert any(fragment in name for fragment in fragments), f"unexpected failure {name!r}:\n{report.render()}"
+
+
+def by_queue(sql):
+    def oldest_waiting(conn):
+        return {name: seconds for name, seconds in conn.execute(sql).fetchall()}
+    return oldest_waiting
+
+
+# -- 11.oldest_waiting ---------------------------------------------------------------------------------
+
+
+def test_ready_jobs_only_miss_the_retrying_and_the_running():
+    # What course.core.queue.stats() measures: lateness over ready jobs only.
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong),
+                         "emails: about 300 s", "invoices: about 200 s")
+
+
+def test_every_job_counts_the_reminder_for_tomorrow():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "reminders: left out (or 0)")
+
+
+def test_unleased_jobs_only_miss_the_one_a_dead_worker_left():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                     "WHERE (run_at <= now() AND lease IS NULL) OR (lease IS NULL AND attempts > 0) GROUP BY queue")
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "syncs: about 400 s")
+
+
+def test_measuring_from_run_at_is_not_lateness():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(run_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong),
+                      "emails: about 300 s", "invoices: about 200 s", "syncs: about 400 s")
+
+
+def test_one_number_for_all_queues_is_refused():
+    def wrong(conn):
+        return conn.execute("SELECT coalesce(extract(epoch FROM now() - min(due_at)), 0)::float8 "
+                            "FROM jobs WHERE run_at <= now() OR attempts > 0").fetchone()[0]
+
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "returns a dict (queue name -> seconds)")
+
+
+def test_measuring_from_created_at_counts_a_planned_delay_as_lateness():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "wakeups: about 30 s")
+
+
+def test_minutes_instead_of_seconds():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 / 60 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "receipts: about 720 s")
+
+
+# -- 11.alerts ------------------------------------------------------------------------------------------
+
+
+def depth_alerts(snapshot):
+    messages = [f"{v.queue}: {v.depth} jobs queued" for v in snapshot.queues if v.depth > 1000]
+    if snapshot.dead_letters:
+        messages.append(f"{snapshot.dead_letters} dead letters")
+    return messages
+
+
+def minutes_alerts(snapshot):
+    messages = [f"{v.queue} is late" for v in snapshot.queues if v.waiting_s > 2]  # meant 2 minutes
+    if snapshot.dead_letters:
+        messages.append(f"{snapshot.dead_letters} dead letters")
+    return messages
+
+
+def dead_tuples_alerts(snapshot):
+    messages = [f"{v.queue} is late" for v in snapshot.queues if v.waiting_s > 120]
+    if snapshot.dead_tuples:
+        messages.append(f"{snapshot.dead_tuples} dead")
+    return messages
+
+
+def one_alert_per_dead_job(snapshot):
+    messages = [f"{v.queue} is late" for v in snapshot.queues if v.waiting_s > 120]
+    messages += [f"dead job {n + 1} of {snapshot.dead_letters}" for n in range(snapshot.dead_letters)]
+    return messages
+
+
+def default_queue_only(snapshot):
+    view = snapshot.queue("default")
+    messages = [f"{view.queue} is late"] if view.waiting_s > 120 else []
+    if snapshot.dead_letters:
+        messages.append(f"{snapshot.dead_letters} dead letters")
+    return messages
+
+
+def test_alerting_on_depth_fires_for_a_healthy_newsletter():
+    assert_fails_with(run_check("11.alerts", alerts=depth_alerts), "depth is not lateness")
+
+
+def test_two_seconds_is_not_two_minutes():
+    assert_fails_with(run_check("11.alerts", alerts=minutes_alerts),
+                      "depth is not lateness", "the limit is 2 minutes: 121 s alerts")
+
+
+def test_dead_tuples_are_not_dead_letters():
+    assert_fails_with(run_check("11.alerts", alerts=dead_tuples_alerts), "dead tuples are not dead letters",
+                      "3 dead letters raise one alert", "both conditions at once: two alerts")
+
+
+def test_one_alert_per_dead_job_is_noise():
+    assert_fails_with(run_check("11.alerts", alerts=one_alert_per_dead_job), "3 dead letters raise one alert")
+
+
+def test_watching_the_default_queue_only_misses_the_receipts():
+    assert_fails_with(run_check("11.alerts", alerts=default_queue_only), "12 minutes behind")
+
+
+def test_alert_objects_instead_of_strings_are_refused():
+    from course.core import monitoring
+
+    report = run_check("11.alerts", alerts=lambda snapshot: monitoring.evaluate(snapshot))
+    assert_fails_with(report, "returns a list of strings")
+
+
+# -- 11.vacuum_blockers -----------------------------------------------------------------------------------
+
+
+def blockers(where: str, order: str = "xact_start", age_column: str = "xact_start"):
+    def vacuum_blockers(conn, older_than_s):
+        rows = conn.execute(f"""
+            SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND {where}
+              AND {age_column} < now() - make_interval(secs => %s)
+            ORDER BY {order}""", [older_than_s]).fetchall()
+        return [pid for (pid,) in rows]
+    return vacuum_blockers
+
+
+RIGHT = "(backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)"
+
+
+def test_idle_in_transaction_is_not_the_whole_story():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers("state = 'idle in transaction'"))
+    assert_fails_with(report, "lists slow-export", "leaves out idle-reader")
+
+
+def test_a_snapshot_is_not_the_only_thing_that_holds_back_vacuum():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers("backend_xmin IS NOT NULL"))
+    assert_fails_with(report, "lists forgotten-psql")
+
+
+def test_the_last_query_is_not_the_transactions_age():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, age_column="query_start"))
+    assert_fails_with(report, "lists monthly-report")
+
+
+def every_database(conn, older_than_s):
+    """The solution without `datname = current_database()`: another database's sessions are listed too."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < now() - make_interval(secs => %s)
+        ORDER BY xact_start""", [older_than_s]).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def test_sessions_of_another_database_are_not_ours_to_chase():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=every_database)
+    assert failed(report) == ["leaves out other-database"], report.render()
+
+
+def by_the_clock_and_itself_too(conn, older_than_s):
+    """The solution by the clock (clock_timestamp()) and without `pid <> pg_backend_pid()`: called in a
+    transaction older than the threshold, it lists its own session."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < clock_timestamp() - make_interval(secs => %s)
+        ORDER BY xact_start""", [older_than_s]).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def test_a_query_that_does_not_leave_out_its_own_session_lists_it():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=by_the_clock_and_itself_too)
+    assert failed(report) == ["leaves out your own session (pg_backend_pid())"], report.render()
+    assert "pid <> pg_backend_pid()" in report.render()
+
+
+def test_youngest_first_is_the_wrong_order():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, order="xact_start DESC"))
+    assert_passes_except(report, "oldest transaction first")
+
+
+# -- 11.quiz ------------------------------------------------------------------------------------------------
+
+
+def test_the_quiz_says_which_answer_to_reconsider():
+    report = run_check("11.quiz", q1="a", q2="b", q3="c", q4="a")
+    assert_passes_except(report, "q1:", "q4:")
+
+
+# -- boundaries (found by the mutation sweep: both passed every check) -------------------------------------
+
+
+def test_a_job_due_exactly_now_is_waited_for():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                     "WHERE run_at < now() OR attempts > 0 GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now")
+
+
+def at_or_over_the_limit(snapshot):
+    messages = [f"{v.queue}: the oldest job has waited {v.waiting_s:.0f} s" for v in snapshot.queues
+                if v.waiting_s >= 120]
+    if snapshot.dead_letters > 0:
+        messages.append(f"{snapshot.dead_letters} job(s) in the dead-letter table")
+    return messages
+
+
+def test_exactly_the_limit_is_not_over_it():
+    assert_passes_except(run_check("11.alerts", alerts=at_or_over_the_limit), "exactly 120 s is not over the limit")
+
+
+def the_demos_threshold(conn, older_than_s):
+    """The demo's 1 s written into the query: older_than_s is ignored (found by the mutation sweep)."""
+    return blockers(RIGHT)(conn, 1)
+
+
+def test_a_threshold_written_into_the_query_fails():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=the_demos_threshold)
+    assert_passes_except(report, "uses older_than_s")

@@ -1,0 +1,504 @@
+"""Lab 12's checks fail the material's red flags and other plausible wrong answers, for the reason a
+learner needs to hear: jobs enqueued after the booking's commit or on another connection, side work left
+in the request, an email handler with no duplicate protection or with its row committed before the send,
+errors swallowed or retried inside the handler, a retry policy with no backoff, no jitter, no cap or no
+limit, and an invoice worker that checks without locking (or locks without checking).
+
+The fault-injecting checks run with fixed seeds here, so a failure can be replayed."""
+
+import random
+import sys
+
+import cloudpickle
+import psycopg
+import pytest
+
+from course.grading import run_check
+from course.core import queue
+from course.core.queue import PermanentError
+from course.programs import stayhub
+from course.programs.email_provider import send_email
+
+from .wrong_answers import assert_fails_with, enqueue_side_jobs, failed
+
+# The handlers below run in the fault injector's worker processes: send them by value, not as imports
+# of this test module.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+SEED = 7
+
+
+def assert_passes_except(report, *fragments: str) -> None:
+    assert_fails_with(report, *fragments)
+    for name in failed(report):
+        assert any(fragment in name for fragment in fragments), f"unexpected failure {name!r}:\n{report.render()}"
+
+
+# -- 12.checkout: the red flag "jobs enqueued after committing the booking" --------------------------------
+
+
+def enqueue_after_commit(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)  # autocommit: committed here
+    enqueue_side_jobs(conn, booking_id)
+    return booking_id
+
+
+def jobs_on_another_connection(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        with psycopg.connect(conn.info.dsn, autocommit=True) as other:  # "the queue is another system"
+            enqueue_side_jobs(other, booking_id)
+    return booking_id
+
+
+def invoice_still_in_the_request(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    stayhub.render_invoice_pdf(stayhub.booking(conn, booking_id), seconds=1.5)  # "the guest wants the PDF"
+    return booking_id
+
+
+def a_copy_in_the_jobs(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:  # "saves each worker a query"
+            queue.enqueue(conn, job_type, {"booking_id": booking_id, "guest_id": guest_id, "nights": nights})
+    return booking_id
+
+
+def returns_the_payment(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return payment
+
+
+@pytest.mark.slow
+def test_a_copy_of_the_booking_in_the_jobs_is_data_not_an_id():
+    report = run_check("12.checkout", checkout=a_copy_in_the_jobs)
+    assert_fails_with(report, "each job carries the booking's id and nothing else")
+
+
+@pytest.mark.slow
+def test_returning_the_payment_is_not_returning_the_bookings_id():
+    report = run_check("12.checkout", checkout=returns_the_payment)
+    assert_fails_with(report, "returns the new booking's id")
+
+
+def test_enqueueing_after_the_commit_leaves_a_paid_booking_without_its_email():
+    report = run_check("12.checkout", checkout=enqueue_after_commit)
+    assert_passes_except(report, "when the job cannot be stored, the booking is not stored either")
+
+
+def test_jobs_on_another_connection_outlive_a_booking_that_failed():
+    report = run_check("12.checkout", checkout=jobs_on_another_connection)
+    # Often the email job also runs before the booking is committed, finds no booking and gives up.
+    assert_fails_with(report, "if the booking does not commit, no job is left behind")
+
+
+@pytest.mark.slow
+def test_side_work_left_in_the_request_is_too_slow():
+    report = run_check("12.checkout", checkout=invoice_still_in_the_request)
+    assert_passes_except(report, "checkout answers fast")
+
+
+def charges_inside_the_transaction(conn, guest_id, room_id, nights):
+    """Everything in one transaction, the card too: the booking's transaction stays open ~300 ms while the
+    payment provider thinks."""
+    with conn.transaction():
+        payment = stayhub.charge(conn, guest_id, room_id, nights)
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def jobs_before_the_booking(conn, guest_id, room_id, nights):
+    """The jobs committed first (autocommit), the booking after: its failure leaves jobs for nothing."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = conn.execute("SELECT nextval(pg_get_serial_sequence('bookings', 'id'))").fetchone()[0]
+    for job_type in stayhub.SIDE_JOBS:
+        queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    conn.execute("INSERT INTO bookings (id, guest_id, room_id, check_in, nights, total_cents, payment_ref, status) "
+                 "VALUES (%s, %s, %s, %s, %s, %s, %s, 'confirmed')",
+                 [booking_id, guest_id, room_id, stayhub.CHECK_IN, nights, payment.total_cents, payment.ref])
+    return booking_id
+
+
+def on_its_own_connection(conn, guest_id, room_id, nights):
+    """One transaction, but on a connection of its own: the caller's rollback cannot take it back."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with psycopg.connect(conn.info.dsn, autocommit=True) as own, own.transaction():
+        own.execute(f"SET search_path TO {conn.execute('SHOW search_path').fetchone()[0]}")
+        booking_id = stayhub.insert_booking(own, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(own, job_type, {"booking_id": booking_id})
+    return booking_id
+
+
+def test_charging_the_card_inside_the_transaction_fails_the_shared_no_external_call_rule():
+    """The same rule checker as every lab that asks for it (checks/shared.py), caught in lab 12."""
+    report = run_check("12.checkout", checkout=charges_inside_the_transaction)
+    assert failed(report) == ["stayhub.charge (the card, ~300 ms at the payment provider) is called with no "
+                              "transaction open (not inside the transaction)"], report.render()
+    assert "call charge before `with conn.transaction():`" in report.render()
+
+
+@pytest.mark.parametrize("checkout, reason", [
+    (jobs_before_the_booking, "when the booking cannot be stored, no job is stored either"),
+    (on_its_own_connection, "uses the connection it is given (the caller's rollback takes the booking"),
+], ids=["jobs_before_the_booking", "on_its_own_connection"])
+def test_the_shared_jobs_in_the_business_transaction_rule_catches_it_in_lab_12(checkout, reason):
+    """02 and 05 ask for it first; 12.checkout calls the same checker (checks/shared.py)."""
+    report = run_check("12.checkout", checkout=checkout)
+    assert_fails_with(report, reason)
+
+
+# -- 12.confirmation_email: the red flag "no duplicate protection" ----------------------------------------
+
+
+def no_protection(job, conn):
+    booking = stayhub.booking(conn, job.payload["booking_id"])
+    email = stayhub.confirmation_email(booking)
+    send_email(stayhub.provider_url(), email.to, email.subject, email.body)
+
+
+def row_first_then_send(job, conn):
+    """At most once: the row is committed before the email is sent; a crash in between loses the email."""
+    booking_id = job.payload["booking_id"]
+    key = stayhub.confirmation_key(booking_id)
+    inserted = conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) "
+                            "ON CONFLICT (key) DO NOTHING RETURNING key", [key, booking_id]).fetchone()
+    if inserted is None:
+        return
+    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
+    send_email(stayhub.provider_url(), email.to, email.subject, email.body)
+
+
+def swallows_errors(job, conn):
+    booking_id = job.payload["booking_id"]
+    key = stayhub.confirmation_key(booking_id)
+    email = stayhub.confirmation_email(stayhub.booking(conn, booking_id))
+    try:
+        send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    except Exception as error:  # "don't let one email crash the worker"
+        print(f"could not send: {error}")
+
+
+def retries_inside(job, conn):
+    """Right in every other way (the booking checked, the row, the key): it only retries by itself."""
+    booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None:
+        raise PermanentError(f"booking {booking_id} does not exist")
+    key = stayhub.confirmation_key(booking_id)
+    with conn.transaction():
+        if conn.execute("INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING "
+                        "RETURNING key", [key, booking_id]).fetchone() is None:
+            return
+        email = stayhub.confirmation_email(booking)
+        for attempt in range(3):
+            try:
+                send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+                return
+            except PermanentError:
+                raise
+            except Exception:
+                if attempt == 2:
+                    raise
+
+
+@pytest.mark.slow
+def test_no_duplicate_protection_sends_two_emails():
+    report = run_check("12.confirmation_email", send_confirmation=no_protection, seed=SEED)
+    assert_fails_with(report, "no duplicate email", "each guest got exactly one email")
+    assert f"seed={SEED}" in report.render()
+
+
+@pytest.mark.slow
+def test_a_row_committed_before_sending_loses_the_email_when_the_first_send_fails():
+    report = run_check("12.confirmation_email", send_confirmation=row_first_then_send, seed=SEED)
+    assert_fails_with(report, "a 503 on the first attempt, then the provider works")
+
+
+@pytest.mark.slow
+def test_swallowed_errors_never_reach_the_dead_letter_table():
+    report = run_check("12.confirmation_email", send_confirmation=swallows_errors, seed=SEED)
+    assert_fails_with(report, "dead-letter table with attempts = 8", "an impossible address ends the job at once",
+                      "an alert fires")
+
+
+@pytest.mark.slow
+def test_retrying_inside_the_handler_multiplies_the_attempts():
+    report = run_check("12.confirmation_email", send_confirmation=retries_inside, seed=SEED)
+    assert_passes_except(report, "each attempt sends one request")
+
+
+# -- 12.retry_policy: the red flags "retries forever" and "immediately, with no backoff" --------------------
+
+
+def policy(delay, attempts=8):
+    return {"MAX_ATTEMPTS": attempts, "retry_delay": delay}
+
+
+@pytest.mark.parametrize("name, answers, reason", [
+    ("retries forever", policy(lambda n: random.uniform(0, min(300, 2 ** (n - 1))), attempts=None),
+     "8 attempts, then the dead-letter table"),
+    ("no cap", policy(lambda n: random.uniform(0, 2 ** (n - 1))), "never more than 5 minutes"),
+    ("off by one: 2^attempt", policy(lambda n: random.uniform(0, min(300, 2 ** n))), "between 0 and 2^(attempt-1)"),
+    ("no jitter", policy(lambda n: min(300, 2 ** (n - 1))), "full jitter: waits spread evenly"),
+    ("equal jitter, not the material's full jitter",
+     policy(lambda n: min(300, 2 ** (n - 1)) / 2 + random.uniform(0, min(300, 2 ** (n - 1)) / 2)),
+     "full jitter: waits spread evenly"),
+])
+def test_a_retry_policy_red_flag_fails_for_its_reason_alone(name, answers, reason):
+    assert_passes_except(run_check("12.retry_policy", **answers), reason)
+
+
+@pytest.mark.parametrize("name, answers, reasons", [
+    ("immediately", policy(lambda n: 0.0), ["not immediately", "backoff: the waits grow"]),
+    ("a fixed pause, no backoff", policy(lambda n: random.uniform(0, 1)), ["backoff: the waits grow", "full jitter"]),
+])
+def test_a_retry_policy_with_no_backoff_fails(name, answers, reasons):
+    assert_fails_with(run_check("12.retry_policy", **answers), *reasons)
+
+
+# -- 12.invoice_worker ------------------------------------------------------------------------------------
+
+
+def check_then_insert(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def lock_but_never_look(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled":
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def invoices_the_cancelled(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or stayhub.invoice_exists(conn, booking_id):  # but never looks at the status
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+@pytest.mark.slow
+def test_checking_without_a_lock_lets_two_overlapping_runs_both_invoice():
+    report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=SEED)
+    assert_passes_except(report, "two runs at the same moment",
+                         "a second run while the first waits at its commit, its lock held: still one invoice")
+
+
+@pytest.mark.slow
+def test_checking_without_a_lock_fails_the_two_workers_on_cue_check_whatever_the_seed():
+    """Run 1 is held at its commit (locks held) while run 2 goes: no seed or timing decides the overlap."""
+    for seed in (1, 2):
+        report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=seed)
+        assert_fails_with(report, "a second run while the first waits at its commit, its lock held")
+        assert "run 1 held at its commit, then committed" in report.render(), report.render()
+
+
+def locks_the_whole_table(job, conn):
+    """One invoice each, but every invoice waits for every other: the lock is far wider than the booking."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("LOCK TABLE invoices IN EXCLUSIVE MODE")
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_a_lock_wider_than_the_booking_makes_other_bookings_wait():
+    report = run_check("12.invoice_worker", render_invoice=locks_the_whole_table, seed=SEED)
+    assert_passes_except(report, "a run for another booking does not wait for this one")
+    assert "run 2 waited for a lock" in report.render()
+
+
+def locks_for_update(job, conn):
+    """The solution with FOR UPDATE: still one invoice each, but the foreign-key check of every row that
+    references the booking (the confirmation email's) waits for the whole render."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_a_lock_for_update_blocks_the_rows_that_reference_the_booking():
+    report = run_check("12.invoice_worker", render_invoice=locks_for_update, seed=SEED)
+    assert failed(report) == ["while a run holds its booking's row, rows that reference the booking can still be "
+                              "inserted: FOR NO KEY UPDATE, not FOR UPDATE"], report.render()
+    assert "refused: could not obtain lock on row" in report.render()
+    assert "Lock with FOR NO KEY UPDATE" in report.render()
+
+
+@pytest.mark.slow
+def test_a_lock_without_the_check_invoices_twice():
+    report = run_check("12.invoice_worker", render_invoice=lock_but_never_look, seed=SEED)
+    assert_fails_with(report, "two runs at the same moment")
+
+
+@pytest.mark.slow
+def test_a_cancelled_booking_must_not_be_invoiced():
+    report = run_check("12.invoice_worker", render_invoice=invoices_the_cancelled, seed=SEED)
+    assert_passes_except(report, "a cancelled booking gets no invoice")
+
+
+# -- 12.quiz --------------------------------------------------------------------------------------------------
+
+
+def test_payment_is_not_a_job():
+    report = run_check("12.quiz", q1={"a", "c", "d", "e"}, q2="b", q3="a", q4="b")
+    assert_passes_except(report, "q1:")
+
+
+# -- one rule, one checker: 12's backoff is judged by 07's full-jitter rule --------------------------------
+
+
+def test_a_cap_applied_after_the_draw_fails_the_full_jitter_rule():
+    """min(300, uniform(0, 2^(n-1))) piles the waits of late attempts up at 300 s: 07.backoff rejects it."""
+    answers = policy(lambda n: min(300, random.uniform(0, 2 ** (n - 1))))
+    report = run_check("12.retry_policy", **answers)
+    assert_passes_except(report, "full jitter: waits spread evenly")
+    assert "cap" in report.render()
+
+
+# -- 12.confirmation_email: faults placed on purpose first --------------------------------------------------
+
+
+def row_but_no_key(job, conn):
+    """A confirmations row in the same transaction as the send, but no Idempotency-Key: a crash after the
+    send and before the commit rolls the row back, and the re-run sends again."""
+    booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None:
+        raise PermanentError(f"booking {booking_id} does not exist")
+    key = stayhub.confirmation_key(booking_id)
+    with conn.transaction():
+        first_time = conn.execute(
+            "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key",
+            [key, booking_id]).fetchone()
+        if first_time is None:
+            return
+        email = stayhub.confirmation_email(booking)
+        send_email(stayhub.provider_url(), email.to, email.subject, email.body)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_row_without_the_idempotency_key_fails_every_time(seed):
+    """Whatever the seed, the kill placed after the send and before the commit catches it."""
+    report = run_check("12.confirmation_email", send_confirmation=row_but_no_key, seed=seed)
+    assert_fails_with(report, "after the send, before the commit")
+    assert "Idempotency-Key" in report.render()
+
+
+def test_a_passing_run_prints_its_seed_too():
+    from course.grading import notebooks
+    answers = notebooks.load_answers(notebooks.ROOT / "solutions" / "12_capstone_stayhub.ipynb", "12.confirmation_email")
+    report = run_check("12.confirmation_email", seed=SEED, **answers)
+    assert report.passed, report.render()
+    assert f"check('12.confirmation_email', seed={SEED})" in report.render()
+
+
+# -- found by the mutation sweep: three rules of the exercise's statement that no check enforced -----------
+
+
+def confirmation_but(*, checks_the_booking=True, stops_at_the_row=True, on_conflict=True):
+    """The solution's handler with one rule broken."""
+    insert = "INSERT INTO confirmations (key, booking_id) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING key"
+    if not on_conflict:
+        insert = insert.replace(" ON CONFLICT (key) DO NOTHING", "")
+
+    def send_confirmation(job, conn):
+        booking_id = job.payload["booking_id"]
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None and checks_the_booking:
+            raise PermanentError(f"booking {booking_id} does not exist")
+        key = stayhub.confirmation_key(booking_id)
+        with conn.transaction():
+            first_time = conn.execute(insert, [key, booking_id]).fetchone()
+            if first_time is None and stops_at_the_row:
+                return
+            email = stayhub.confirmation_email(booking)
+            send_email(stayhub.provider_url(), email.to, email.subject, email.body, idempotency_key=key)
+    return send_confirmation
+
+
+@pytest.mark.parametrize("name, handler, reason", [
+    ("a missing booking is retried, not dead-lettered", confirmation_but(checks_the_booking=False),
+     "a booking that does not exist raises a PermanentError"),
+    ("the row is written but never read", confirmation_but(stops_at_the_row=False),
+     "stops at its confirmations row"),
+    ("a second run raises UniqueViolation", confirmation_but(on_conflict=False), "that re-run returns normally"),
+])
+def test_a_rule_of_the_statement_broken_alone_fails_its_check(name, handler, reason):
+    report = run_check("12.confirmation_email", send_confirmation=handler, seed=SEED)
+    assert_fails_with(report, reason)
+
+
+def invoices_without_looking_for_the_booking(job, conn):
+    """The solution without `booking is None`: a missing booking raises AttributeError, retried 8 times."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+def test_an_invoice_job_for_a_missing_booking_must_end_at_once():
+    report = run_check("12.invoice_worker", render_invoice=invoices_without_looking_for_the_booking, seed=SEED)
+    assert_passes_except(report, "a booking that does not exist ends at once")
+
+
+# -- 12.invoice_worker: faults placed on purpose first ------------------------------------------------------
+
+
+def reserves_before_rendering(job, conn):
+    """A "started" mark committed before the work: two overlapping runs and a kill after the work are fine,
+    but a run killed before its invoice is committed leaves the mark, and every re-run skips the booking."""
+    booking_id = job.payload["booking_id"]
+    booking = stayhub.booking(conn, booking_id)
+    if booking is None or booking.status == "cancelled":
+        return
+    conn.execute("CREATE TABLE IF NOT EXISTS invoice_started (booking_id bigint PRIMARY KEY)")
+    if not conn.execute("INSERT INTO invoice_started VALUES (%s) ON CONFLICT DO NOTHING", [booking_id]).rowcount:
+        return  # "another run has it"
+    stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_mark_committed_before_the_work_fails_at_the_kill_points_whatever_the_seed(seed):
+    """The kills before the commit and in the middle of rendering are placed on cue: no seed misses them."""
+    report = run_check("12.invoice_worker", render_invoice=reserves_before_rendering, seed=seed)
+    assert_fails_with(report, "a worker killed after storing the invoice, before the commit",
+                      "a worker killed while rendering the invoice")
+    text = report.render()
+    assert "the re-run must render the invoice when the first run's work was lost" in text, text
+    assert "SIGKILLed in the middle of render_invoice_pdf (killed)" in text, text
+    assert f"seed {seed}" in text, text

@@ -1,0 +1,110 @@
+"""Cells a hostile student hands in: each tries one way to pass without a right answer, or to harm the
+grader or a classmate. tests/grading/test_checker.py and test_grade.py put them into notebooks.
+
+Each is code run in the notebook's setup cell (`SETUP`) or prepended to an exercise cell (`CELL`); the
+answers under them are the lab's stubs (so any pass is unearned) unless the test says otherwise.
+"""
+
+from __future__ import annotations
+
+# Write "passed" results wherever results might be read: every descriptor this process holds, every file
+# the grader's old child was told about (spec.json and its events file), the parents' descriptors.
+FORGE_RESULTS = '''
+import glob as _glob, json as _json, os as _os
+_lie = "".join(_json.dumps({"event": e, "exercise": x, "status": "passed", "passed": True, "checks": [9, 9],
+                             "phase": "x", "seconds": 0.1, "failing": [], "detail": "", "report": ""}) + "\\n"
+               for x in ("00.first_job", "00.quiz", "03.claim", "03.claim_batch", "03.quiz")
+               for e in ("start", "result"))
+for _fd in range(0, 64):
+    try:
+        _os.write(_fd, _lie.encode())
+    except OSError:
+        pass
+for _pid in {_os.getppid(), _os.getpgid(0)}:
+    for _path in _glob.glob(f"/proc/{_pid}/fd/*"):
+        try:
+            with open(_path, "a") as _f:
+                _f.write(_lie)
+        except OSError:
+            pass
+for _path in _glob.glob("/tmp/**/events.jsonl", recursive=True) + _glob.glob("/tmp/**/spec.json", recursive=True):
+    try:
+        with open(_path, "a") as _f:
+            _f.write(_lie)
+    except OSError:
+        pass
+'''
+
+# The checks' own classes, patched to say "passed" (this fooled checks run in the notebook's process).
+PATCH_REPORT = '''
+import course.grading.report as _report, course.grading.trial as _trial
+_report.Report.passed = property(lambda self: True)
+_report.Report.status = property(lambda self: "passed")
+_trial.Trial.expect = lambda self, name, **kw: True
+_trial.Trial.call = lambda self, fn, *a, during, **kw: None
+'''
+
+# Answers that are equal to whatever they are compared with.
+EQUAL_TO_EVERYTHING = '''
+class _Anything(str):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = str.__hash__
+q1 = q2 = q3 = q4 = q5 = _Anything("z")
+def enqueue_welcome(conn, user_id):
+    return _Anything("1")
+def claim(conn, lease_s):
+    return _Anything("row")
+'''
+
+# The checking process is this process's parent: kill it, stop it, read its memory and descriptors.
+KILL_THE_CHECKER = "import os as _os, signal as _signal\n_os.kill(_os.getppid(), _signal.SIGKILL)\n"
+READ_THE_CHECKER = '''
+import os as _os
+_stolen = []
+for _what in ("mem", "environ", "fd/0", "fd/3", "maps"):
+    try:
+        with open(f"/proc/{_os.getppid()}/{_what}", "rb") as _f:
+            _stolen.append(_f.read(10))
+    except OSError:
+        pass
+assert not _stolen or _stolen == [b""] * len(_stolen), f"read the checker's {len(_stolen)} files"
+'''
+
+# A daemon: forks twice, leaves the session, and lives on.
+DAEMON = '''
+import os as _os, time as _time
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _time.sleep(600)
+    _os._exit(0)
+_time.sleep(0.2)
+'''
+
+# A setup cell that never ends.
+HANG = "import time as _time\nwhile True:\n    _time.sleep(1)\n"
+
+# The exercise's own answer, kept by a thread that goes on using the check's connection after its call.
+STRAY_THREAD = '''
+import threading as _threading, time as _time
+def enqueue_welcome(conn, user_id):
+    def _later():
+        for _ in range(20):
+            try:
+                conn.execute("DELETE FROM jobs")
+            except Exception:
+                pass
+            _time.sleep(0.05)
+    _threading.Thread(target=_later, daemon=True).start()
+    return queue.enqueue(conn, "send_welcome_email", {"user_id": user_id})
+'''
+
+# sys.exit and KeyboardInterrupt from inside an answer.
+EXITS = '''
+import sys as _sys
+def enqueue_welcome(conn, user_id):
+    _sys.exit(0)
+'''

@@ -1,0 +1,165 @@
+"""The fault injector itself: it must catch a handler that is not idempotent, pass one that is, and
+notice lost jobs, poison jobs and leases that are not extended."""
+
+import pytest
+
+from course.core import queue
+from course.grading import faults
+from course.grading.report import Report
+from course.grading.scratch import ScratchSchema
+from course.grading.trial import Trial
+
+pytestmark = pytest.mark.slow  # every test here starts worker processes or servers
+
+
+@pytest.fixture
+def box():
+    sandbox = ScratchSchema.create("zz.faults")
+    sandbox.conn.execute("CREATE TABLE effects (n int NOT NULL)")
+    yield sandbox
+    sandbox.drop()
+
+
+def naive(job, conn):
+    conn.execute("INSERT INTO effects VALUES (%s)", [job.payload["n"]])
+
+
+def idempotent(job, conn):
+    with conn.transaction():
+        conn.execute("CREATE TABLE IF NOT EXISTS done (n int PRIMARY KEY)")
+        if conn.execute("INSERT INTO done VALUES (%s) ON CONFLICT DO NOTHING", [job.payload["n"]]).rowcount:
+            conn.execute("INSERT INTO effects VALUES (%s)", [job.payload["n"]])
+
+
+def poison_or_work(job, conn):
+    if job.payload["n"] % 5 == 0:
+        raise RuntimeError("this one never works")
+    idempotent(job, conn)
+
+
+def slow(job, conn):
+    import time
+
+    time.sleep(2.5)
+    conn.execute("INSERT INTO effects VALUES (%s)", [job.payload["n"]])
+
+
+def judge(box, result) -> Report:
+    counts = dict(box.conn.execute("SELECT n, count(*) FROM effects GROUP BY n").fetchall())
+    effects = {job_id: counts.get(n, 0) for n, job_id in enumerate(result.job_ids)}
+    t = Trial("zz.faults", seed=result.seed)
+    faults.expect_finished(t, result)
+    faults.expect_no_job_lost(t, result, {j for j, c in effects.items() if c} | set(result.dead))
+    faults.expect_no_duplicate_effect(t, result, effects)
+    return Report("zz.faults", tuple(t.results), seed=result.seed)
+
+
+KILLS = faults.Faults(kill_after_work=0.3, max_kills=6)
+
+
+def test_kills_after_the_work_expose_a_handler_that_is_not_idempotent(box):
+    result = faults.run(box, faults.Scenario(naive, [{"n": n} for n in range(30)], workers=3, faults=KILLS), seed=7)
+    report = judge(box, result)
+    assert result.kills > 0 and not report.passed
+    text = report.render()
+    # The doubled job was killed after its work, or went down with a worker killed after another job's
+    # (while running, or finished and waiting for its batched ack).
+    assert "no duplicate effect" in text and "SIGKILL injected" in text
+    assert "check('zz.faults', seed=7)" in text
+
+
+def test_an_idempotent_handler_survives_the_same_faults(box):
+    result = faults.run(box, faults.Scenario(idempotent, [{"n": n} for n in range(30)], workers=3, faults=KILLS),
+                        seed=7)
+    report = judge(box, result)
+    assert result.kills > 0 and report.passed, report.render()
+    assert any(n > 1 for n in result.executions().values()), "the faults should have caused re-runs"
+
+
+def test_poison_jobs_reach_the_dead_letter_table_at_max_attempts_despite_kills(box):
+    result = faults.run(box, faults.Scenario(poison_or_work, [{"n": n} for n in range(20)], workers=2,
+                                             max_attempts=3, faults=faults.Faults(kill_mid_work=0.2, max_kills=4)),
+                        seed=3)
+    t = Trial("zz.faults")
+    poison = {job_id for n, job_id in enumerate(result.job_ids) if n % 5 == 0}
+    faults.expect_poison_dead_lettered(t, result, poison, max_attempts=3)
+    assert all(r.passed for r in t.results), Report("zz", tuple(t.results)).render()
+    # The same invariant must fail when the budget does not match.
+    t = Trial("zz.faults")
+    faults.expect_poison_dead_lettered(t, result, poison, max_attempts=4)
+    assert not t.results[0].passed
+
+
+def test_a_lease_extension_that_does_nothing_lets_a_slow_job_run_twice(box):
+    def no_heartbeat(conn, job, lease_s):
+        return True  # claims success, extends nothing
+
+    # Without a heartbeat the job never completes: each run outlives its lease and loses its ack.
+    result = faults.run(box, faults.Scenario(slow, [{"n": 0}], workers=2, concurrency=1, lease_s=0.6,
+                                             extend_lease=no_heartbeat, timeout_s=8), seed=1)
+    # What it ends as depends on the machine's speed: still running at the limit, or (on a busy one, whose
+    # attempts come faster than the limit) dead-lettered at its last attempt. Never acked as done.
+    job_id = result.job_ids[0]
+    assert result.executions()[job_id] >= 2
+    assert result.timed_out or job_id in result.dead
+
+
+def test_the_learners_lease_extension_runs_inside_the_worker(box):
+    def heartbeat(conn, job, lease_s):
+        return queue.extend_lease(conn, job, lease_s) is not None
+
+    result = faults.run(box, faults.Scenario(slow, [{"n": 0}], workers=2, concurrency=1, lease_s=0.6,
+                                             extend_lease=heartbeat), seed=1)
+    assert result.executions()[result.job_ids[0]] == 1
+    assert box.conn.execute("SELECT count(*) FROM effects").fetchone()[0] == 1
+
+
+def idempotent_but_slow(job, conn):
+    import time
+
+    time.sleep(0.1)  # long enough a run for several connection drops to land in it
+    idempotent(job, conn)
+
+
+def test_dropped_connections_are_survived_and_recorded(box):
+    scenario = faults.Scenario(idempotent_but_slow, [{"n": n} for n in range(40)], workers=2,
+                               faults=faults.Faults(drop_connections_every_s=0.3, max_kills=3))
+    result = faults.run(box, scenario, seed=5)
+    report = judge(box, result)
+    assert report.passed, report.render()
+    assert any(e.kind == "dropped" for e in result.events)
+
+
+def test_a_kill_is_written_into_the_timeline_of_every_job_the_worker_held_also_finished_but_not_acked(
+        tmp_path, monkeypatch):
+    """Acks are batched: a job whose work is done can still be lost with its worker, and its timeline
+    must say so, or a learner sees a job run twice with no reason given."""
+    import random
+    from types import SimpleNamespace
+
+    from course.grading.faults import worker as faultworker
+
+    class Killed(Exception):
+        pass
+
+    def fake_kill(pid, signum):
+        raise Killed
+
+    monkeypatch.setattr(faultworker.os, "kill", fake_kill)
+    history = tmp_path / "history.jsonl"
+    never = SimpleNamespace(kill_mid_work=0.0, kill_after_work=0.0)
+    recorder = faultworker.Recorder(str(history), 0.0, 0, never, random.Random(1), str(tmp_path / "calm"))
+    done, acked, running, doomed = (SimpleNamespace(id=n, attempts=1) for n in (1, 2, 3, 4))
+    for job in (done, acked, running, doomed):
+        recorder.started(job)
+    recorder.finished(done, None)
+    recorder.finished(acked, None)
+    recorder.acked({acked.id})
+    with pytest.raises(Killed):
+        recorder._die(doomed, faultworker.AFTER_WORK)
+    killed = {e.job: e.detail for e in faults.read_history(history) if e.kind == "killed"}
+    assert killed == {
+        doomed.id: "SIGKILL injected after the work, before the ack",
+        running.id: "went down with its worker (SIGKILL injected for job 4)",
+        done.id: "its ack went down with its worker (SIGKILL injected for job 4)",
+    }

@@ -1,0 +1,346 @@
+"""`python -m course grade`: a class of generated submissions — right answers, the wrong answers of the
+wrong-answer tests, stubs, broken files, hanging and hostile cells — each gets the row it deserves, the
+run completes, and no submission harms the database, another student or the instructor's progress."""
+
+from __future__ import annotations
+
+import csv
+import os
+import secrets
+from pathlib import Path
+
+import nbformat
+import pytest
+from psycopg import sql
+
+from course.infra import db
+from course.grading import grade, gradebook, manifest, notebooks, roles
+from course.grading.notebooks import exercise_of
+
+ROOT = notebooks.ROOT
+COURSE = manifest.load()
+
+# Wrong answers, written into the lab notebook's exercise cell as a learner would (the same ones
+# tests/grading/checks/test_lab03/07/09.py give to run_check), with the failure each must show.
+PLAIN_FOR_UPDATE = ("03.claim", lambda source: source.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE"),
+                    "does not wait for a row another worker is claiming: takes the next one")
+NO_JITTER = ("07.backoff", lambda source: source.replace("return rng.uniform(0, ceiling)", "return ceiling"),
+             "full jitter")
+ALL_URGENT = ("09.route", lambda source: source.replace(
+    "queue_name = URGENT if impact.late_after_s <= URGENT_WITHIN_S else BULK", "queue_name = URGENT"),
+    "each job type goes to the queue its impact calls for")
+DEFAULT_PRIORITY = ("09.newsletter", lambda source: source.replace(", priority=NEWSLETTER_PRIORITY", ""),
+                    "is claimed first")
+WRONG_QUIZ = ("00.quiz", lambda source: source.replace('q1 = "c"', 'q1 = "a"'), "q1")
+
+HANG = "import time\nwhile True:\n    time.sleep(1)\n"
+EXIT = "import os\nos._exit(3)\n"
+KILL_PARENT = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+DROP_PUBLIC = "from course.infra import db as _db\n_db.connect().execute('DROP SCHEMA public CASCADE')\n"
+DROP_EVERYTHING = """\
+from course.infra import db as _db
+_dropped = []
+with _db.connect() as _c:
+    for (_name,) in _c.execute("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg%%' "
+                               "AND nspname <> 'information_schema'").fetchall():
+        try:
+            _c.execute(f'DROP SCHEMA "{_name}" CASCADE')
+            _dropped.append(_name)
+        except Exception:
+            pass
+"""
+
+
+def kills_its_worker(source: str) -> str:
+    """The right send_receipt, except that in a worker process it ends the process under every job."""
+    return source.replace("    # BEGIN SOLUTION\n", "    # BEGIN SOLUTION\n    import os, sys\n"
+                          "    if sys.argv[0].endswith(\"faults/worker.py\"):\n        os._exit(1)\n", 1)
+
+
+def notebook(lab_id: str, tree: str = "solutions", *, edit: dict | None = None, prepend: dict | None = None,
+             drop: set[str] = frozenset()):
+    """A copy of a lab's notebook: exercise cells edited or prefixed, some cells (or 'setup') dropped."""
+    lab = COURSE.lab(lab_id)
+    nb = nbformat.read(ROOT / tree / lab.notebook, as_version=4)
+    cells = []
+    for cell in nb.cells:
+        exercise = exercise_of(cell)
+        if exercise in drop or ("setup" in drop and "setup" in cell.metadata.get("tags", [])):
+            continue
+        if exercise and edit and exercise in edit:
+            changed = edit[exercise](cell.source)
+            assert changed != cell.source, f"the wrong answer for {exercise} no longer applies"
+            cell.source = changed
+        if exercise and prepend and exercise in prepend:
+            cell.source = prepend[exercise] + cell.source
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def save(nb, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def wrong(*answers):
+    return {exercise: change for exercise, change, _ in answers}
+
+
+def make_class(folder: Path) -> list[str]:
+    """Write a class's submissions into folder: 27 files (and a checkpoint, ignored); return those made from labs."""
+    nb = lambda lab: COURSE.lab(lab).notebook  # noqa: E731
+    plan = {
+        f"ana/{nb('00')}": notebook("00"),
+        f"ana/{nb('03')}": notebook("03"),
+        f"ana/{nb('07')}": notebook("07"),
+        f"ben/{nb('00')}": notebook("00", "labs"),
+        f"ben/{nb('03')}": notebook("03", "labs"),
+        f"ben/{nb('09')}": notebook("09", "labs"),
+        f"cai/{nb('03')}": notebook("03", edit=wrong(PLAIN_FOR_UPDATE)),
+        f"cai/{nb('07')}": notebook("07", edit=wrong(NO_JITTER)),
+        f"dan/{nb('09')}": notebook("09", edit=wrong(ALL_URGENT)),
+        f"dan/{nb('00')}": notebook("00", edit=wrong(WRONG_QUIZ)),
+        f"eve_{nb('09')}": notebook("09", edit=wrong(DEFAULT_PRIORITY)),  # the flat layout
+        f"eve_{nb('00')}": notebook("00"),
+        f"fay/{nb('07')}": notebook("07", drop={"07.route"}),  # the exercise's cell deleted
+        f"gil/{nb('09')}": notebook("09", drop={"setup"}),  # the setup cells deleted
+        f"hal/{nb('00')}": notebook("00", prepend={"00.first_job": HANG}),
+        f"ivy/{nb('00')}": notebook("00", prepend={"00.first_job": EXIT}),
+        f"jon/{nb('00')}": notebook("00", prepend={"00.first_job": KILL_PARENT}),
+        f"kim/{nb('03')}": notebook("03", prepend={"03.claim": DROP_PUBLIC}),
+        f"lee/{nb('03')}": notebook("03", prepend={"03.claim": DROP_EVERYTHING}),
+        f"mia/{nb('00')}": notebook("00", prepend={"00.first_job": "def broken(:\n"}),
+        f"ola/{nb('03')}": notebook("03", "labs"),
+        f"pia/{nb('00')}": notebook("00", edit={"00.first_job": lambda s: s + '\ncheck("00.first_job")\n'}),
+        f"qin/{nb('02')}": notebook("02", edit={"02.send_receipt": kills_its_worker}),
+    }
+    for name, content in plan.items():
+        save(content, folder / name)
+    # ola saved her work as a copy: the newer notebook is the one graded
+    later = save(notebook("03"), folder / "ola" / "03_postgres_queue-Copy1.ipynb")
+    os.utime(later, (later.stat().st_mtime + 60, later.stat().st_mtime + 60))
+    (folder / "fay" / nb("03")).write_text("this is not JSON {")
+    (folder / "gil" / nb("07")).write_text("[]")  # JSON, but not a notebook
+    (folder / "ned").mkdir()
+    (folder / "ned" / "my_notes.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    (folder / "ana" / ".ipynb_checkpoints").mkdir()
+    (folder / "ana" / ".ipynb_checkpoints" / "00_start_here-checkpoint.ipynb").write_text("ignored")
+    return sorted(plan)
+
+
+# -- finding submissions ---------------------------------------------------------------------------
+
+
+def test_both_layouts_are_found_and_a_stray_name_gets_a_row(tmp_path):
+    save(notebook("00", "labs"), tmp_path / "ana" / "00_start_here.ipynb")
+    save(notebook("00", "labs"), tmp_path / "ana" / "sub" / "03_postgres_queue.ipynb")
+    save(notebook("00", "labs"), tmp_path / "bo_b_07_retries_dead_letters.ipynb")
+    save(notebook("00", "labs"), tmp_path / "cy" / "notes.ipynb")
+    (tmp_path / "cy" / ".ipynb_checkpoints").mkdir()
+    save(notebook("00", "labs"), tmp_path / "cy" / ".ipynb_checkpoints" / "00_start_here-checkpoint.ipynb")
+    found, stray = grade.find_submissions(tmp_path, {lab.id for lab in COURSE.labs})
+    assert [(s.student, s.lab) for s in found] == [("ana", "00"), ("ana", "03"), ("bo_b", "07")]
+    assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]
+    assert "<student>/<NN>_*.ipynb" in stray[0].detail
+
+
+def test_the_newest_notebook_of_a_lab_is_graded(tmp_path):
+    old = save(notebook("03", "labs"), tmp_path / "ola" / "03_postgres_queue.ipynb")
+    new = save(notebook("03"), tmp_path / "ola" / "03_postgres_queue-Copy1.ipynb")
+    os.utime(old, (new.stat().st_mtime - 60, new.stat().st_mtime - 60))
+    found, _ = grade.find_submissions(tmp_path, {"03"})
+    assert [(s.path.name, [p.name for p in s.also]) for s in found] == [(new.name, [old.name])]
+
+
+def test_grade_help_says_which_layouts_are_accepted(capsys):
+    with pytest.raises(SystemExit):
+        grade.main(["--help"])
+    text = capsys.readouterr().out
+    for words in ("<student>/<NN>_*.ipynb", "<student>_<NN>_*.ipynb", "--jobs", "--timeout", "--out"):
+        assert words in text
+
+
+def test_the_summary_counts_pass_rates_and_names_what_to_reteach():
+    lab = COURSE.lab("09")
+    reason = "each job type goes to the queue its impact calls for"
+    rows = [gradebook.Row("a", "09", "09.route", "passed", True),
+            gradebook.Row("b", "09", "09.route", "failed", first_failing=reason),
+            gradebook.Row("c", "09", "09.route", "failed", first_failing=reason),
+            gradebook.Row("d", "09", "09.route", "timed out", first_failing="timed out", detail="still running")]
+    text = gradebook.summary(lab, rows)
+    assert "| 09.route " in text and "| 1 | 2 | 0 | 1 | 25 % |" in text
+    assert "each job type goes to the queue its impact calls for — 2 students (b, c)" in text
+    assert "d, 09.route: timed out — still running" in text
+
+
+# -- grading a class -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sentinel(database):
+    """Another schema with data in it, that no submission may drop."""
+    name = f"grade_sentinel_{secrets.token_hex(3)}"
+    db.reset_schema(name)
+    with db.connect(name) as conn:
+        conn.execute("CREATE TABLE precious (id int)")
+        conn.execute("INSERT INTO precious VALUES (1)")
+    yield name
+    db.drop_schema(name)
+
+
+def grading_roles(only_ours: bool = True) -> set[str]:
+    """The roles grading made — by default only this process's (another grade run may share the database)."""
+    with db.connect() as conn:
+        found = conn.execute("SELECT rolname, shobj_description(oid, 'pg_authid') FROM pg_roles "
+                             "WHERE rolname LIKE %s", [roles.ROLE_PREFIX.replace("_", "\\_") + "%"]).fetchall()
+    return {name for name, comment in found if not only_ours or f"pid {os.getpid()} " in (comment or "")}
+
+
+def lab_rows(rows, student, lab):
+    return {r.exercise: r for r in rows if r.student == student and r.lab == lab}
+
+
+def statuses(rows, student, lab):
+    return {exercise: row.status for exercise, row in lab_rows(rows, student, lab).items()}
+
+
+def every(lab, status):
+    return {e.id: status for e in COURSE.lab(lab).exercises}
+
+
+@pytest.mark.slow
+def test_a_class_of_submissions_is_graded_each_with_its_own_row(tmp_path, sentinel):
+    make_class(tmp_path / "class")
+    progress = Path(os.environ["COURSE_PROGRESS_FILE"])
+    out = tmp_path / "gradebook"
+    rows = grade.grade(tmp_path / "class", out, jobs=2, timeout_s=45, seed=7, progress=False)
+
+    said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.detail}" for r in rows if r.status != "passed")
+    assert statuses(rows, "ana", "00") == every("00", "passed"), said
+    assert statuses(rows, "ana", "03") == every("03", "passed"), said
+    assert statuses(rows, "ana", "07") == every("07", "passed"), said
+    assert statuses(rows, "eve", "00") == every("00", "passed")  # the flat layout
+    for lab in ("00", "03", "09"):
+        assert statuses(rows, "ben", lab) == every(lab, "not started")
+
+    for student, lab, (exercise, _, reason) in [("cai", "03", PLAIN_FOR_UPDATE), ("cai", "07", NO_JITTER),
+                                                ("dan", "09", ALL_URGENT), ("dan", "00", WRONG_QUIZ),
+                                                ("eve", "09", DEFAULT_PRIORITY)]:
+        mine = lab_rows(rows, student, lab)
+        assert mine[exercise].status == "failed" and reason in mine[exercise].first_failing, mine[exercise]
+        assert all(r.status == "passed" for e, r in mine.items() if e != exercise), mine
+
+    fay = lab_rows(rows, "fay", "03")
+    assert list(fay) == ["*"] and fay["*"].status == "unreadable" and "not JSON" in fay["*"].detail
+    gil07 = lab_rows(rows, "gil", "07")
+    assert list(gil07) == ["*"] and gil07["*"].status == "unreadable" and "not a notebook" in gil07["*"].detail
+    assert statuses(rows, "fay", "07") == {**every("07", "passed"), "07.route": "no cell"}
+    gil = lab_rows(rows, "gil", "09")  # setup cells deleted: the answers fail on a missing name; the quiz needs none
+    assert gil["09.route"].status == gil["09.newsletter"].status == "failed"
+    assert "NameError" in gil["09.route"].detail and "NameError" in gil["09.newsletter"].detail
+    assert gil["09.quiz"].status == "passed"
+
+    hal = lab_rows(rows, "hal", "00")  # a cell that never returns
+    assert hal["00.first_job"].status == "timed out" and "45 s" in hal["00.first_job"].detail
+    assert hal["00.quiz"].status == "passed"
+    ivy = lab_rows(rows, "ivy", "00")  # os._exit in the cell
+    assert ivy["00.first_job"].status == "crashed" and "exit code 3" in ivy["00.first_job"].detail
+    assert ivy["00.quiz"].status == "passed"
+    jon = lab_rows(rows, "jon", "00")  # kills the process that grades it
+    assert jon["00.first_job"].status == "crashed" and "SIGKILL" in jon["00.first_job"].detail
+    assert jon["00.quiz"].status == "passed"
+    mia = lab_rows(rows, "mia", "00")
+    assert mia["00.first_job"].status == "could not load" and "SyntaxError" in mia["00.first_job"].detail
+
+    kim = lab_rows(rows, "kim", "03")  # DROP SCHEMA public CASCADE: refused, and said so
+    assert kim["03.claim"].status == "could not load" and "InsufficientPrivilege" in kim["03.claim"].detail
+    assert kim["03.claim_batch"].status == kim["03.quiz"].status == "passed"
+    assert statuses(rows, "lee", "03") == every("03", "passed")  # tried to drop every schema; dropped none
+    assert "schemas gone" not in " ".join(r.detail for r in rows)
+
+    ola = lab_rows(rows, "ola", "03")
+    assert all(r.status == "passed" and r.notebook.endswith("-Copy1.ipynb") for r in ola.values())
+    assert "03_postgres_queue.ipynb" in ola["03.claim"].detail
+    assert statuses(rows, "pia", "00") == every("00", "passed")
+    assert [(r.student, r.status) for r in rows if r.student == "ned"] == [("ned", "unreadable")]
+    qin = lab_rows(rows, "qin", "02")  # the answer kills every worker that runs it
+    assert qin["02.send_receipt"].status == "problem" and "exit code 1" in qin["02.send_receipt"].detail
+    assert qin["02.place_order"].status == qin["02.quiz"].status == "passed"
+
+    # nothing outside each submission's own schemas was harmed, and nothing was left behind
+    with db.connect(sentinel) as conn:
+        assert conn.execute("SELECT count(*) FROM precious").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'public'").fetchone()[0] == 1
+    assert grading_roles() == set(), "a role made for grading was left behind"
+    assert not progress.exists(), "grading wrote into the instructor's progress file"
+
+    # the gradebook on disk says the same
+    with open(out / "gradebook.csv") as f:
+        table = list(csv.DictReader(f))
+    assert list(table[0]) == gradebook.COLUMNS and len(table) == len(rows)
+    assert {(t["student"], t["exercise"], t["status"]) for t in table} == {
+        (r.student, r.exercise, r.status) for r in rows}
+    assert all(t["seed"] for t in table if t["exercise"] != "*" and t["student"] != "ned")
+    for lab in ("00", "02", "03", "07", "09"):
+        text = (out / f"summary-{lab}.md").read_text()
+        assert text.startswith(f"# Lab {lab}") and "pass rate" in text and "What to re-teach" in text
+    assert "does not wait for a row another worker is claiming" in (out / "summary-03.md").read_text()
+    assert (out / "summary.md").read_text().count("# Lab ") == 5
+
+
+@pytest.mark.slow
+def test_an_answer_that_kills_its_worker_gets_its_row_and_the_next_student_is_graded(tmp_path):
+    lab = COURSE.lab("02")
+    save(notebook("02", edit={"02.send_receipt": kills_its_worker}), tmp_path / "a" / lab.notebook)
+    save(notebook("00"), tmp_path / "b" / COURSE.lab("00").notebook)
+    rows = grade.grade(tmp_path, tmp_path / "out", jobs=1, timeout_s=90, progress=False)
+    a = lab_rows(rows, "a", "02")
+    assert a["02.send_receipt"].status in {"problem", "failed"} and not a["02.send_receipt"].passed, a
+    assert "exit code 1" in a["02.send_receipt"].detail + a["02.send_receipt"].first_failing, a
+    assert a["02.place_order"].status == "passed"
+    assert statuses(rows, "b", "00") == every("00", "passed")
+
+
+def test_the_command_line_writes_the_gradebook(tmp_path, database):
+    save(notebook("00"), tmp_path / "class" / "ana" / "00_start_here.ipynb")
+    (tmp_path / "class" / "bob_00_start_here.ipynb").write_text("{not json")
+    from course.cli import main
+
+    assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--jobs", "1"]) == 0
+    table = list(csv.DictReader(open(tmp_path / "out" / "gradebook.csv")))
+    assert [(t["student"], t["exercise"], t["status"], t["passed"]) for t in table] == [
+        ("ana", "00.first_job", "passed", "1"), ("ana", "00.quiz", "passed", "1"), ("bob", "*", "unreadable", "0")]
+    assert "| 00.first_job Enqueue your first job | 1 | 0 | 0 | 1 | 50 % |" in (
+        tmp_path / "out" / "summary-00.md").read_text()
+
+
+def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_path, sentinel, monkeypatch):
+    """Where the database will not let us make roles, each notebook runs as the course's user: then the
+    grader compares the schemas after each notebook, and the row says which ones went."""
+    def no_roles(self):
+        self.available, self.why_not = False, "roles switched off for this test"
+
+    monkeypatch.setattr(roles.Roles, "_probe", no_roles)
+    drop = f"from course.infra import db as _db\n_db.drop_schema({sentinel!r})\n"
+    save(notebook("00", prepend={"00.first_job": drop}), tmp_path / "class" / "zed" / "00_start_here.ipynb")
+    rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=1, timeout_s=60, progress=False)
+    zed = lab_rows(rows, "zed", "00")
+    assert zed["00.first_job"].status == "passed"  # the answer itself is right...
+    assert f"schemas gone after it ran: ['{sentinel}']" in zed["00.first_job"].detail  # ...and it is on record
+
+
+def test_a_role_left_by_a_killed_grade_run_is_dropped_by_the_next(database):
+    made = roles.Roles()
+    role, _ = made.create()
+    with db.connect() as conn:  # as if the run that made it had the pid of a process long gone
+        gone = made.owner_tag().replace(f"pid {os.getpid()}", "pid 999999999")
+        conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role), sql.Literal(gone)))
+    mine, _ = made.create()  # a role of a run still going (this one): kept
+    try:
+        dropped = made.left_behind()
+        assert role in dropped and mine not in dropped
+        assert role not in grading_roles(only_ours=False) and mine in grading_roles()
+    finally:
+        made.drop(mine)

@@ -1,0 +1,126 @@
+"""The learner's runtime (course.grading: check, hint, progress, run_check) — and, for every exercise in
+the course, that its check fails on the lab's stub and passes on the solution. (The manifest, the stubs
+and the build have tests of their own: test_manifest.py, test_stubs.py, tests/authoring/test_build.py.)"""
+
+import json
+
+import pytest
+
+from course.grading import check, checks, hint, manifest, notebooks, run_check
+from course.grading import progress_file as progress_module
+
+from .rules_trace import rules_without_a_check
+
+COURSE = manifest.load()
+EXERCISES = [e.id for e in COURSE.exercises]
+
+
+# -- every exercise: fails on the stub, passes on the solution ------------------------------------
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+@pytest.mark.slow
+def test_the_check_fails_on_the_lab_stub(exercise_id):
+    lab = COURSE.lab(exercise_id.split(".")[0])
+    report = run_check(exercise_id, **notebooks.load_answers(notebooks.ROOT / "labs" / lab.notebook, exercise_id))
+    assert not report.passed and report.status == "not started", report.render()
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+@pytest.mark.slow
+def test_the_check_passes_on_the_solution(exercise_id):
+    lab = COURSE.lab(exercise_id.split(".")[0])
+    report = run_check(exercise_id, **notebooks.load_answers(notebooks.ROOT / "solutions" / lab.notebook, exercise_id))
+    assert report.passed, report.render()
+    # Each of the exercise's rules (labs.toml) names checks this report shows (tests/grading/test_rules_trace.py).
+    unchecked = rules_without_a_check(COURSE.exercise(exercise_id), [result.name for result in report.results])
+    assert not unchecked, "\n".join(unchecked)
+
+
+# -- the two trees --------------------------------------------------------------------------------
+
+
+def test_every_exercise_has_a_check_and_a_cell_in_both_trees():
+    for lab in COURSE.labs:
+        for tree in ("solutions", "labs"):
+            cells = notebooks.exercise_cells(notebooks.ROOT / tree / lab.notebook)
+            assert set(cells) == {e.id for e in lab.exercises}, f"{tree}/{lab.notebook}"
+        for exercise in lab.exercises:
+            assert callable(checks.find(exercise.id))
+
+
+# -- what a learner sees --------------------------------------------------------------------------
+
+
+def test_an_unknown_id_suggests_the_closest(capsys):
+    check("00.frist_job")
+    assert "Did you mean '00.first_job'?" in capsys.readouterr().out
+
+
+def test_a_check_before_the_function_is_defined_says_so(capsys):
+    check("00.first_job")  # nothing called enqueue_welcome in this module
+    out = capsys.readouterr().out
+    assert "`enqueue_welcome` is not defined yet" in out and "Traceback" not in out
+
+
+def test_learner_code_that_raises_fails_the_check_without_stopping_the_notebook(capsys):
+    def enqueue_welcome(conn, user_id):
+        return {}["order_id"]
+
+    check("00.first_job", enqueue_welcome=enqueue_welcome)
+    out = capsys.readouterr().out
+    assert "checks failed" in out and "KeyError: 'order_id'" in out and 'return {}["order_id"]' in out
+
+
+def test_a_failure_shows_expected_got_and_the_smallest_example():
+    from course.core import queue
+
+    def enqueue_welcome(conn, user_id):
+        return queue.enqueue(conn, "send_welcome_email", {"user": user_id})
+
+    text = run_check("00.first_job", enqueue_welcome=enqueue_welcome).render()
+    assert "expected: {'user_id': 7}" in text and "got:      {'user': 7}" in text
+    assert "smallest failing example: enqueue_welcome(conn, 7)" in text
+
+
+def test_passing_says_these_checks_passed_never_everything_is_correct():
+    from course.core import queue
+
+    text = run_check("00.first_job", enqueue_welcome=lambda c, u: queue.enqueue(
+        c, "send_welcome_email", {"user_id": u})).render()
+    assert "these 6 checks passed" in text
+    assert "correct" not in text.lower() and "all tests" not in text.lower()
+
+
+def test_hints_come_one_at_a_time_then_stop_at_the_last(capsys):
+    from course.grading import hints
+
+    hints._shown.clear()
+    texts = [hints.hint("00.first_job") for _ in range(4)]
+    assert [t.split(":")[0] for t in texts] == ["Hint 1 of 3 for 00.first_job", "Hint 2 of 3 for 00.first_job",
+                                               "Hint 3 of 3 for 00.first_job", "Hint 3 of 3 for 00.first_job"]
+    assert "last one" in texts[-1]
+    hint("no.such")
+    assert "There is no exercise" in capsys.readouterr().out
+
+
+def test_progress_remembers_a_pass_and_prints_a_table():
+    progress_module.record("00.first_job", "passed", 6, 6)
+    progress_module.record("00.first_job", "failed", 5, 6)  # a later failure does not erase the pass
+    progress_module.record("00.quiz", "failed", 2, 3)
+    state = json.loads(progress_module.state_file().read_text())
+    assert state["00.first_job"]["passed_at"] and state["00.first_job"]["last"] == "failed"
+    table = progress_module.table()
+    assert "[✓] 00.first_job" in table and "[·] 00.quiz" in table
+    assert f"1 of {len(EXERCISES)} exercises passed." in table
+
+
+def test_the_command_line_prints_progress_and_compares(capsys):
+    from course.cli import main
+
+    assert main(["progress", "00"]) == 0
+    assert "00.first_job" in capsys.readouterr().out
+    assert main(["compare", "00"]) == 0
+    out = capsys.readouterr().out
+    assert "YOUR CODE" in out or "your code" in out
+    assert "not started" in out
