@@ -131,9 +131,14 @@ def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, in
                 outcome = Outcome(exercise_id, "crashed", seed=seed, seconds=time.monotonic() - started,
                                   detail=f"the notebook's process ended while loading its cell ({_exit(host)})")
             else:
-                emit({"event": "phase", "exercise": exercise_id, "phase": "running the checks"})
-                outcome = _checked(exercise_id, answers, seed, host)
-                outcome.seconds = time.monotonic() - started
+                missing = [name for name in exercise.answers if name not in answers]
+                if missing:
+                    outcome = Outcome(exercise_id, "could not load", seed=seed, seconds=time.monotonic() - started,
+                                      detail=f"the exercise's cell defines no {', '.join(f'`{n}`' for n in missing)}")
+                else:
+                    emit({"event": "phase", "exercise": exercise_id, "phase": "running the checks"})
+                    outcome = _checked(exercise_id, answers, seed, host)
+                    outcome.seconds = time.monotonic() - started
             outcomes.append(outcome)
             emit(outcome.event())
     finally:

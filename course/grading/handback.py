@@ -1,15 +1,14 @@
 """What an instructor hands back after grading a class: a score sheet an LMS imports, and a feedback file
 per student and lab.
 
-    score(row)                          an exercise's score: 1 when it passed, else the share of its checks
-                                        that passed (0 for one that did not run)
     write_wide_csv(rows, exercises, p)  grades-wide.csv: one row per student, one column per exercise (its
                                         score), a column per lab (the sum of its exercises) and the total
     write_feedback(rows, folder)        feedback/<student>/<NN>.md: each exercise's result, every failing
                                         check and why, and the seed that replays the run
 
-The rows are the gradebook's (gradebook.Row): they carry checks passed and made, every failing check
-with its reason, the seed, and the report as the learner would have read it in the notebook.
+The rows are the gradebook's (gradebook.Row): they carry their score (1 when the exercise passed, else
+the share of its checks that passed, 0 for one that did not run), every failing check with its reason,
+the seed, and the report as the learner would have read it in the notebook.
 """
 
 from __future__ import annotations
@@ -18,17 +17,6 @@ import csv
 import re
 from collections import defaultdict
 from pathlib import Path
-
-DID_NOT_RUN = {"no cell", "could not load", "timed out", "crashed", "unreadable", "problem", "not started"}
-
-
-def score(row) -> float:
-    if row.passed:
-        return 1.0
-    if row.status in DID_NOT_RUN or not row.checks_total:
-        return 0.0
-    return row.checks_passed / row.checks_total
-
 
 def write_wide_csv(rows, exercises: list, path: Path) -> None:
     """`exercises`: the course's exercises (manifest order); only labs someone handed in get columns."""
@@ -42,7 +30,7 @@ def write_wide_csv(rows, exercises: list, path: Path) -> None:
                 if exercise.id.startswith(row.lab + "."):
                     by_student[row.student].setdefault(exercise.id, 0.0)
         elif row.exercise:
-            by_student[row.student][row.exercise] = score(row)
+            by_student[row.student][row.exercise] = row.score
         else:
             by_student.setdefault(row.student, {})
     with open(path, "w", newline="") as out:
@@ -82,7 +70,7 @@ def feedback(student: str, lab: str, rows: list, titles: dict[str, str]) -> str:
         broken = next(r for r in rows if r.exercise == "*")
         lines += [f"Your notebook could not be graded: {broken.detail}", ""]
     if counted:
-        lines += [f"{passed} of {len(counted)} exercises passed; score {sum(score(r) for r in counted):.2f} of "
+        lines += [f"{passed} of {len(counted)} exercises passed; score {sum(r.score for r in counted):.2f} of "
                   f"{len(counted)} (an exercise that did not pass scores the share of its checks that did).", ""]
     for row in counted:
         title = titles.get(row.exercise, "")

@@ -29,15 +29,15 @@ from pathlib import Path
 
 from course.infra import eventlog, processes
 from course.core import queue
-from course.errors import CourseError
 from course.grading.scratch import ScratchSchema
 from course.grading.trial import Trial
 
 TASK = "task"  # the job type every fault run uses
 
 
-class WorkerCrashed(CourseError):
-    """A worker died of something other than our SIGKILL: the code under test cannot even run there."""
+class WorkerCrashed(Exception):
+    """A worker died of something other than our SIGKILL: the code under test cannot even run there. The
+    learner's doing (a handler that ends its process), so a failed check, not a problem of the course's."""
 
 
 @dataclass(frozen=True)
