@@ -7,8 +7,8 @@ answers under them are the lab's stubs (so any pass is unearned) unless the test
 
 from __future__ import annotations
 
-# Write "passed" results wherever results might be read: every descriptor this process holds, every file
-# the grader's old child was told about (spec.json and its events file), the parents' descriptors.
+# Write "passed" results wherever results might be read: every descriptor this process holds, and every
+# file the grader's old child was told about (spec.json and its events file).
 FORGE_RESULTS = '''
 import glob as _glob, json as _json, os as _os
 _lie = "".join(_json.dumps({"event": e, "exercise": x, "status": "passed", "passed": True, "checks": [9, 9],
@@ -20,6 +20,17 @@ for _fd in range(0, 64):
         _os.write(_fd, _lie.encode())
     except OSError:
         pass
+for _path in _glob.glob("/tmp/**/events.jsonl", recursive=True) + _glob.glob("/tmp/**/spec.json", recursive=True):
+    try:
+        with open(_path, "a") as _f:
+            _f.write(_lie)
+    except OSError:
+        pass
+'''
+
+# The same lies, written into the descriptors of this process's parent and group leader through /proc: the
+# checker's pipe to the grader, if it can be reached (as root, it can, unless a sandbox's uid keeps it out).
+FORGE_THROUGH_PROC = FORGE_RESULTS.split("for _fd in range")[0] + '''
 for _pid in {_os.getppid(), _os.getpgid(0)}:
     for _path in _glob.glob(f"/proc/{_pid}/fd/*"):
         try:
@@ -27,12 +38,6 @@ for _pid in {_os.getppid(), _os.getpgid(0)}:
                 _f.write(_lie)
         except OSError:
             pass
-for _path in _glob.glob("/tmp/**/events.jsonl", recursive=True) + _glob.glob("/tmp/**/spec.json", recursive=True):
-    try:
-        with open(_path, "a") as _f:
-            _f.write(_lie)
-    except OSError:
-        pass
 '''
 
 # The checks' own classes, patched to say "passed" (this fooled checks run in the notebook's process).
@@ -107,4 +112,43 @@ EXITS = '''
 import sys as _sys
 def enqueue_welcome(conn, user_id):
     _sys.exit(0)
+'''
+
+
+def vandal(classmate_notebook: str) -> str:
+    """Rewrite a classmate's notebook on disk, wherever it is found, so that it would fail."""
+    return f'''
+import glob as _glob
+for _path in _glob.glob("/tmp/**/{classmate_notebook}", recursive=True):
+    try:
+        with open(_path, "w") as _f:
+            _f.write("{{ this is not a notebook any more")
+    except OSError:
+        pass
+'''
+
+
+def daemon_writing_its_pid(path: str) -> str:
+    """DAEMON, telling the test its pid."""
+    return DAEMON.replace("        _time.sleep(600)", f"        open({path!r}, 'w').write(str(_os.getpid()))\n"
+                                                     "        _time.sleep(600)")
+
+
+# Needs the OS sandbox to be refused (files, the database's superuser, other processes): the answers of
+# solutions/ read through the course package's own path, executed, and returned as one's own.
+EXEC_SOLUTIONS = '''
+import json as _json, pathlib as _pathlib, course as _course
+_solutions = _pathlib.Path(_course.__file__).resolve().parents[1] / "solutions"
+for _nb in _solutions.glob("00_*.ipynb"):
+    for _cell in _json.loads(_nb.read_text())["cells"]:
+        if _cell.get("metadata", {}).get("course", {}).get("exercise"):
+            exec("".join(_cell["source"]), globals())
+'''
+SUPERUSER = '''
+import pathlib as _pathlib, psycopg as _psycopg, course as _course
+_home = _pathlib.Path(_course.__file__).resolve().parents[1] / ".course"
+_password = (_home / "pgpass").read_text().strip().split(":")[-1]
+with _psycopg.connect(host=str(_home / "run"), user="postgres", password=_password, dbname="course",
+                      autocommit=True) as _c:
+    _c.execute("COPY (SELECT 1) TO PROGRAM 'touch /tmp/course-hostile-was-here'")
 '''

@@ -106,7 +106,7 @@ def test_a_setup_cell_that_never_ends_costs_one_time_limit_for_the_whole_noteboo
 @pytest.mark.skipif(os.geteuid() == 0, reason="as root, /proc of the checker is open to any root process: "
                                                 "only the sandbox's unused uid keeps the answer out")
 def test_the_checker_cannot_be_read_or_written_by_the_notebooks_process(tmp_path, database):
-    text = notebook("00", setup=hostile.READ_THE_CHECKER + hostile.FORGE_RESULTS)
+    text = notebook("00", setup=hostile.READ_THE_CHECKER + hostile.FORGE_THROUGH_PROC)
     run, _ = graded(text, tmp_path=tmp_path)
     assert statuses(run) == {"00.first_job": "not started", "00.quiz": "not started"}, run.results
     assert not any("never started" in flag or "second result" in flag for flag in run.flags), run.flags

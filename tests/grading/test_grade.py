@@ -5,16 +5,19 @@ run completes, and no submission harms the database, another student or the inst
 from __future__ import annotations
 
 import csv
+import json
 import os
 import secrets
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from psycopg import sql
 
-from course.infra import db
-from course.grading import grade, gradebook, manifest, notebooks, roles
+from course.infra import db, processes
+from course.grading import confine, grade, gradebook, manifest, notebooks, roles
 from course.grading.notebooks import exercise_of
 
 ROOT = notebooks.ROOT
@@ -345,3 +348,135 @@ def test_a_role_left_by_a_killed_grade_run_is_dropped_by_the_next(database):
         assert role not in grading_roles(only_ours=False) and mine in grading_roles()
     finally:
         made.drop(mine)
+
+
+# -- paths as typed, the exit status, the files an instructor hands back -----------------------------------
+
+
+def readme_command() -> list[str]:
+    """The grading command as README.md prints it in its grading section."""
+    text = (notebooks.ROOT / "README.md").read_text()
+    section = text[text.index("## Grading a class"):]
+    command = section[section.index("```sh\n") + 6:section.index("\n```", section.index("```sh\n"))]
+    assert command.startswith("python -m course grade "), command
+    return command.split()
+
+
+@pytest.mark.slow
+def test_readmes_command_as_typed_grades_a_class_from_another_folder(tmp_path, database):
+    """Run from a folder that is not the checkout, with SUBMISSIONS and --out relative to it."""
+    argv = readme_command()
+    where = tmp_path / "elsewhere"
+    submissions = where / argv[argv.index("grade") + 1]
+    save(notebook("00"), submissions / "ana" / COURSE.lab("00").notebook)
+    save(notebook("00", "labs"), submissions / "ben" / COURSE.lab("00").notebook)
+    command = [sys.executable, *argv[1:]]
+    env = {**os.environ, "PYTHONPATH": str(notebooks.ROOT)}
+    if not confine.isolation()[0]:  # no sandbox here: as typed, it refuses in one line and writes nothing
+        refused = subprocess.run(command, cwd=where, env=env, capture_output=True, text=True, timeout=300)
+        assert refused.returncode == 2 and "--trust-submissions" in refused.stderr, refused
+        assert not (where / argv[argv.index("--out") + 1]).exists()
+        command.append("--trust-submissions")
+    done = subprocess.run(command, cwd=where, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = list(csv.DictReader(open(where / argv[argv.index("--out") + 1] / "gradebook.csv")))
+    assert {(t["student"], t["exercise"], t["status"]) for t in table} == {
+        ("ana", "00.first_job", "passed"), ("ana", "00.quiz", "passed"),
+        ("ben", "00.first_job", "not started"), ("ben", "00.quiz", "not started")}, done.stdout + done.stderr
+
+
+def test_the_exit_status_says_when_the_grader_itself_failed(tmp_path, database, monkeypatch):
+    save(notebook("00"), tmp_path / "class" / "ana" / "00_start_here.ipynb")
+    from course.cli import main
+
+    def broken(self):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(roles.Roles, "create", broken)
+    assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--trust-submissions"]) == 1
+    assert main(["grade", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out2"), "--trust-submissions"]) == 2
+
+
+def test_the_gradebook_has_scores_every_failure_a_wide_sheet_and_feedback(tmp_path, database):
+    save(notebook("00", edit=wrong(WRONG_QUIZ)), tmp_path / "class" / "dan" / "00_start_here.ipynb")
+    save(notebook("00"), tmp_path / "class" / "eve" / "00_start_here.ipynb")
+    out = tmp_path / "out"
+    graded = grade.grade(tmp_path / "class", out, jobs=2, timeout_s=60, seed=11, progress=False, trust=True)
+    dan = lab_rows(graded.rows, "dan", "00")["00.quiz"]
+    assert dan.status == "failed" and (dan.checks_passed, dan.checks_total) == (2, 3) and dan.score == 2 / 3
+    assert [f["name"] for f in dan.failing] == [dan.first_failing] and "q1" in dan.first_failing
+
+    long = {(t["student"], t["exercise"]): t for t in gradebook.read_csv(out / "gradebook.csv")}
+    assert long[("dan", "00.quiz")]["score"] == "0.67" and long[("dan", "00.quiz")]["failing"] == dan.first_failing
+    wide = list(csv.DictReader(open(out / "grades-wide.csv")))
+    assert [(w["student"], w["00.first_job"], w["00.quiz"], w["lab 00"], w["total"]) for w in wide] == [
+        ("dan", "1", "0.67", "1.67", "1.67"), ("eve", "1", "1", "2", "2")]
+    feedback = (out / "feedback" / "dan" / "00.md").read_text()
+    assert "00.quiz" in feedback and dan.first_failing in feedback and f"seed={dan.seed}" in feedback
+    assert "1 of 2 exercises passed" in feedback
+    head = (out / "summary.md").read_text()
+    assert "seed 11" in head and "course commit " in head and "sandbox" in head
+    assert f"SHA-256 {graded.run.checksum}" in head and "Nothing to flag" in head
+    facts = json.loads((out / "run.json").read_text())
+    assert facts["seed"] == 11 and facts["rows"] == 4 and facts["seconds"] > 0
+
+
+# -- a hostile class -------------------------------------------------------------------------------------
+
+
+def sandboxed() -> bool:
+    return confine.isolation()[0]
+
+
+@pytest.mark.slow
+def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(tmp_path, sentinel):
+    """Each notebook tries one attack on top of a stub (so any pass is unearned), or on top of a right
+    answer (so its grade shows what the attack cost); ana and ben are honest classmates."""
+    from tests.grading import hostile
+
+    lab00 = COURSE.lab("00").notebook
+    folder = tmp_path / "class"
+    pid_file = tmp_path / "daemon.pid"
+    plan = {
+        "ana": notebook("00"),  # the victim of the vandal: graded as she handed it in
+        "ben": notebook("00", prepend={"00.first_job": "# ben's\n"}),
+        "forger": notebook("00", "labs", prepend={"00.first_job": hostile.FORGE_RESULTS}),
+        "patcher": notebook("00", "labs", prepend={"00.first_job": hostile.PATCH_REPORT}),
+        "flatterer": notebook("00", edit={"00.first_job": lambda s: hostile.EQUAL_TO_EVERYTHING,
+                                          "00.quiz": lambda s: hostile.EQUAL_TO_EVERYTHING}),
+        "quitter": notebook("00", edit={"00.first_job": lambda s: hostile.EXITS}),
+        "vandal": notebook("00", "labs", prepend={"00.first_job": hostile.vandal(f"ana/{lab00}")}),
+        "daemon": notebook("00", "labs", prepend={"00.first_job": hostile.daemon_writing_its_pid(str(pid_file))}),
+    }
+    if sandboxed():  # what only the OS sandbox refuses: reading files that are not the notebook's, other processes
+        plan |= {"copier": notebook("00", "labs", prepend={"00.first_job": hostile.EXEC_SOLUTIONS}),
+                 "superuser": notebook("00", "labs", prepend={"00.first_job": hostile.SUPERUSER}),
+                 "prober": notebook("00", "labs", prepend={"00.first_job": hostile.FORGE_THROUGH_PROC})}
+    for student, nb in plan.items():
+        save(nb, folder / student / lab00)
+    progress = Path(os.environ["COURSE_PROGRESS_FILE"])
+    out = tmp_path / "out"
+    graded = grade.grade(folder, out, jobs=2, timeout_s=60, seed=3, progress=False, trust=not sandboxed())
+    rows = graded.rows
+
+    said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.detail}" for r in rows)
+    assert statuses(rows, "ana", "00") == every("00", "passed"), said  # graded as handed in
+    assert statuses(rows, "ben", "00") == every("00", "passed"), said
+    unearned = [r for r in rows if r.passed and r.student not in ("ana", "ben", "quitter")]
+    assert unearned == [], said
+    assert statuses(rows, "quitter", "00") == {"00.first_job": "failed", "00.quiz": "passed"}, said
+    assert statuses(rows, "flatterer", "00") == every("00", "failed"), said
+
+    flags = "\n".join(f"{whose}: {what}" for whose, what in graded.run.flags)
+    assert f"ana/{lab00}" in flags and "changed on disk" in flags, flags
+    assert "daemon, lab 00" in flags and "processes left running" in flags, flags
+    assert "ana, ben: 00.first_job: the same code" not in flags  # the solution itself is never a group
+
+    # no damage: the database, the instructor's progress, the gradebook; nothing left running
+    with db.connect(sentinel) as conn:
+        assert conn.execute("SELECT count(*) FROM precious").fetchone()[0] == 1
+    assert not progress.exists()
+    assert gradebook.differs_from(gradebook.read_csv(out / "gradebook.csv"), rows) is None
+    assert not Path("/tmp/course-hostile-was-here").exists()
+    assert pid_file.exists() and not processes.pid_alive(int(pid_file.read_text()))
+    assert grading_roles() == set()
