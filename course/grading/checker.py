@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -171,8 +172,10 @@ def _described(error: BaseException) -> str:
 
 
 def _exit(host: AnswerHost) -> str:
-    code = host.process.poll()
-    if code is None:
+    """How the answer host ended: its channel closes a moment before the kernel reports its exit."""
+    try:
+        code = host.process.wait(5)
+    except subprocess.TimeoutExpired:
         return "still running"
     return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
 
