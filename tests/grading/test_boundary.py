@@ -330,3 +330,12 @@ def test_the_answers_process_dying_is_heard(process_host):
     with pytest.raises(AnswerProcessGone):
         f()
     assert process_host.process.wait(10) == 7
+
+
+def test_many_calls_cross_at_once_with_the_same_results(pair):
+    draw = define(pair[0], "def draw(n, rng):\n    if n < 0:\n        raise ValueError(n)\n    return rng.uniform(0, n)\n",
+                  "draw")
+    here = random.Random(3)
+    assert draw.many([((4, random.Random(3)), {})] * 500) == [here.uniform(0, 4) for _ in range(500)]
+    with pytest.raises(ValueError):
+        draw.many([((1, random.Random(3)), {}), ((-1, random.Random(3)), {})])

@@ -7,6 +7,7 @@ Operations the checks' side sends:
     cell       an exercise's cell, run in a copy of the setup's namespace: the answers it defines
                (functions: by name, for `call`; values, such as a quiz's answers: as data)
     call       one answer, with arguments (data, and facades of what the check lends: facades.py)
+    many       one answer, called for each of a list of arguments in turn (one crossing for thousands)
     pickle     one answer, cloudpickled here, for a worker process of the grader's sandbox
     spy/unspy  report each call the answer makes to a name (a global of its cell, or module.name)
 
@@ -252,6 +253,12 @@ class AnswerSide:
             if message.get("awaited") and inspect.isawaitable(result):
                 result = asyncio.run(_wait(result))
             return {"value": self.encoder.encode(result)}
+        if op == "many":  # one answer, called for each (args, kwargs) in turn: one crossing for all
+            function = self._answer(message["answer"])
+            _environment(message.get("env") or {})
+            results = [function(*self.decoder.decode(args), **{k: self.decoder.decode(v) for k, v in kwargs.items()})
+                       for args, kwargs in message.get("calls", [])]
+            return {"value": self.encoder.encode(results)}
         if op == "pickle":
             return {"value": self.encoder.encode(cloudpickle.dumps(self._answer(message["answer"])))}
         if op == "spy":

@@ -54,6 +54,11 @@ class Answer:
             return asyncio.to_thread(self._host.call, self, args, kwargs, awaited=True)
         return self._host.call(self, args, kwargs)
 
+    def many(self, calls: list[tuple[tuple, dict]]) -> list:
+        """[self(*args, **kwargs) for args, kwargs in calls], run over there in one crossing, in order;
+        the first exception stops it, and is raised."""
+        return self._host.call_many(self, calls)
+
     def __reduce__(self):
         from course.grading.boundary import host
 
@@ -183,6 +188,13 @@ class AnswerHost:
             return self.request("call", answer=answer.key, args=side.encoder.encode(list(args)),
                                 kwargs={keyword_name(k): side.encoder.encode(v) for k, v in kwargs.items()},
                                 env=self._environment_changes(), awaited=awaited)
+
+    def call_many(self, answer: Answer, calls: list[tuple[tuple, dict]]) -> list:
+        side = self.side
+        with side.lender.scope():
+            encoded = [[side.encoder.encode(list(args)), {keyword_name(k): side.encoder.encode(v) for k, v in kwargs.items()}]
+                       for args, kwargs in calls]
+            return self.request("many", answer=answer.key, calls=encoded, env=self._environment_changes())
 
     def pickled(self, answer: Answer) -> bytes:
         blob = self.request("pickle", answer=answer.key)
