@@ -112,6 +112,7 @@ def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, in
                 try:
                     host.setup(notebook.name, notebook.setup)
                     setup_error = None
+                    started = time.monotonic()  # an exercise's seconds are its own: the setup cells ran for all
                 except LoadError as error:
                     setup_error = f"the setup cells raised {_described(error.error)}"
                 except AnswerProcessGone:
