@@ -195,7 +195,7 @@ def parser() -> argparse.ArgumentParser:
 # imported only when asked for.
 MODULE_COMMANDS = {
     "build": ("course.authoring.build", "write labs/ from solutions/"),
-    "map": ("course.authoring.layout", "the package's layers, and each lab's own modules"),
+    "map": ("course.authoring.layout", "the package's layers, and every file each lab is made of"),
     "progress": ("course.grading.progress_file", "which exercises you have passed"),
     "check": ("course.grading.compare:check_main", "run a lab's checks on your saved notebook, from the terminal"),
     "compare": ("course.grading.compare", "your lab's code beside the solution's, and the checks on it"),

@@ -1,4 +1,4 @@
-"""Rule checkers that more than one lab asks for: one rule, one checker, one set of messages.
+"""Checks that more than one lab asks for: one requirement, one checker, one set of messages.
 
     backoff with full jitter        07.backoff, 12.retry_policy: wait random(0, min(300, 2^(attempt-1))) s
     the wait grows                  07.backoff: the mean wait doubles with each attempt, up to the cap
