@@ -339,3 +339,13 @@ def test_many_calls_cross_at_once_with_the_same_results(pair):
     assert draw.many([((4, random.Random(3)), {})] * 500) == [here.uniform(0, 4) for _ in range(500)]
     with pytest.raises(ValueError):
         draw.many([((1, random.Random(3)), {}), ((-1, random.Random(3)), {})])
+
+
+def test_a_connection_pointed_at_other_tables_is_put_back_when_the_call_returns(pair, conn):
+    """An answer that sets search_path to a schema of its own (a 'jobs' it filled as the check would want)
+    cannot have the check read that after its call."""
+    point = define(pair[0], "def point(conn):\n    conn.execute(\"SET search_path TO pg_catalog\")\n"
+                            "    return conn.execute('SHOW search_path').fetchone()[0]\n", "point")
+    before = conn.execute("SHOW search_path").fetchone()[0]
+    assert point(conn) == "pg_catalog"
+    assert conn.execute("SHOW search_path").fetchone()[0] == before

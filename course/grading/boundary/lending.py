@@ -110,6 +110,15 @@ class Scope:
 
     def __init__(self, lender: "Lender"):
         self.lender, self.ids = lender, set()
+        self.search_paths: dict[int, tuple[Any, str]] = {}  # a lent connection's search_path, as lent
+
+    def put_back(self) -> None:
+        """The search_path of each connection it lent, as it was: an answer that pointed the check's
+        connection at tables of its own cannot have the check read those after it returns."""
+        for conn, path in self.search_paths.values():
+            with contextlib.suppress(psycopg.Error):
+                if _search_path(conn) != path:
+                    conn.execute("SELECT set_config('search_path', %s, false)", [path])
 
 
 @dataclass
@@ -142,6 +151,7 @@ class Lender:
             yield scope
         finally:
             _SCOPE.reset(token)
+            scope.put_back()
             with self._lock:
                 self._open.discard(scope)
                 for loan_id in scope.ids:
@@ -176,6 +186,9 @@ class Lender:
             loan.scopes |= scopes
             for scope in scopes:
                 scope.ids.add(loan_id)
+                if kind == "connection" and loan_id not in scope.search_paths and isinstance(value, psycopg.Connection):
+                    with contextlib.suppress(psycopg.Error):
+                        scope.search_paths[loan_id] = (value, _search_path(value))
             return loan_id
 
     def _known_id(self, value: Any) -> int:
@@ -213,6 +226,10 @@ class Lender:
         with self._lock:
             found = self._errors.get(token) if type(token) is int else None
         return found[0] if found else None
+
+
+def _search_path(conn: psycopg.Connection) -> str:
+    return conn.execute("SELECT current_setting('search_path')").fetchone()[0]
 
 
 # -- what crosses to the answer --------------------------------------------------------------------------
