@@ -10,6 +10,10 @@
                     one behind; `with processes.python(...) as child:` kills it on the way out
     eventlog        what several processes did: an append-only history, one JSON line an event
     doctor          what this machine has: versions, the database, the broker
+    sandbox         a process tree for code we do not trust: reads only what it is given, writes only its
+                    scratch folder, reaches PostgreSQL only as its role, dies whole; run by a `warden`
+                    process, built from `landlock`, `seccomp`, namespaces (`linux`), a PostgreSQL `pggate`;
+                    `isolation` says what this machine offers, `procfs` what /proc says about processes
 
 It knows nothing of queues: nothing here imports course.core or anything above it.
 """

@@ -1,0 +1,519 @@
+"""The warden: the trusted process at the root of a sandbox (course.infra.sandbox starts one per sandbox).
+
+It builds the sandbox, starts the command in it, keeps the door to PostgreSQL, and at the end kills
+everything the command started and says what happened. It is started as
+`python -I -S -c BOOT SPEC`: no site-packages, nothing from the environment, only the standard library
+and course.infra's linux, landlock, seccomp and pggate, so nothing the sandbox could have written runs in it.
+
+What it does, in order (the spec, JSON written by sandbox.py, says which steps this machine allows):
+
+    namespaces   a new PID namespace (and IPC), in a new user namespace when not root; its first process
+                 ("init") gets a mount namespace of its own where it mounts a fresh /proc, a size-limited
+                 tmpfs on the scratch folder, and "reveals" the read-only paths a private folder would
+                 hide from the sandbox's uid (a tmpfs over /root holding only the Python installation)
+    the command  its own session (no terminal to type into), resource limits, the sandbox's uid (root:
+                 an unused one), no new privileges, Landlock, the seccomp filter, a scrubbed environment,
+                 then exec
+    watching     the command's end, a deadline, the scratch folder's size where no tmpfs limits it, the
+                 caller's lifeline (a pipe: when the caller dies, so does the sandbox), SIGTERM
+    the end      without a PID namespace, a sweep: as root, kill(-1) as the sandbox's uid (the kernel
+                 sends it to every process of that uid at once); otherwise SIGKILL to every descendant,
+                 round after round (the warden is a child subreaper: orphans come back to it)
+
+It reports to the caller on a status pipe, one JSON object a line: {"event": "started", ...},
+{"event": "failed", "error": ...} when the command could not be started, {"event": "ended", ...}.
+
+Why one module: it is one process's life, from the spec to the last report; the steps share its state
+(the pipes, the pids, what the kernel allowed) and run in the order above, each needing the one before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+import tempfile
+import time
+
+from course.infra import landlock, linux, procfs, seccomp
+from course.infra.pggate import RoleGate
+
+EXEC_FAILED = 127
+QUOTA_POLL_S = 0.1
+
+
+# -- the command: everything between fork and exec ------------------------------------------------------
+
+
+def _become(spec: dict, proc_mounted: bool) -> None:
+    """In the forked child: confine this process, then exec the command. Never returns."""
+    os.setsid()  # a session of its own: no controlling terminal (TIOCSTI), and the caller's Ctrl-C is not its
+    if spec["mountns"] and not spec["pidns"]:  # root where PID namespaces are not allowed: mounts still are
+        _mount_private_tree(spec, proc=False)
+    for name, value in spec["limits"].items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    uid = spec["uid"]
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    _check_reachable(spec)
+    os.chdir(spec["cwd"])
+    rules = spec["landlock"]
+    if rules:
+        read = rules["read"] + (["/proc"] if proc_mounted else [])
+        landlock.Rules(read, rules["write"], rules["devices"], rules["tcp_connect"],
+                       rules["tcp_bind"]).restrict_self(rules["abi"])
+    if spec["seccomp"] is not None:
+        seccomp.sandbox_filter(spec["seccomp"]["deny_truncate"], spec["seccomp"]["deny_metadata"]).install()
+    for signum in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    keep = sorted(set(spec["pass_fds"]) | {0, 1, 2})
+    for fd in keep:
+        os.set_inheritable(fd, True)
+    for low, high in zip([-1, *keep], [*keep, 65536]):  # close every other descriptor, ours included
+        if low + 1 < high:  # closerange(n, n) closes everything from n on (Python 3.11's close_range)
+            os.closerange(low + 1, high)
+    os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
+
+
+def _check_reachable(spec: dict) -> None:
+    """As the sandbox's uid, before Landlock: can it reach what it is allowed? Say which path if not."""
+    for path in spec["landlock"]["read"] if spec["landlock"] else []:
+        if os.path.exists(path) and not os.access(path, os.R_OK | (os.X_OK if os.path.isdir(path) else 0)):
+            raise PermissionError(f"the sandbox's uid {os.getuid()} cannot read {path}: make it readable to "
+                                  f"others (and its folders enterable), or copy it to a folder that is")
+    if not os.access(spec["cwd"], os.W_OK | os.X_OK):
+        raise PermissionError(f"the sandbox's uid {os.getuid()} cannot write in its scratch folder {spec['cwd']}")
+
+
+def start_command(spec: dict, proc_mounted: bool = False) -> tuple[int, str | None]:
+    """Fork the command. (pid, None) once it has exec'd; (pid, why) when it could not start."""
+    read_end, write_end = os.pipe2(os.O_CLOEXEC)  # closed by a successful exec: EOF means it started
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_end)
+            _become(spec, proc_mounted)
+        except BaseException as error:  # noqa: BLE001 — anything at all: say it to the parent and leave
+            os.write(write_end, f"{type(error).__name__}: {error}".encode()[:4000])
+        os._exit(EXEC_FAILED)
+    os.close(write_end)
+    said = b""
+    while chunk := os.read(read_end, 4096):
+        said += chunk
+    os.close(read_end)
+    return pid, said.decode(errors="replace") or None
+
+
+# -- init: the first process of a new PID namespace ----------------------------------------------------
+
+
+def _mount_private_tree(spec: dict, proc: bool) -> bool:
+    """In a mount namespace of its own: revealed paths, the scratch tmpfs and, with `proc` (in a new PID
+    namespace), a /proc showing only the sandbox's processes. Returns whether /proc was mounted (where it
+    is not — a container that masks parts of the host's /proc — the sandbox gets no /proc at all)."""
+    linux.unshare(linux.CLONE_NEWNS)
+    linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)  # nothing we mount leaks to the host
+    if spec["uid"] is not None:  # root's sandbox runs as another uid: show it what root's folders hide
+        plan = reveal_plan(spec["uid"], [*spec["read"], spec["folder"]])
+        for index, (over, paths) in enumerate(sorted(plan.items())):
+            stage = os.path.join(spec["folder"], f"stage-{index}")
+            os.mkdir(stage, 0o700)
+            _reveal(over, paths, stage)
+    if spec["tmpfs"]:
+        uid, gid = (spec["uid"], spec["uid"]) if spec["uid"] is not None else (os.getuid(), os.getgid())
+        linux.mount("tmpfs", spec["scratch"], "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                    f"size={spec['scratch_bytes']},mode=0700,uid={uid},gid={gid}")
+    if not proc:
+        return False
+    try:
+        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        return True
+    except OSError:
+        return False
+
+
+def reveal_plan(uid: int, paths: list[str]) -> dict[str, list[str]]:
+    """For each topmost folder `uid` may not enter (a private /root), the paths under it the sandbox needs
+    (a path under another one needs nothing more)."""
+    plan: dict[str, list[str]] = {}
+    for path in paths:
+        closed = _first_closed_folder(uid, path)
+        if closed:
+            kept = plan.setdefault(closed, [])
+            if not any(_inside(path, other) for other in kept):
+                kept[:] = [other for other in kept if not _inside(other, path)] + [path]
+    return plan
+
+
+def _first_closed_folder(uid: int, path: str) -> str | None:
+    """The topmost folder above `path` that `uid` (with no groups) may not enter, if any."""
+    parts = path.strip("/").split("/")
+    for depth in range(1, len(parts)):
+        folder = "/" + "/".join(parts[:depth])
+        try:
+            info = os.stat(folder)
+        except FileNotFoundError:
+            return None
+        bit = 0o100 if info.st_uid == uid else 0o010 if info.st_gid == uid else 0o001
+        if not info.st_mode & bit:
+            return folder
+    return None
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _reveal(over: str, paths: list[str], stage: str) -> None:
+    """Cover `over` (a folder the sandbox's uid may not enter, such as /root) with a tmpfs holding only
+    `paths`, bind-mounted read-only from the original: the Python installation under /root, not the rest."""
+    linux.mount("tmpfs", stage, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755,size=1m")
+    for path in paths:
+        target = os.path.join(stage, os.path.relpath(path, over))
+        for folder in _folders_between(stage, os.path.dirname(target)):
+            os.makedirs(folder, mode=0o755, exist_ok=True)
+        if os.path.isdir(path):
+            os.makedirs(target, mode=0o755, exist_ok=True)
+        else:
+            open(target, "a").close()
+        linux.mount(path, target, None, linux.MS_BIND | linux.MS_REC)
+        linux.mount(None, target, None, linux.MS_BIND | linux.MS_REMOUNT | linux.MS_RDONLY)
+    linux.mount(stage, over, None, linux.MS_MOVE)
+
+
+def _folders_between(top: str, bottom: str) -> list[str]:
+    folders = []
+    while bottom != top and bottom.startswith(top):
+        folders.append(bottom)
+        bottom = os.path.dirname(bottom)
+    return folders[::-1]
+
+
+def init_main(spec: dict, to_warden: int) -> None:
+    """PID 1 of the sandbox's namespace: set the tree up, start the command, reap orphans, and end with the
+    command (the kernel then kills whatever else is in the namespace). Never returns."""
+    code = 1
+    try:
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # the warden gone: the namespace goes too
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)  # PID 1 ignores unhandled signals sent from inside
+        proc_mounted = _mount_private_tree(spec, proc=True)
+        pid, why = start_command(spec, proc_mounted)
+        os.write(to_warden, (json.dumps({"forked": pid, "error": why}) + "\n").encode())
+        while True:
+            reaped, status = os.wait()
+            if reaped == pid:
+                os.write(to_warden, (json.dumps({"status": status}) + "\n").encode())
+                code = 0
+                break
+    except BaseException as error:  # noqa: BLE001
+        os.write(to_warden, (json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n").encode())
+    os._exit(code)
+
+
+# -- the warden ----------------------------------------------------------------------------------------
+
+
+def _enter_namespaces(spec: dict) -> None:
+    flags = linux.CLONE_NEWPID | linux.CLONE_NEWIPC | (linux.CLONE_NEWUSER if spec["userns"] else 0)
+    uid, gid = os.getuid(), os.getgid()
+    linux.unshare(flags)
+    if spec["userns"]:  # the same uid inside: the sandbox's files stay its owner's; exec drops the capabilities
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as out:
+                out.write(text)
+
+
+def sweep_descendants() -> int:
+    """SIGKILL every descendant, round after round until none is left; how many were killed."""
+    killed: set[int] = set()
+    for _ in range(10_000):
+        _reap_all()
+        found = procfs.descendants(os.getpid())
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.001)
+    return len(killed)
+
+
+def sweep_uid(uid: int) -> int:
+    """As root: kill every process of `uid`, the way the kernel does kill(-1): all at once, so none can
+    fork a new one in between. Repeated until /proc shows none. How many rounds it took."""
+    for rounds in range(1, 101):
+        if not procfs.processes_of_uid(uid):
+            return rounds - 1
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        time.sleep(0.01)
+    return rounds
+
+
+def _reap_all() -> dict[int, int]:
+    """Reap every child that has ended; {pid: wait status}."""
+    reaped = {}
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        reaped[pid] = status
+    return reaped
+
+
+def folder_bytes(path: str) -> int:
+    """What the files under `path` take on disk (allocated blocks, so sparse files count as written)."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def exit_code(status: int) -> int:
+    """A wait status as subprocess says it: the exit code, or -N when killed by signal N."""
+    return os.waitstatus_to_exitcode(status)
+
+
+class Warden:
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.status_fd = spec["status_fd"]
+        self.started = time.monotonic()
+        self.leader: int | None = None  # init (with a PID namespace) or the command itself
+        self.command: int | None = None  # the command's pid as this warden sees it
+        self.exit: int | None = None
+        self.why: str | None = None
+        self.done: asyncio.Future | None = None
+        self.leader_reaped = False
+        self.from_init: int | None = None  # the pipe init reports on, and what of it is not yet a line
+        self.buffered = b""
+        self.pidfd: int | None = None
+
+    def report(self, **event) -> None:
+        try:
+            os.write(self.status_fd, (json.dumps(event) + "\n").encode())
+        except OSError:
+            pass  # the caller is gone: the lifeline will end us
+
+    def finish(self, why: str) -> None:
+        if not self.done.done():
+            self.why = why
+            self.done.set_result(why)
+
+    # -- starting --------------------------------------------------------------------------------------
+
+    def start(self) -> int | None:
+        """Start init or the command; the pipe init reports on (None without a PID namespace)."""
+        spec = self.spec
+        if spec["pidns"]:
+            _enter_namespaces(spec)
+            from_init, to_warden = os.pipe2(os.O_CLOEXEC)
+            self.leader = os.fork()
+            if self.leader == 0:
+                os.close(from_init)
+                init_main(spec, to_warden)
+            os.close(to_warden)
+            return from_init
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # orphans come back to us, not to the machine's init
+        self.leader, why = start_command(spec)
+        if why:
+            self.report(event="failed", error=why)
+            self.exit, self.why = EXEC_FAILED, "failed"
+        else:
+            self.command = self.leader
+            self.report(event="started", pid=self.leader, pidns=None)
+        return None
+
+    def on_init_line(self, line: bytes) -> None:
+        said = json.loads(line)
+        if "forked" in said:
+            if said["error"]:
+                self.report(event="failed", error=said["error"])
+                self.exit = EXEC_FAILED
+                self.finish("failed")
+                return
+            self.command = procfs.inner_child(self.leader, said["forked"])
+            self.report(event="started", pid=self.command, init=self.leader,
+                        pidns=os.stat(f"/proc/{self.leader}/ns/pid").st_ino)
+        elif "status" in said:
+            self.exit = exit_code(said["status"])
+        elif "error" in said:
+            self.report(event="failed", error=said["error"])
+            self.exit = EXEC_FAILED
+            self.finish("failed")
+
+    # -- watching --------------------------------------------------------------------------------------
+
+    async def watch(self, from_init: int | None) -> None:
+        loop = asyncio.get_running_loop()
+        self.done = loop.create_future()
+        if self.why == "failed":
+            self.done.set_result("failed")
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(signum, self.finish, "stopped")
+        lifeline = self.spec["lifeline_fd"]
+        loop.add_reader(lifeline, lambda: os.read(lifeline, 64) or self.finish("caller gone"))
+        if self.spec["pidns"]:
+            self.from_init = from_init
+            self.pidfd = os.pidfd_open(self.leader)
+            loop.add_reader(self.pidfd, self._init_ended)
+            loop.add_reader(from_init, self._read_init)
+        else:
+            loop.add_signal_handler(signal.SIGCHLD, self._reap)
+            self._reap()  # it may have ended before the handler was in place
+        if self.spec["deadline_s"] is not None:
+            loop.call_at(loop.time() + self.spec["deadline_s"] - (time.monotonic() - self.started),
+                         self.finish, "deadline")
+        gate = server = None
+        if self.spec["gate"]:
+            gate = RoleGate(tuple(self.spec["gate"]["upstream"]), set(self.spec["gate"]["roles"]))
+            listener = socket.socket(fileno=self.spec["gate"]["fd"])
+            server = await asyncio.start_server(gate.serve, sock=listener)
+        poll = None
+        if not self.spec["tmpfs"]:
+            poll = asyncio.ensure_future(self._watch_scratch())
+        await self.done
+        if poll:
+            poll.cancel()
+        if server:
+            server.close()
+            gate.abort_all()
+
+    def _read_init(self) -> bool:
+        """Take in what init wrote; False at its end (init has exited, or closed the pipe)."""
+        chunk = os.read(self.from_init, 4096)
+        self.buffered += chunk
+        while b"\n" in self.buffered:
+            line, _, self.buffered = self.buffered.partition(b"\n")
+            self.on_init_line(line)
+        if not chunk:
+            asyncio.get_running_loop().remove_reader(self.from_init)
+        return bool(chunk)
+
+    def _init_ended(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self.pidfd)
+        _, status = os.waitpid(self.leader, 0)
+        self.leader_reaped = True
+        while self._read_init():  # its last words (the command's exit status) are in the pipe by now
+            pass
+        if self.exit is None and os.WIFSIGNALED(status):
+            self.exit = exit_code(status)  # init itself was killed: by the kernel, or by a signal from us
+        self.finish("exited")
+
+    def _reap(self) -> None:
+        for pid, status in _reap_all().items():
+            if pid == self.leader:
+                self.exit = exit_code(status)
+                self.finish("exited")
+
+    async def _watch_scratch(self) -> None:
+        while True:
+            await asyncio.sleep(QUOTA_POLL_S)
+            if folder_bytes(self.spec["scratch"]) > self.spec["scratch_bytes"]:
+                self.finish("disk full")
+
+    # -- ending ----------------------------------------------------------------------------------------
+
+    def end(self) -> None:
+        """Kill whatever is left of the sandbox, and say how it ended."""
+        swept = 0
+        if self.spec["pidns"]:
+            if not self.leader_reaped:
+                try:
+                    os.kill(self.leader, signal.SIGKILL)  # init's death takes the whole namespace with it
+                except ProcessLookupError:
+                    pass
+                os.waitpid(self.leader, 0)
+        else:
+            swept = sweep_descendants()
+        if self.spec["uid"] is not None:
+            swept += len(procfs.processes_of_uid(self.spec["uid"]))
+            sweep_uid(self.spec["uid"])
+        self.report(event="ended", why=self.why, exit=self.exit, swept=swept,
+                    seconds=round(time.monotonic() - self.started, 3))
+
+
+def probe_namespaces(argv: list[str]) -> int:
+    """`probe_namespaces '{"user": bool, "pid": bool}'`: exit 0 when the namespaces and mounts the warden
+    makes are allowed here; else 1, with what the kernel said on stderr."""
+    asked = json.loads(argv[1])
+    stage = tempfile.mkdtemp(prefix="course-sandbox-probe-")
+    try:
+        if asked["pid"]:
+            _enter_namespaces({"userns": asked["user"]})
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _mount_private_tree({"tmpfs": True, "uid": None, "scratch": stage,
+                                     "scratch_bytes": 4096}, proc=False)
+                if asked["pid"]:
+                    linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+                os._exit(0)
+            except OSError as error:
+                print(f"{error}", file=sys.stderr)
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        return 0 if os.waitstatus_to_exitcode(status) == 0 else 1
+    except OSError as error:
+        print(f"{error}", file=sys.stderr)
+        return 1
+    finally:
+        os.rmdir(stage)
+
+
+def command(function: str) -> list[str]:
+    """How to start the warden (`function` is main or probe_namespaces): this Python, isolated (-I: no
+    environment, no user site; -S: no site-packages), with this checkout's course package after the
+    standard library."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    boot = (f"import sys; sys.path.append({root!r}); from course.infra import warden; "
+            f"sys.exit(warden.{function}(sys.argv))")
+    return [sys.executable, "-I", "-S", "-c", boot]
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(argv[1])
+    for fd in (spec["status_fd"], spec["lifeline_fd"], *([spec["gate"]["fd"]] if spec["gate"] else [])):
+        os.set_inheritable(fd, False)  # the command never gets these (start_command closes them too)
+    warden = Warden(spec)
+    try:
+        from_init = warden.start()
+    except OSError as error:
+        warden.report(event="failed", error=f"the sandbox could not be built: {error}")
+        return 1
+    try:
+        asyncio.run(warden.watch(from_init))
+    finally:
+        warden.end()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
