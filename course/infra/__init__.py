@@ -11,9 +11,10 @@
     eventlog        what several processes did: an append-only history, one JSON line an event
     doctor          what this machine has: versions, the database, the broker
     sandbox         a process tree for code we do not trust: reads only what it is given, writes only its
-                    scratch folder, reaches PostgreSQL only as its role, dies whole; run by a `warden`
-                    process, built from `landlock`, `seccomp`, namespaces (`linux`), a PostgreSQL `pggate`;
-                    `isolation` says what this machine offers, `procfs` what /proc says about processes
+                    scratch folder, reaches PostgreSQL only as its role, dies whole. `isolation` says
+                    what this machine offers; a `warden` process builds and watches each sandbox from
+                    `linux` namespaces, `landlock`, `seccomp` (`pidguard` answers the calls it holds), and
+                    keeps its doors (`gates`); `procfs` reads what /proc says about processes
 
 It knows nothing of queues: nothing here imports course.core or anything above it.
 """

@@ -6,7 +6,7 @@
     probe().guarantees()     each guarantee and how it is kept here (README's table, for this machine)
 
 Tests take isolation away to try the fallbacks: COURSE_SANDBOX_WITHOUT=namespaces,userns,pidns,mountns,
-landlock,seccomp (any of them) and COURSE_SANDBOX_LANDLOCK_ABI=N (at most this kernel's). They only ever
+netns,landlock,seccomp (any of them) and COURSE_SANDBOX_LANDLOCK_ABI=N (at most this kernel's). They only ever
 remove: nothing here can give a sandbox more than the kernel does.
 """
 
@@ -31,30 +31,59 @@ class Isolation:
     pidns: bool  # a PID namespace (a user namespace too when not root)
     mountns: bool  # a mount namespace: /proc of its own, a tmpfs scratch, paths revealed under /root
     userns: bool
+    netns: bool = False  # a network namespace (with a PID one): only loopback, the gate and the named ports
     refused: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def guards_pids(self) -> bool:
+        """Does the warden judge each call naming another process (course.infra.pidguard)? Where nothing
+        else keeps a sandbox sharing your uid from your processes: no PID namespace. (Landlock's scope,
+        ABI 6, covers signals, not renice or prlimit.)"""
+        return self.seccomp and seccomp.can_notify() and not self.other_uid and not self.pidns
 
     def guarantees(self) -> dict[str, str]:
         """Each guarantee and how it is kept here, or "NOT KEPT: why"."""
-        abi = self.landlock_abi
-        files = (f"Landlock ABI {abi}" + ("" if abi >= 3 or self.seccomp else ", truncate() by path not controlled")
-                 if abi else "NOT KEPT: no Landlock in this kernel")
-        database = ("a gate admitting only its role; no unix sockets (seccomp)" if self.seccomp else
-                    "a gate admitting only its role; unix sockets NOT blocked (no seccomp)")
+        abi, shared_uid = self.landlock_abi, not self.other_uid
+        if not abi:
+            files = "NOT KEPT: no Landlock in this kernel"
+        elif shared_uid and not self.seccomp:
+            files = "NOT KEPT: no seccomp to refuse chmod/utime on your files"
+        else:
+            files = f"Landlock ABI {abi}" + (", seccomp" if self.seccomp else "")
+        if self.seccomp:
+            database = "a gate admitting only its role; no unix sockets (seccomp)"
+        elif shared_uid:
+            database = "NOT KEPT: no seccomp to refuse unix sockets (your session bus, agents, servers)"
+        else:
+            database = "a gate admitting only its role; other unix sockets only as an unused uid may"
         if self.other_uid:
             processes = "an unused uid"
-        elif self.pidns and abi:
-            processes = "a PID namespace, Landlock's ptrace rule" + (", Landlock signal scope" if abi >= 6 else "")
-        elif abi >= 6:
-            processes = "Landlock's ptrace rule and signal scope"
+        elif not abi:
+            processes = "NOT KEPT: no Landlock (ptrace, /proc)"
+        elif self.pidns:
+            processes = "a PID namespace; Landlock"
+        elif self.guards_pids:
+            processes = ("Landlock's ptrace rule" + (" and signal scope" if abi >= 6 else "")
+                         + "; signals, renice, prlimit judged by the warden (seccomp)")
         else:
-            processes = ("NOT KEPT: signals to your other processes are not blocked (Landlock ABI < 6, no PID "
-                         "namespace)" if abi else "NOT KEPT: no Landlock, no PID namespace")
-        lifetime = ("a PID namespace" if self.pidns else "kill(-1) as its uid" if self.other_uid else
-                    "a child subreaper and a sweep" + ("" if abi >= 6 else " (NOT KEPT if it kills the warden: "
-                                                                             "Landlock ABI < 6)"))
+            processes = "NOT KEPT: signals, renice, prlimit to your processes (no PID namespace, no seccomp)"
+        if self.pidns:
+            lifetime = "a PID namespace"
+        elif self.other_uid:
+            lifetime = "kill(-1) as its uid"
+        elif processes.startswith("NOT KEPT") or database.startswith("NOT KEPT"):
+            lifetime = "NOT KEPT: it could kill the warden, or have your session start processes for it"
+        else:
+            lifetime = "the warden is their subreaper and sweeps them"
+        if self.netns:
+            network = "a network namespace: loopback, the gate and the named ports (relayed)"
+        elif abi >= 4:
+            network = f"Landlock ABI {abi}: TCP to the named ports only"
+        else:
+            network = "NOT KEPT: TCP to any port (no network namespace, Landlock ABI < 4)"
         disk = "a tmpfs" if self.mountns else "polled every 0.1 s"
-        return {"files": files, "database": database, "processes": processes, "lifetime": lifetime,
-                "limits": f"rlimits; scratch size: {disk}; deadline; scrubbed environment"}
+        return {"files": files, "database": database, "network": network, "processes": processes,
+                "lifetime": lifetime, "limits": f"rlimits; scratch size: {disk}; deadline; scrubbed environment"}
 
     def missing(self) -> list[str]:
         return [f"{part}: {how.split('NOT KEPT: ', 1)[1]}" for part, how in self.guarantees().items()
@@ -70,7 +99,9 @@ class Isolation:
         who = "as an unused uid" if self.other_uid else "as you"
         how = ", ".join(filter(None, [f"Landlock ABI {self.landlock_abi}" if self.landlock_abi else "",
                                       "seccomp" if self.seccomp else "",
+                                      "a signal guard" if self.guards_pids else "",
                                       "a PID namespace" if self.pidns else "",
+                                      "a network namespace" if self.netns else "",
                                       "a user namespace" if self.userns and self.pidns else ""]))
         if self.enough:
             return f"sandbox: {who}, with {how}"
@@ -93,7 +124,7 @@ def probe() -> Isolation:
         refused["landlock"] = "disabled for this test" if "landlock" in without else "no Landlock in this kernel"
     has_seccomp = "seccomp" not in without and seccomp.available()
     root = os.geteuid() == 0
-    userns = pidns = mountns = False
+    userns = pidns = mountns = netns = False
     if "namespaces" not in without:
         if root:
             mountns = "mountns" not in without and _namespaces_work(user=False, pid=False) is None
@@ -105,12 +136,17 @@ def probe() -> Isolation:
             userns = pidns = mountns = said is None
             if said:
                 refused["userns"] = said
-    return Isolation(abi, has_seccomp, root, pidns, mountns, userns, tuple(refused.items()))
+        if pidns and "netns" not in without:
+            said = _namespaces_work(user=userns, pid=True, net=True)
+            netns = said is None
+            if said:
+                refused["netns"] = said
+    return Isolation(abi, has_seccomp, root, pidns, mountns, userns, netns, tuple(refused.items()))
 
 
-def _namespaces_work(user: bool, pid: bool) -> str | None:
+def _namespaces_work(user: bool, pid: bool, net: bool = False) -> str | None:
     """None when the warden can build its namespaces here; else what the kernel said."""
-    argv = [*warden.command("probe_namespaces"), json.dumps({"user": user, "pid": pid})]
+    argv = [*warden.command("probe_namespaces"), json.dumps({"user": user, "pid": pid, "net": net})]
     try:
         tried = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     except subprocess.TimeoutExpired:

@@ -12,7 +12,7 @@ offers, saying what is missing rather than failing:
     ABI 6 (6.12)        no signals to, and no abstract unix sockets of, processes outside
 
     abi()                          this kernel's ABI version; 0 when Landlock is absent or disabled
-    Rules(read, write, devices, tcp_connect, tcp_bind).restrict_self(abi)
+    Rules(read, write, devices, tcp_connect, tcp_bind, network).restrict_self(abi)
                                    confine this process (it must have set no_new_privs, or be privileged)
 
 Only the standard library is used: the sandbox's warden loads this before anything else may load.
@@ -90,11 +90,12 @@ class Rules:
     devices: list[str] = field(default_factory=list)
     tcp_connect: list[int] = field(default_factory=list)
     tcp_bind: list[int] = field(default_factory=list)
+    network: bool = True  # False: leave TCP alone (a network namespace of its own confines it already)
 
     def restrict_self(self, abi: int) -> None:
         """Confine this process and its future children. Paths that do not exist are skipped."""
         fs = handled_fs(abi)
-        net = BIND_TCP | CONNECT_TCP if abi >= 4 else 0
+        net = BIND_TCP | CONNECT_TCP if abi >= 4 and self.network else 0
         scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
         attr = _RulesetAttr(fs, net, scoped)
         size = 8 if abi < 4 else 16 if abi < 6 else 24  # the struct as this kernel knows it

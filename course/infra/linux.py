@@ -28,7 +28,9 @@ SYSCALLS = {
                "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92, "fchown": 93,
                "lchown": 94, "fchownat": 260, "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280,
                "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
-               "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466},
+               "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466,
+               "fcntl": 72, "ioctl": 16, "setpriority": 141, "prlimit64": 302, "sched_setaffinity": 203,
+               "sched_setscheduler": 144, "sched_setparam": 142, "sched_setattr": 314, "ioprio_set": 251},
     "aarch64": {"landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
                 "seccomp": 277, "socket": 198, "truncate": 45, "io_uring_setup": 425, "io_uring_enter": 426,
                 "io_uring_register": 427, "add_key": 217, "request_key": 218, "keyctl": 219,
@@ -36,7 +38,9 @@ SYSCALLS = {
                 "pidfd_send_signal": 424, "pidfd_getfd": 438,
                 "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchown": 55, "fchownat": 54, "utimensat": 88,
                 "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
-                "fremovexattr": 16, "setxattrat": 463, "removexattrat": 466},
+                "fremovexattr": 16, "setxattrat": 463, "removexattrat": 466,
+                "fcntl": 25, "ioctl": 29, "setpriority": 140, "prlimit64": 261, "sched_setaffinity": 122,
+                "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274, "ioprio_set": 30},
 }
 # The value seccomp sees in `arch` for this machine's native calls (<linux/audit.h>).
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
@@ -46,6 +50,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
 
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2

@@ -3,6 +3,7 @@ namespace they are in. Read-only, and a process that ends while we look is simpl
 
     children(pid), descendants(pid)     from /proc/PID/task/*/children
     inner_child(parent, inner_pid)      the child whose pid inside its own PID namespace is `inner_pid`
+    parent(pid), thread_group(tid), process_group(pid)
     pids()                              every process we can see
     uid_of(pid), processes_of_uid(uid), tasks_of_uid(uid)   (tasks: threads too, as RLIMIT_NPROC counts)
     pidns_of(pid)                       its PID namespace's inode
@@ -61,6 +62,28 @@ def inner_child(parent: int, inner_pid: int) -> int | None:
         except (FileNotFoundError, ProcessLookupError, ValueError):
             pass
     return None
+
+
+def parent(pid: int) -> int | None:
+    try:
+        return int(_status(pid)["PPid"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def thread_group(pid: int) -> int | None:
+    """The process a thread id belongs to (a process's own pid gives itself)."""
+    try:
+        return int(_status(pid)["Tgid"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def process_group(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
 
 
 def uid_of(pid: int) -> int | None:

@@ -221,7 +221,7 @@ class Sandbox:
         connect = list(policy.tcp_connect)
         if self._listener:
             port = self._listener.getsockname()[1]
-            gate = {"fd": self._listener.fileno(), "upstream": list(_upstream(policy.postgres)),
+            gate = {"fd": self._listener.fileno(), "port": port, "upstream": list(_upstream(policy.postgres)),
                     "roles": [conninfo_to_dict(policy.postgres).get("user") or ""]}
             connect.append(port)
         env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": scratch,
@@ -235,8 +235,9 @@ class Sandbox:
             "tmpfs": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "write": [scratch], "devices": DEVICES,
                          "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind)} if iso.landlock_abi else None,
-            "seccomp": {"deny_truncate": iso.landlock_abi < 3, "deny_metadata": uid is None} if iso.seccomp else None,
-            "gate": gate, "pass_fds": pass_fds,
+            "seccomp": {"deny_truncate": iso.landlock_abi < 3, "deny_metadata": uid is None,
+                        "guard_pids": iso.guards_pids} if iso.seccomp else None,
+            "gate": gate, "netns": iso.netns, "relay": list(policy.tcp_connect), "pass_fds": pass_fds,
         }
 
     def _process_limit(self) -> int:
@@ -292,7 +293,10 @@ class Sandbox:
         """End the sandbox now (everything in it is killed) and wait for it."""
         if self._process is None or self.ending:
             return self.ending
-        self._cut_lifeline()
+        try:
+            os.write(self._lifeline, b"stop")
+        except OSError:
+            pass  # the warden has ended already
         ending = self.wait(timeout)
         if ending is None:  # the warden itself does not answer: kill it (its namespace dies with it)
             self._process.kill()

@@ -3,19 +3,24 @@
 It builds the sandbox, starts the command in it, keeps the door to PostgreSQL, and at the end kills
 everything the command started and says what happened. It is started as
 `python -I -S -c BOOT SPEC`: no site-packages, nothing from the environment, only the standard library
-and course.infra's linux, landlock, seccomp and pggate, so nothing the sandbox could have written runs in it.
+and course.infra's linux, landlock, seccomp, pidguard, procfs and gates: nothing the sandbox could have
+written runs in it.
 
 What it does, in order (the spec, JSON written by sandbox.py, says which steps this machine allows):
 
     namespaces   a new PID namespace (and IPC), in a new user namespace when not root; its first process
                  ("init") gets a mount namespace of its own where it mounts a fresh /proc, a size-limited
                  tmpfs on the scratch folder, and "reveals" the read-only paths a private folder would
-                 hide from the sandbox's uid (a tmpfs over /root holding only the Python installation)
+                 hide from the sandbox's uid (a tmpfs over /root holding only the Python installation);
+                 and a network namespace of its own, only loopback in it: init listens there on the
+                 PostgreSQL gate's port and the ports the caller named, and hands the listeners out to
+                 the warden, which relays them (course.infra.gates)
     the command  its own session (no terminal to type into), resource limits, the sandbox's uid (root:
                  an unused one), no new privileges, Landlock, the seccomp filter, a scrubbed environment,
                  then exec
     watching     the command's end, a deadline, the scratch folder's size where no tmpfs limits it, the
-                 caller's lifeline (a pipe: when the caller dies, so does the sandbox), SIGTERM
+                 caller's lifeline (a pipe: a word on it stops the sandbox; its end, when the caller
+                 dies, does too), SIGTERM
     the end      without a PID namespace, a sweep: as root, kill(-1) as the sandbox's uid (the kernel
                  sends it to every process of that uid at once); otherwise SIGKILL to every descendant,
                  round after round (the warden is a child subreaper: orphans come back to it)
@@ -30,17 +35,20 @@ Why one module: it is one process's life, from the spec to the last report; the 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
+import struct
 import sys
 import tempfile
 import time
 
-from course.infra import landlock, linux, procfs, seccomp
-from course.infra.pggate import RoleGate
+from course.infra import landlock, linux, pidguard, procfs, seccomp
+from course.infra.gates import Relay, RoleGate
 
 EXEC_FAILED = 127
 QUOTA_POLL_S = 0.1
@@ -49,7 +57,7 @@ QUOTA_POLL_S = 0.1
 # -- the command: everything between fork and exec ------------------------------------------------------
 
 
-def _become(spec: dict, proc_mounted: bool) -> None:
+def _become(spec: dict, proc_mounted: bool, to_warden: socket.socket | None, report: int) -> None:
     """In the forked child: confine this process, then exec the command. Never returns."""
     os.setsid()  # a session of its own: no controlling terminal (TIOCSTI), and the caller's Ctrl-C is not its
     if spec["mountns"] and not spec["pidns"]:  # root where PID namespaces are not allowed: mounts still are
@@ -67,16 +75,22 @@ def _become(spec: dict, proc_mounted: bool) -> None:
     rules = spec["landlock"]
     if rules:
         read = rules["read"] + (["/proc"] if proc_mounted else [])
-        landlock.Rules(read, rules["write"], rules["devices"], rules["tcp_connect"],
-                       rules["tcp_bind"]).restrict_self(rules["abi"])
+        landlock.Rules(read, rules["write"], rules["devices"], rules["tcp_connect"], rules["tcp_bind"],
+                       network=not spec["netns"]).restrict_self(rules["abi"])  # a namespace of its own: free
     if spec["seccomp"] is not None:
-        seccomp.sandbox_filter(spec["seccomp"]["deny_truncate"], spec["seccomp"]["deny_metadata"]).install()
+        rules = spec["seccomp"]
+        listener = seccomp.sandbox_filter(rules["deny_truncate"], rules["deny_metadata"],
+                                          tuple(pidguard.GUARDED) if rules["guard_pids"] else ()).install()
+        if listener is not None:  # to the warden, which answers the held calls; never kept here
+            socket.send_fds(to_warden, [b"L"], [listener])
+            os.close(listener)
     for signum in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
-    keep = sorted(set(spec["pass_fds"]) | {0, 1, 2})
-    for fd in keep:
+    passed = sorted(set(spec["pass_fds"]) | {0, 1, 2})
+    for fd in passed:
         os.set_inheritable(fd, True)
+    keep = sorted({*passed, report})  # `report` is close-on-exec: it lives until exec, to say what failed
     for low, high in zip([-1, *keep], [*keep, 65536]):  # close every other descriptor, ours included
         if low + 1 < high:  # closerange(n, n) closes everything from n on (Python 3.11's close_range)
             os.closerange(low + 1, high)
@@ -93,14 +107,18 @@ def _check_reachable(spec: dict) -> None:
         raise PermissionError(f"the sandbox's uid {os.getuid()} cannot write in its scratch folder {spec['cwd']}")
 
 
-def start_command(spec: dict, proc_mounted: bool = False) -> tuple[int, str | None]:
-    """Fork the command. (pid, None) once it has exec'd; (pid, why) when it could not start."""
+def start_command(spec: dict, proc_mounted: bool = False) -> tuple[int, str | None, int | None]:
+    """Fork the command. (pid, None, listener) once it has exec'd, the listener of its seccomp filter's
+    held calls if it has one; (pid, why, None) when it could not start."""
     read_end, write_end = os.pipe2(os.O_CLOEXEC)  # closed by a successful exec: EOF means it started
+    ours, theirs = socket.socketpair() if spec["seccomp"] and spec["seccomp"]["guard_pids"] else (None, None)
     pid = os.fork()
     if pid == 0:
         try:
             os.close(read_end)
-            _become(spec, proc_mounted)
+            if ours:
+                ours.close()
+            _become(spec, proc_mounted, theirs, write_end)
         except BaseException as error:  # noqa: BLE001 — anything at all: say it to the parent and leave
             os.write(write_end, f"{type(error).__name__}: {error}".encode()[:4000])
         os._exit(EXEC_FAILED)
@@ -109,7 +127,17 @@ def start_command(spec: dict, proc_mounted: bool = False) -> tuple[int, str | No
     while chunk := os.read(read_end, 4096):
         said += chunk
     os.close(read_end)
-    return pid, said.decode(errors="replace") or None
+    listener = None
+    if ours:
+        theirs.close()
+        ours.setblocking(False)
+        try:
+            _, fds, _, _ = socket.recv_fds(ours, 1, 1)
+            listener = fds[0] if fds else None
+        except BlockingIOError:
+            pass  # it failed before its filter: `said` says why
+        ours.close()
+    return pid, said.decode(errors="replace") or None, listener
 
 
 # -- init: the first process of a new PID namespace ----------------------------------------------------
@@ -197,7 +225,26 @@ def _folders_between(top: str, bottom: str) -> list[str]:
     return folders[::-1]
 
 
-def init_main(spec: dict, to_warden: int) -> None:
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_IFREQ = struct.Struct("16sh22x")  # struct ifreq: the interface's name, then (of its union) the flags
+
+
+def private_network(ports: list[int]) -> list[socket.socket]:
+    """A network namespace of its own, loopback up, and a listener on 127.0.0.1 for each of `ports`."""
+    linux.unshare(linux.CLONE_NEWNET)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as control:
+        _, flags = _IFREQ.unpack(fcntl.ioctl(control, _SIOCGIFFLAGS, _IFREQ.pack(b"lo", 0)))
+        fcntl.ioctl(control, _SIOCSIFFLAGS, _IFREQ.pack(b"lo", flags | _IFF_UP))
+    listeners = []
+    for port in ports:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(128)
+        listeners.append(listener)
+    return listeners
+
+
+def init_main(spec: dict, to_warden: int, doors: socket.socket) -> None:
     """PID 1 of the sandbox's namespace: set the tree up, start the command, reap orphans, and end with the
     command (the kernel then kills whatever else is in the namespace). Never returns."""
     code = 1
@@ -206,7 +253,14 @@ def init_main(spec: dict, to_warden: int) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_DFL)  # PID 1 ignores unhandled signals sent from inside
         proc_mounted = _mount_private_tree(spec, proc=True)
-        pid, why = start_command(spec, proc_mounted)
+        if spec["netns"]:  # the listeners go out to the warden; none stays in here
+            ports = _inside_ports(spec)
+            listeners = private_network(ports)
+            socket.send_fds(doors, [json.dumps(ports).encode()], [listener.fileno() for listener in listeners])
+            for listener in listeners:
+                listener.close()
+        doors.close()
+        pid, why, _ = start_command(spec, proc_mounted)  # in a PID namespace no call is held
         os.write(to_warden, (json.dumps({"forked": pid, "error": why}) + "\n").encode())
         while True:
             reaped, status = os.wait()
@@ -220,6 +274,11 @@ def init_main(spec: dict, to_warden: int) -> None:
 
 
 # -- the warden ----------------------------------------------------------------------------------------
+
+
+def _inside_ports(spec: dict) -> list[int]:
+    """The ports init listens on in the sandbox's network namespace: the gate's, then the caller's."""
+    return ([spec["gate"]["port"]] if spec["gate"] else []) + list(spec["relay"])
 
 
 def _enter_namespaces(spec: dict) -> None:
@@ -314,6 +373,8 @@ class Warden:
         self.from_init: int | None = None  # the pipe init reports on, and what of it is not yet a line
         self.buffered = b""
         self.pidfd: int | None = None
+        self.listener: int | None = None  # where the command's held calls arrive (course.infra.pidguard)
+        self.doors: list[tuple[int, int]] = []  # (port, listener) made in the sandbox's network namespace
 
     def report(self, **event) -> None:
         try:
@@ -334,14 +395,21 @@ class Warden:
         if spec["pidns"]:
             _enter_namespaces(spec)
             from_init, to_warden = os.pipe2(os.O_CLOEXEC)
+            ours, theirs = socket.socketpair()
             self.leader = os.fork()
             if self.leader == 0:
                 os.close(from_init)
-                init_main(spec, to_warden)
+                ours.close()
+                init_main(spec, to_warden, theirs)
             os.close(to_warden)
+            theirs.close()
+            if spec["netns"]:  # init sends its listeners before it starts the command; EOF if it failed first
+                said, fds, _, _ = socket.recv_fds(ours, 4096, 64)
+                self.doors = list(zip(json.loads(said or b"[]"), fds))
+            ours.close()
             return from_init
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # orphans come back to us, not to the machine's init
-        self.leader, why = start_command(spec)
+        self.leader, why, self.listener = start_command(spec)
         if why:
             self.report(event="failed", error=why)
             self.exit, self.why = EXEC_FAILED, "failed"
@@ -378,32 +446,49 @@ class Warden:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(signum, self.finish, "stopped")
         lifeline = self.spec["lifeline_fd"]
-        loop.add_reader(lifeline, lambda: os.read(lifeline, 64) or self.finish("caller gone"))
+        loop.add_reader(lifeline, lambda: self.finish("stopped" if os.read(lifeline, 64) else "caller gone"))
         if self.spec["pidns"]:
             self.from_init = from_init
             self.pidfd = os.pidfd_open(self.leader)
             loop.add_reader(self.pidfd, self._init_ended)
             loop.add_reader(from_init, self._read_init)
         else:
+            if self.listener is not None:
+                loop.add_reader(self.listener, pidguard.PidGuard(os.getpid()).answer_next, self.listener)
             loop.add_signal_handler(signal.SIGCHLD, self._reap)
             self._reap()  # it may have ended before the handler was in place
         if self.spec["deadline_s"] is not None:
             loop.call_at(loop.time() + self.spec["deadline_s"] - (time.monotonic() - self.started),
                          self.finish, "deadline")
-        gate = server = None
-        if self.spec["gate"]:
-            gate = RoleGate(tuple(self.spec["gate"]["upstream"]), set(self.spec["gate"]["roles"]))
-            listener = socket.socket(fileno=self.spec["gate"]["fd"])
-            server = await asyncio.start_server(gate.serve, sock=listener)
+        keepers, servers = await self._open_doors()
         poll = None
         if not self.spec["tmpfs"]:
             poll = asyncio.ensure_future(self._watch_scratch())
         await self.done
         if poll:
             poll.cancel()
-        if server:
+        for server in servers:
             server.close()
-            gate.abort_all()
+        for keeper in keepers:
+            keeper.abort_all()
+
+    async def _open_doors(self) -> tuple[list, list]:
+        """Serve the PostgreSQL gate, and relay the caller's ports: on the listeners init made in the
+        sandbox's network namespace, or (without one) the gate on the caller's listener."""
+        spec = self.spec
+        gate = spec["gate"] and RoleGate(tuple(spec["gate"]["upstream"]), set(spec["gate"]["roles"]))
+        keepers, servers = [], []
+        if spec["netns"]:
+            if gate:
+                socket.socket(fileno=spec["gate"]["fd"]).close()  # the caller's: unused, the sandbox cannot reach it
+            for port, fd in self.doors:
+                keeper = gate if gate and port == spec["gate"]["port"] else Relay(("127.0.0.1", port))
+                keepers.append(keeper)
+                servers.append(await asyncio.start_server(keeper.serve, sock=socket.socket(fileno=fd)))
+        elif gate:
+            keepers.append(gate)
+            servers.append(await asyncio.start_server(gate.serve, sock=socket.socket(fileno=spec["gate"]["fd"])))
+        return keepers, servers
 
     def _read_init(self) -> bool:
         """Take in what init wrote; False at its end (init has exited, or closed the pipe)."""
@@ -458,23 +543,27 @@ class Warden:
             sweep_uid(self.spec["uid"])
         self.report(event="ended", why=self.why, exit=self.exit, swept=swept,
                     seconds=round(time.monotonic() - self.started, 3))
+        if self.why == "caller gone":  # nobody is left to remove the sandbox's folder
+            shutil.rmtree(self.spec["folder"], ignore_errors=True)
 
 
 def probe_namespaces(argv: list[str]) -> int:
-    """`probe_namespaces '{"user": bool, "pid": bool}'`: exit 0 when the namespaces and mounts the warden
-    makes are allowed here; else 1, with what the kernel said on stderr."""
+    """`probe_namespaces '{"user": bool, "pid": bool, "net": bool}'`: exit 0 when the namespaces and mounts
+    the warden makes are allowed here; else 1, with what the kernel said on stderr. (Its tmpfs goes on
+    /tmp, in a mount namespace that ends with it: nothing to clean up.)"""
     asked = json.loads(argv[1])
-    stage = tempfile.mkdtemp(prefix="course-sandbox-probe-")
     try:
         if asked["pid"]:
             _enter_namespaces({"userns": asked["user"]})
         pid = os.fork()
         if pid == 0:
             try:
-                _mount_private_tree({"tmpfs": True, "uid": None, "scratch": stage,
+                _mount_private_tree({"tmpfs": True, "uid": None, "scratch": tempfile.gettempdir(),
                                      "scratch_bytes": 4096}, proc=False)
                 if asked["pid"]:
                     linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+                if asked["net"]:
+                    private_network([5432])
                 os._exit(0)
             except OSError as error:
                 print(f"{error}", file=sys.stderr)
@@ -484,8 +573,6 @@ def probe_namespaces(argv: list[str]) -> int:
     except OSError as error:
         print(f"{error}", file=sys.stderr)
         return 1
-    finally:
-        os.rmdir(stage)
 
 
 def command(function: str) -> list[str]:

@@ -1,20 +1,21 @@
-"""A door to PostgreSQL that lets in only the roles it was given: the way a sandbox reaches its database.
+"""Doors from a sandbox to the outside, kept by its warden: a PostgreSQL gate that lets in only the roles
+it was given, and a plain relay for the TCP ports the caller names.
 
-The gate serves on a listening socket it is handed (TCP on 127.0.0.1, made by the caller, who so knows
-the port before anything starts) and, for each connection, reads the client's startup message — the
-first thing a PostgreSQL client sends, in clear, naming the role it logs in as — before anything reaches
-the server. A role not on the list gets PostgreSQL's own "FATAL 28000" error and the connection is
-closed: the superuser is refused even to a client that somehow knows its password. Then the bytes flow
-both ways untouched, and the server asks for the role's password as usual.
-
-TLS and GSSAPI encryption requests are declined (the server is on this machine; the client then goes on
-in clear), replication connections are refused, cancel requests pass (they carry only a secret key).
+The PostgreSQL gate reads each connection's startup message — the first thing a PostgreSQL client sends,
+in clear, naming the role it logs in as — before anything reaches the server. A role not on the list
+gets PostgreSQL's own "FATAL 28000" error and the connection is closed: the superuser is refused even to
+a client that somehow knows its password. Then the bytes flow both ways untouched, and the server asks
+for the role's password as usual. TLS and GSSAPI encryption requests are declined (the server is on
+this machine; the client then goes on in clear), replication connections are refused, cancel requests
+pass (they carry only a secret key).
 
     gate = RoleGate(upstream=("/path/.course/run", 5432), roles={"course_grade_1a2b"})
     await asyncio.start_server(gate.serve, sock=listener)
+    await asyncio.start_server(Relay(("127.0.0.1", 8025)).serve, sock=listener)
 
-It runs in the sandbox's warden, a trusted process outside the sandbox, and uses only the standard
-library (the warden loads nothing else).
+The listeners are handed in: made by the caller (so it knows the port before anything starts), or made
+inside the sandbox's network namespace and passed out, so the sandbox connects to 127.0.0.1 as usual.
+Only the standard library is used: the warden loads nothing else.
 """
 
 from __future__ import annotations
@@ -101,27 +102,55 @@ class RoleGate:
 
     async def _forward(self, first: bytes, reader, writer) -> None:
         host, port = self.upstream
-        if host.startswith("/"):
-            up_reader, up_writer = await asyncio.open_unix_connection(f"{host}/.s.PGSQL.{port}")
-        else:
-            up_reader, up_writer = await asyncio.open_connection(host, port)
-        self._connections.add(up_writer)
-        try:
-            up_writer.write(first)
-            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-        finally:
-            self._connections.discard(up_writer)
-            up_writer.transport.abort()
+        await _splice(reader, writer, f"{host}/.s.PGSQL.{port}" if host.startswith("/") else (host, port),
+                      self._connections, first)
 
-    @staticmethod
-    async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+
+class Relay:
+    """Forwards every connection to `upstream` (host, port), bytes untouched."""
+
+    def __init__(self, upstream: tuple[str, int]):
+        self.upstream = upstream
+        self._connections: set[asyncio.StreamWriter] = set()
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connections.add(writer)
         try:
-            while chunk := await source.read(CHUNK):
-                sink.write(chunk)
-                await sink.drain()
+            await _splice(reader, writer, self.upstream, self._connections)
+        except OSError:
+            pass
         finally:
-            if sink.can_write_eof():
-                try:
-                    sink.write_eof()
-                except OSError:
-                    pass
+            self._connections.discard(writer)
+            writer.transport.abort()
+
+    def abort_all(self) -> None:
+        for writer in list(self._connections):
+            writer.transport.abort()
+
+
+async def _splice(reader, writer, upstream: str | tuple[str, int], connections: set, first: bytes = b"") -> None:
+    """Connect to `upstream` (a unix socket's path, or host and port), send `first`, then copy both ways."""
+    if isinstance(upstream, str):
+        up_reader, up_writer = await asyncio.open_unix_connection(upstream)
+    else:
+        up_reader, up_writer = await asyncio.open_connection(*upstream)
+    connections.add(up_writer)
+    try:
+        up_writer.write(first)
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+    finally:
+        connections.discard(up_writer)
+        up_writer.transport.abort()
+
+
+async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    try:
+        while chunk := await source.read(CHUNK):
+            sink.write(chunk)
+            await sink.drain()
+    finally:
+        if sink.can_write_eof():
+            try:
+                sink.write_eof()
+            except OSError:
+                pass
