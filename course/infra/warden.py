@@ -158,7 +158,7 @@ def _mount_private_tree(spec: dict, proc: bool) -> bool:
     if spec["tmpfs"]:
         uid, gid = (spec["uid"], spec["uid"]) if spec["uid"] is not None else (os.getuid(), os.getgid())
         linux.mount("tmpfs", spec["scratch"], "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                    f"size={spec['scratch_bytes']},mode=0700,uid={uid},gid={gid}")
+                    f"size={spec['scratch_bytes']},nr_inodes={spec['scratch_files']},mode=0700,uid={uid},gid={gid}")
     if not proc:
         return False
     try:
@@ -342,16 +342,20 @@ def _reap_all() -> dict[int, int]:
     return reaped
 
 
-def folder_bytes(path: str) -> int:
-    """What the files under `path` take on disk (allocated blocks, so sparse files count as written)."""
-    total = 0
-    for folder, _, files in os.walk(path):
+def scratch_over(path: str, max_bytes: int, max_files: int) -> bool:
+    """Do the files under `path` take more than `max_bytes` on disk (allocated blocks: a sparse file counts
+    as written), or number more than `max_files`? Stops counting as soon as one is over."""
+    total = count = 0
+    for folder, folders, files in os.walk(path):
+        count += len(folders) + len(files)
         for name in files:
             try:
                 total += os.lstat(os.path.join(folder, name)).st_blocks * 512
             except OSError:
                 pass
-    return total
+        if total > max_bytes or count > max_files:
+            return True
+    return False
 
 
 def exit_code(status: int) -> int:
@@ -370,6 +374,7 @@ class Warden:
         self.why: str | None = None
         self.done: asyncio.Future | None = None
         self.leader_reaped = False
+        self.pidns: int | None = None  # the inode of the sandbox's PID namespace
         self.from_init: int | None = None  # the pipe init reports on, and what of it is not yet a line
         self.buffered = b""
         self.pidfd: int | None = None
@@ -401,6 +406,7 @@ class Warden:
                 os.close(from_init)
                 ours.close()
                 init_main(spec, to_warden, theirs)
+            self.pidns = procfs.pidns_of(self.leader)  # now: init may be gone by the time it reports
             os.close(to_warden)
             theirs.close()
             if spec["netns"]:  # init sends its listeners before it starts the command; EOF if it failed first
@@ -426,9 +432,8 @@ class Warden:
                 self.exit = EXEC_FAILED
                 self.finish("failed")
                 return
-            self.command = procfs.inner_child(self.leader, said["forked"])
-            self.report(event="started", pid=self.command, init=self.leader,
-                        pidns=os.stat(f"/proc/{self.leader}/ns/pid").st_ino)
+            self.command = procfs.inner_child(self.leader, said["forked"])  # None if it has ended already
+            self.report(event="started", pid=self.command, init=self.leader, pidns=self.pidns)
         elif "status" in said:
             self.exit = exit_code(said["status"])
         elif "error" in said:
@@ -521,7 +526,7 @@ class Warden:
     async def _watch_scratch(self) -> None:
         while True:
             await asyncio.sleep(QUOTA_POLL_S)
-            if folder_bytes(self.spec["scratch"]) > self.spec["scratch_bytes"]:
+            if scratch_over(self.spec["scratch"], self.spec["scratch_bytes"], self.spec["scratch_files"]):
                 self.finish("disk full")
 
     # -- ending ----------------------------------------------------------------------------------------
@@ -559,7 +564,7 @@ def probe_namespaces(argv: list[str]) -> int:
         if pid == 0:
             try:
                 _mount_private_tree({"tmpfs": True, "uid": None, "scratch": tempfile.gettempdir(),
-                                     "scratch_bytes": 4096}, proc=False)
+                                     "scratch_bytes": 4096, "scratch_files": 16}, proc=False)
                 if asked["pid"]:
                     linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
                 if asked["net"]:
