@@ -320,6 +320,8 @@ say(daemon="{tag}")
         return "broken", f"outlived the sandbox: {alive} {run.leftovers}"
     if run.printed.get("daemon") != tag:
         return "broken", f"the daemon was not even started: {run.raw[-300:]}"
+    if run.ending.swept != 1:
+        return "broken", f"the daemon it left running was not counted: {run.ending}"
     return "held", f"the daemon died with the sandbox ({run.ending.swept} swept)"
 
 
@@ -463,8 +465,12 @@ def own_server():
             return server.getsockname()[1]
 if os.environ.get("OWN_SERVER"):
     got["its own TCP server"] = attempt(own_server)
+if os.environ.get("OWN_SHM"):
+    import multiprocessing
+    got["a multiprocessing lock"] = attempt(lambda: multiprocessing.Lock().acquire())
 say(got=got)
-""", env={"TARGETS": json.dumps(lab.targets()), **({"OWN_SERVER": "1"} if lab.isolation.netns else {})})
+""", env={"TARGETS": json.dumps(lab.targets()), **({"OWN_SERVER": "1"} if lab.isolation.netns else {}),
+          **({"OWN_SHM": "1"} if lab.isolation.mountns else {})})
     got = run.printed.get("got", {})
     failed = {k: v for k, v in got.items() if not v.startswith("DONE")}
     if failed or not got or run.ending.exit != 0:

@@ -4,7 +4,7 @@ namespace they are in. Read-only, and a process that ends while we look is simpl
     children(pid), descendants(pid)     from /proc/PID/task/*/children
     inner_child(parent, inner_pid)      the child whose pid inside its own PID namespace is `inner_pid`
     parent(pid), thread_group(tid), process_group(pid)
-    pids()                              every process we can see
+    pids(), running(pid)                every process we can see; alive and not a zombie?
     uid_of(pid), processes_of_uid(uid), tasks_of_uid(uid)   (tasks: threads too, as RLIMIT_NPROC counts)
     pidns_of(pid)                       its PID namespace's inode
     has_environment_entry(pid, entry)   b"NAME=value" in its environment (ours or root's to read)
@@ -62,6 +62,15 @@ def inner_child(parent: int, inner_pid: int) -> int | None:
         except (FileNotFoundError, ProcessLookupError, ValueError):
             pass
     return None
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (one that has ended but is not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
 
 
 def parent(pid: int) -> int | None:

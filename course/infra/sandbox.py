@@ -113,7 +113,8 @@ class Policy:
 class Ending:
     """How a sandbox ended. `why`: exited, deadline, disk full (its scratch folder), stopped (stop()),
     caller gone, failed (could not start: `error`). `exit`: the command's exit code, -N if killed by
-    signal N, None if unknown. `swept`: processes still running that the warden had to kill."""
+    signal N, None if unknown. `swept`: how many of its processes were still running at the end, and
+    killed then (a daemon it left behind counts: the grader may say so)."""
 
     why: str
     exit: int | None
@@ -243,8 +244,9 @@ class Sandbox:
             "argv": argv, "env": env, "cwd": scratch, "scratch": scratch, "scratch_bytes": policy.scratch_bytes,
             "scratch_files": policy.scratch_files,
             "uid": uid, "pidns": iso.pidns, "userns": iso.userns and iso.pidns, "mountns": iso.mountns,
-            "tmpfs": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
-            "landlock": {"abi": iso.landlock_abi, "read": read_all, "write": [scratch], "devices": DEVICES,
+            "tmpfs": iso.mountns, "shm": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
+            "landlock": {"abi": iso.landlock_abi, "read": read_all, "devices": DEVICES,
+                         "write": [scratch, *(["/dev/shm"] if iso.mountns else [])],
                          "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind)} if iso.landlock_abi else None,
             "seccomp": {"deny_truncate": iso.landlock_abi < 3, "deny_metadata": uid is None,
                         "guard_pids": iso.guards_pids} if iso.seccomp else None,

@@ -159,6 +159,10 @@ def _mount_private_tree(spec: dict, proc: bool) -> bool:
         uid, gid = (spec["uid"], spec["uid"]) if spec["uid"] is not None else (os.getuid(), os.getgid())
         linux.mount("tmpfs", spec["scratch"], "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
                     f"size={spec['scratch_bytes']},nr_inodes={spec['scratch_files']},mode=0700,uid={uid},gid={gid}")
+    if spec.get("shm"):  # POSIX shared memory and semaphores (multiprocessing's locks): its own, not the host's
+        uid, gid = (spec["uid"], spec["uid"]) if spec["uid"] is not None else (os.getuid(), os.getgid())
+        linux.mount("tmpfs", "/dev/shm", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+                    f"size={spec['scratch_bytes']},mode=0700,uid={uid},gid={gid}")
     if not proc:
         return False
     try:
@@ -264,8 +268,9 @@ def init_main(spec: dict, to_warden: int, doors: socket.socket) -> None:
         os.write(to_warden, (json.dumps({"forked": pid, "error": why}) + "\n").encode())
         while True:
             reaped, status = os.wait()
-            if reaped == pid:
-                os.write(to_warden, (json.dumps({"status": status}) + "\n").encode())
+            if reaped == pid:  # and what it left running, which the kernel kills when we exit
+                left = len([p for p in procfs.pids() if p != 1 and procfs.running(p)]) if proc_mounted else None
+                os.write(to_warden, (json.dumps({"status": status, "left": left}) + "\n").encode())
                 code = 0
                 break
     except BaseException as error:  # noqa: BLE001
@@ -300,9 +305,10 @@ def sweep_descendants() -> int:
         if not found:
             break
         for pid in found:
+            if procfs.running(pid):  # (a zombie has ended already: it waits only to be reaped)
+                killed.add(pid)
             try:
                 os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
             except ProcessLookupError:
                 pass
         time.sleep(0.001)
@@ -375,6 +381,7 @@ class Warden:
         self.done: asyncio.Future | None = None
         self.leader_reaped = False
         self.pidns: int | None = None  # the inode of the sandbox's PID namespace
+        self.left: int | None = None  # processes still running when the command ended, as init counted them
         self.from_init: int | None = None  # the pipe init reports on, and what of it is not yet a line
         self.buffered = b""
         self.pidfd: int | None = None
@@ -435,7 +442,7 @@ class Warden:
             self.command = procfs.inner_child(self.leader, said["forked"])  # None if it has ended already
             self.report(event="started", pid=self.command, init=self.leader, pidns=self.pidns)
         elif "status" in said:
-            self.exit = exit_code(said["status"])
+            self.exit, self.left = exit_code(said["status"]), said["left"]
         elif "error" in said:
             self.report(event="failed", error=said["error"])
             self.exit = EXEC_FAILED
@@ -533,9 +540,11 @@ class Warden:
 
     def end(self) -> None:
         """Kill whatever is left of the sandbox, and say how it ended."""
-        swept = 0
+        swept = self.left or 0
         if self.spec["pidns"]:
             if not self.leader_reaped:
+                swept = len([pid for pid in procfs.pids() if pid != self.leader and procfs.running(pid)
+                             and procfs.pidns_of(pid) == self.pidns])
                 try:
                     os.kill(self.leader, signal.SIGKILL)  # init's death takes the whole namespace with it
                 except ProcessLookupError:
