@@ -344,18 +344,20 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop the sandbox if it runs, and remove its folder."""
-        if self._process is not None and not self.ending:
-            self.stop()
-        self._cut_lifeline()
-        if self._pidns is not None:
-            os.close(self._pidns)
-            self._pidns = None
-        if self._listener and self._listener.fileno() != -1:
-            self._listener.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
-        if self._uid_lock is not None:  # after its end: no process of that uid is left (leftovers() to check)
-            spare_uids.release(self.uid, self._uid_lock)
-            self._uid_lock = None
+        try:
+            if self._process is not None and not self.ending:
+                self.stop()
+        finally:
+            self._cut_lifeline()
+            if self._pidns is not None:
+                os.close(self._pidns)
+                self._pidns = None
+            if self._listener and self._listener.fileno() != -1:
+                self._listener.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
+            if self._uid_lock is not None:  # after its end: no process of that uid is left (leftovers() says)
+                spare_uids.release(self.uid, self._uid_lock)
+                self._uid_lock = None
 
 
 # -- helpers -------------------------------------------------------------------------------------------------
