@@ -39,10 +39,8 @@ The guarantees, and how each is kept here, are `probe().guarantees()`:
 The scratch folder (`box.scratch`: HOME, TMPDIR, the working folder) is the sandbox's own: where there is
 a mount namespace it is a tmpfs only the sandbox sees. The channel to the code inside is yours: file
 descriptors you pass (a socketpair end in `pass_fds`, stdin/stdout), never a file or a socket it could
-find. One thread uses one Sandbox; many Sandboxes may run at once.
-
-Tests take isolation away to try the fallbacks (course.infra.isolation): COURSE_SANDBOX_WITHOUT and
-COURSE_SANDBOX_LANDLOCK_ABI.
+find. One thread uses one Sandbox; many Sandboxes may run at once. (Tests take isolation away to try
+the fallbacks: course.infra.isolation.)
 """
 
 from __future__ import annotations
@@ -243,7 +241,7 @@ class Sandbox:
         return {
             "argv": argv, "env": env, "cwd": scratch, "scratch": scratch, "scratch_bytes": policy.scratch_bytes,
             "scratch_files": policy.scratch_files,
-            "uid": uid, "pidns": iso.pidns, "userns": iso.userns and iso.pidns, "mountns": iso.mountns,
+            "uid": uid, "uid_lock": uid and str(spare_uids.lock_file(uid)), "pidns": iso.pidns, "userns": iso.userns and iso.pidns, "mountns": iso.mountns,
             "tmpfs": iso.mountns, "shm": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "devices": DEVICES,
                          "write": [scratch, *(["/dev/shm"] if iso.mountns else [])],
@@ -316,11 +314,6 @@ class Sandbox:
             ending = self.wait(timeout)
         return ending
 
-    def _cut_lifeline(self) -> None:
-        if self._lifeline is not None:
-            os.close(self._lifeline)
-            self._lifeline = None
-
     def leftovers(self) -> list[Leftover]:
         """Processes of this sandbox still alive, found by its PID namespace, its uid, or (sharing your
         uid without a namespace) the marker in their environment, which a process can remove: there it
@@ -348,10 +341,10 @@ class Sandbox:
             if self._process is not None and not self.ending:
                 self.stop()
         finally:
-            self._cut_lifeline()
-            if self._pidns is not None:
-                os.close(self._pidns)
-                self._pidns = None
+            for fd in (self._lifeline, self._pidns):
+                if fd is not None:
+                    os.close(fd)
+            self._lifeline = self._pidns = None
             if self._listener and self._listener.fileno() != -1:
                 self._listener.close()
             shutil.rmtree(self.folder, ignore_errors=True)

@@ -5,6 +5,7 @@ while it lives (its processes are then told apart from everyone else's by their 
                                process and of other graders on this machine (the kernel drops the lock
                                when we die)
     release(uid, lock)         once no process of that uid is left
+    lock_file(uid)             the file that lock is on
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def reserve() -> tuple[int, int]:
             continue
         except KeyError:
             pass
-        lock = os.open(folder / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        lock = os.open(lock_file(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -46,8 +47,13 @@ def reserve() -> tuple[int, int]:
 
 
 def release(uid: int, lock: int) -> None:
-    (_uid_locks() / str(uid)).unlink(missing_ok=True)  # a lock file exists while its uid is in use
+    lock_file(uid).unlink(missing_ok=True)  # a lock file exists while its uid is in use
     os.close(lock)
+
+
+def lock_file(uid: int) -> Path:
+    """The file whose lock holds `uid` (the warden removes it when the sandbox's caller died)."""
+    return _uid_locks() / str(uid)
 
 
 def _uid_locks() -> Path:

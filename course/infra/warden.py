@@ -35,6 +35,7 @@ Why one module: it is one process's life, from the spec to the last report; the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import os
@@ -557,8 +558,11 @@ class Warden:
             sweep_uid(self.spec["uid"])
         self.report(event="ended", why=self.why, exit=self.exit, swept=swept,
                     seconds=round(time.monotonic() - self.started, 3))
-        if self.why == "caller gone":  # nobody is left to remove the sandbox's folder
+        if self.why == "caller gone":  # nobody is left to remove the sandbox's folder, or its uid's lock file
             shutil.rmtree(self.spec["folder"], ignore_errors=True)
+            if self.spec["uid_lock"]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.spec["uid_lock"])
 
 
 def probe_namespaces(argv: list[str]) -> int:
