@@ -208,7 +208,8 @@ def main(argv: list[str]) -> int:
     def emit(event: dict) -> None:
         events.write(json.dumps(event) + "\n")
 
-    confinement = Confinement(Path(spec["scratch"]), conninfo=os.environ.get("DATABASE_URL"), token=spec.get("token"))
+    confinement = Confinement(Path(spec["scratch"]), conninfo=os.environ.get("DATABASE_URL"), token=spec.get("token"),
+                              sandboxed=bool(spec.get("sandboxed")), secret_paths=spec.get("secrets", []))
     confinement.prelaunch(Path(spec["log"]))  # it imports while we do
     processes.confine_untrusted(confinement.launch_spec)
     try:

@@ -1,31 +1,37 @@
 """Where one notebook's code runs when a class is graded: the one seam between the grader and the sandbox.
 
-    confinement = Confinement(scratch, conninfo=role_conninfo, deadline_s=...)
+    confinement = Confinement(scratch, conninfo=role_conninfo, sandboxed=True, secrets=[...])
     host = confinement.start_host(log)        # the answer host (boundary/host.py), confined
     processes.confine_untrusted(confinement.launch_spec)   # workers the checks start with its code, too
     ...
-    confinement.end()                          # everything it started is killed
-    confinement.leftovers()                    # and this says what was still running (nothing, we hope)
+    confinement.end()                          # everything it started is killed; what was left, said
 
 Every process that runs the notebook's code starts here, with the environment of `environment()`
-(its own database role, its scratch folder as home; nothing of the grader's), in a session of its
-own, marked so it can be found and killed. Until course/infra/sandbox.py is on main this is a plain
-child process: what it does not yet refuse (reading files, other processes) is said in README's
-grading section.
+(its own database role, its scratch folder as home; nothing of the grader's), marked so it can be found
+and killed. Sandboxed (class grading where `isolation()` says the machine can), each such process is
+a course.infra.sandbox of its own: it reads only Python, the course package and the exchange folder
+(no notebook but the one it was sent, no solutions/, no .course/, no gradebook), writes only its
+scratch folder and the exchange folder, reaches PostgreSQL only as the notebook's role through the
+sandbox's gate, and TCP only on the ports a check names in its environment (a provider's URL); all it
+started dies with it. Not sandboxed (`course check`, `course compare`, or `grade --trust-submissions`),
+it is a plain child in a session of its own: README's grading section says what that does not refuse.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import course
 from course.grading.boundary.launch import launch_host
 
 MARKER = "COURSE_CONFINED"
@@ -34,49 +40,79 @@ MARKER = "COURSE_CONFINED"
 def isolation() -> tuple[bool, str]:
     """Can the notebooks' code be confined here (enough to grade a class you do not trust), and how, in
     one line for the instructor."""
-    return False, ("sandbox: none on this machine yet (course/infra/sandbox.py): each notebook's code runs "
-                   "as you, in processes of its own, with your files within its reach")
+    from course.infra import sandbox
+
+    found = sandbox.probe()
+    return found.enough, found.line()
 
 
 class Confinement:
     def __init__(self, scratch: Path, *, conninfo: str | None, env: dict[str, str] | None = None,
-                 token: str | None = None):
+                 token: str | None = None, sandboxed: bool = False, secret_paths: list[str] = ()):
         self.scratch = Path(scratch).resolve()
         self.scratch.mkdir(parents=True, exist_ok=True)
         (self.scratch / "tmp").mkdir(exist_ok=True)
-        self.exchange = self.scratch / "exchange"  # what its workers write and the checks read back
-        self.exchange.mkdir(exist_ok=True)
+        self.sandboxed = sandboxed
+        self.secrets = [str(Path(p).resolve()) for p in secret_paths]  # what its sandboxes must never read
+        self._boxes: list = []
+        if sandboxed:  # shared by its sandboxes, each of its own uid as root: the sticky bit keeps theirs theirs
+            self.exchange = Path(tempfile.mkdtemp(prefix="course-exchange-", dir="/tmp"))  # not under TMPDIR: the run's folder
+            self.exchange.chmod(0o1777)
+        else:
+            self.exchange = self.scratch / "exchange"  # what its workers write and the checks read back
+            self.exchange.mkdir(exist_ok=True)
         self.token = token or secrets.token_hex(8)  # the grader's, so it can sweep after a checker it killed
         self.conninfo = conninfo
         self.extra_env = dict(env or {})
         self._started: list[subprocess.Popen] = []
         self._grader_env = dict(os.environ)  # what a child's environment adds to this is the check's to give
 
-    def environment(self) -> dict[str, str]:
+    def environment(self, home: Path | None = None) -> dict[str, str]:
         """All the environment the notebook's processes get: no password file, no grader's folders."""
-        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": str(self.scratch),
-               "TMPDIR": str(self.scratch / "tmp"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "MPLBACKEND": "Agg",
-               "COURSE_PROGRESS_FILE": str(self.scratch / "progress.json"),
-               "COURSE_EXCHANGE_DIR": str(self.exchange), "COURSE_LOG_DIR": str(self.scratch / "logs"),
+        home = home or self.scratch
+        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home),
+               "TMPDIR": str(home / "tmp") if home == self.scratch else str(home), "LANG": "C.UTF-8",
+               "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "MPLBACKEND": "Agg",
+               "COURSE_PROGRESS_FILE": str(home / "progress.json"),
+               "COURSE_EXCHANGE_DIR": str(self.exchange), "COURSE_LOG_DIR": str(home / "logs"),
                MARKER: self.token, **self.extra_env}
         if self.conninfo:
             env["DATABASE_URL"] = self.conninfo
         return env
 
+    def _added(self, env: dict | None) -> dict[str, str]:
+        """What `env` adds to the checker's environment as it started (a check's EMAIL_PROVIDER_URL, say)."""
+        mine = self.environment()
+        return {name: value for name, value in (env or {}).items()
+                if self._grader_env.get(name) != value and name not in mine}
+
     def launch(self, argv: list[str], *, env: dict | None = None, cwd: str | None = None, pass_fds=(),
                stdout=None, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL) -> subprocess.Popen:
         """Start a process of the notebook's: its environment is ours, plus what `env` adds to the
-        checker's environment as it started (a check's EMAIL_PROVIDER_URL, say)."""
-        mine = self.environment()
-        for name, value in (env or {}).items():
-            if self._grader_env.get(name) != value and name not in mine:
-                mine[name] = value
+        checker's environment as it started. Sandboxed, its working folder is its sandbox's scratch."""
+        if self.sandboxed:
+            return self._boxed(argv, self._added(env), pass_fds=pass_fds, stdin=stdin, stdout=stdout, stderr=stderr)
+        mine = {**self.environment(), **self._added(env)}
         process = subprocess.Popen(argv, env=mine, cwd=cwd or str(self.scratch), pass_fds=tuple(pass_fds),
                                    stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True,
                                    preexec_fn=_limited)
         self._started.append(process)
         return process
+
+    def _boxed(self, argv: list[str], added: dict[str, str], **streams) -> "Boxed":
+        from course.infra import sandbox
+
+        policy = sandbox.Policy(read=[*sandbox.python_paths(), str(Path(course.__file__).parent)],
+                                write=[str(self.exchange)], secrets=self.secrets, postgres=self.conninfo,
+                                tcp_connect=ports_named(added))
+        box = sandbox.Sandbox(policy)
+        self._boxes.append(box)  # from now on end() closes it, whatever happens next
+        env = {name: value for name, value in self.environment(home=box.scratch).items() if name != "PATH"}
+        if box.conninfo:
+            env["DATABASE_URL"] = box.conninfo  # the role's, through the sandbox's gate
+        policy.env = {**env, **added}
+        box.start(argv, **streams)
+        return Boxed(box)
 
     def launch_spec(self, argv: list[str], specs: list[str], **options) -> subprocess.Popen:
         """processes.confine_untrusted's launcher: the child's spec files are copied where it may read them."""
@@ -86,6 +122,7 @@ class Confinement:
         for spec in specs:
             copy = folder / f"{secrets.token_hex(6)}-{Path(spec).name}"
             shutil.copyfile(spec, copy)
+            os.chmod(copy, 0o644)  # its sandbox may run as another uid
             copies[spec] = str(copy)
         for spec, copy in copies.items():
             argv = [arg.replace(spec, copy) for arg in argv]
@@ -117,15 +154,76 @@ class Confinement:
         return marked(self.token)
 
     def end(self, rounds: int = 5) -> list[tuple[int, str]]:
-        """Kill everything it started (their sessions, then whatever still carries the marker); what was
-        still running when we began, for the gradebook to say."""
+        """Kill everything it started (their sessions, then whatever still carries the marker, or is in
+        its sandboxes); what was still running when we began, for the gradebook to say."""
         for process in self._started:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
         for process in self._started:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(5)
-        return sweep(self.token, rounds)
+        found = [*self._end_boxes(), *sweep(self.token, rounds)]
+        if self.sandboxed:
+            shutil.rmtree(self.exchange, ignore_errors=True)
+        return found
+
+    def _end_boxes(self) -> list[tuple[int, str]]:
+        """Each sandbox's command killed (its session), then the sandbox ended: what the sandbox found
+        still running then (a daemon that left the session) and what it could not end, if anything."""
+        found = []
+        for box in self._boxes:
+            try:
+                if box.started and box.ending is None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(box.pid, signal.SIGKILL)
+                ending = box.wait(10) or box.stop()
+                if ending and ending.swept:
+                    found.append((box.pid or 0, f"{ending.swept} process(es) it started, still running when it "
+                                                f"ended (killed by its sandbox)"))
+                found += [(left.pid, left.command) for left in box.leftovers()]
+            finally:
+                box.close()
+        return found
+
+
+class Boxed:
+    """A sandboxed command as the checks hold a child process (subprocess.Popen's pid, poll, wait,
+    send_signal, kill, returncode). It has ended when its sandbox has: nothing it started is left."""
+
+    def __init__(self, box):
+        self.box, self.pid, self.returncode = box, box.pid, None
+        self.args = box.started and box.started.get("argv")
+
+    def _ended(self, ending) -> int | None:
+        if ending is not None and self.returncode is None:
+            self.returncode = ending.exit if ending.exit is not None else 1
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self.returncode if self.returncode is not None else self._ended(self.box.wait(0))
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None and self._ended(self.box.wait(timeout)) is None:
+            raise subprocess.TimeoutExpired(self.args or "sandboxed command", timeout)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def ports_named(env: dict[str, str]) -> list[int]:
+    """The local TCP ports named in these variables' values (a provider's URL): the ones a sandbox may
+    reach, beyond its database."""
+    return sorted({int(port) for value in env.values()
+                   for port in re.findall(r"(?:127\.0\.0\.1|localhost):(\d{1,5})\b", value)})
 
 
 def marked(token: str) -> list[tuple[int, str]]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import platform
 import random
 import re
@@ -52,7 +53,7 @@ from pathlib import Path
 from course.errors import CourseError
 from course.grading import confine, handback, integrity, manifest
 from course.grading.gradebook import Row, Run, differs_from, one_line, read_csv, summary, write_csv
-from course.grading.notebooks import LABS, SOLUTIONS, exercise_of
+from course.grading.notebooks import LABS, ROOT, SOLUTIONS, exercise_of
 from course.grading.roles import Roles, schemas
 from course.grading.supervise import supervise
 
@@ -113,6 +114,8 @@ class Grader:
     seed: int
     texts: dict[Path, str | None]  # every notebook, as read before any student's code ran
     work: Path  # private to this run: the checkers' folders
+    sandboxed: bool = False  # each notebook's code in sandboxes (confine.py); else trusted, as plain children
+    hidden: list[str] = field(default_factory=list)  # what those sandboxes must never read
 
     def grade(self, submission: Submission) -> tuple[list[Row], list[str]]:
         """The notebook's rows, and what was flagged while it was graded."""
@@ -128,7 +131,8 @@ class Grader:
         role, conninfo = self.roles.create()
         try:
             run = supervise(submission.path.name, text, [e.id for e in lab.exercises], seeds, conninfo=conninfo,
-                            timeout_s=self.timeout_s, log=log, work_root=self.work)
+                            timeout_s=self.timeout_s, log=log, work_root=self.work, sandboxed=self.sandboxed,
+                            hidden=self.hidden)
         finally:
             self.roles.drop(role)
         rows = [_from_result(base, run.results[e.id]) for e in lab.exercises]
@@ -237,8 +241,9 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
     work = Path(tempfile.mkdtemp(prefix="course-grade-run-"))
     flags: list[tuple[str, str]] = []
     try:
+        hidden = [submissions_dir, out, SOLUTIONS, Path(os.environ.get("COURSE_HOME") or ROOT / ".course"), work]
         grader = Grader(out, timeout_s, roles, {s for s in schemas() if not s.startswith(("check_", "t_"))},
-                        seed, texts, work)
+                        seed, texts, work, sandboxed=enough, hidden=[str(p) for p in hidden])
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
                 tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
             futures = {pool.submit(grader.grade, s): s for s in submissions}

@@ -1,7 +1,8 @@
 """The grader's side of one notebook: a trusted checker started (course/grading/checker.py), its events
 read from a pipe only the two of them hold, its time limits kept, and whatever it left running killed.
 
-    run = supervise(path, exercises, seeds, conninfo=..., timeout_s=120, log=..., work_root=...)
+    run = supervise(path, exercises, seeds, conninfo=..., timeout_s=120, log=..., work_root=...,
+                    sandboxed=True, hidden=[...])   # the notebook's code in sandboxes that never read `hidden`
     run.results    exercise -> the checker's result event (or the grader's own: timed out, crashed)
     run.flags      what did not add up (integrity.Events), and processes found running afterwards
 
@@ -44,26 +45,28 @@ class NotebookRun:
 
 
 def supervise(name: str, text: str, exercises: list[str], seeds: dict[str, int | None], *, conninfo: str | None,
-              timeout_s: float, log: Path, work_root: Path | None = None) -> NotebookRun:
+              timeout_s: float, log: Path, work_root: Path | None = None, sandboxed: bool = False,
+              hidden: list[str] = ()) -> NotebookRun:
     """Grade the notebook `text` (read by the grader before any notebook's code ran; `name` its file name)."""
     run = NotebookRun()
     remaining = list(exercises)
     while remaining:
         run.checkers += 1
         _one_checker(name, text, remaining, seeds, run, conninfo=conninfo, timeout_s=timeout_s,
-                     log=log.resolve(), work_root=work_root)
+                     log=log.resolve(), work_root=work_root, sandboxed=sandboxed, hidden=list(hidden))
         remaining = [e for e in remaining if e not in run.results]
     return run
 
 
 def _one_checker(name: str, text: str, exercises: list[str], seeds: dict, run: NotebookRun, *,
-                 conninfo: str | None, timeout_s: float, log: Path, work_root: Path | None) -> None:
+                 conninfo: str | None, timeout_s: float, log: Path, work_root: Path | None, sandboxed: bool,
+                 hidden: list[str]) -> None:
     work = Path(tempfile.mkdtemp(prefix="course-grade-", dir=work_root)).resolve()
     token = secrets.token_hex(8)
     reading, writing = os.pipe()
     spec = {"notebook_name": name, "notebook_text": text, "exercises": exercises,
             "seeds": {e: seeds.get(e) for e in exercises}, "scratch": str(work / "scratch"), "log": str(log),
-            "events_fd": writing, "token": token}
+            "events_fd": writing, "token": token, "sandboxed": sandboxed, "secrets": [*hidden, str(work)]}
     env = {**os.environ, "COURSE_LOG_DIR": str(work / "logs"), "TMPDIR": str(work), "MPLBACKEND": "Agg",
            "COURSE_PROGRESS_FILE": str(work / "progress.json"), "PYTHONUNBUFFERED": "1"}
     env.pop("COURSE_DB", None)

@@ -468,7 +468,10 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     assert statuses(rows, "flatterer", "00") == every("00", "failed"), said
 
     flags = "\n".join(f"{whose}: {what}" for whose, what in graded.run.flags)
-    assert f"ana/{lab00}" in flags and "changed on disk" in flags, flags
+    if sandboxed():  # the vandal could not reach her notebook
+        assert "changed on disk" not in flags, flags
+    else:
+        assert f"ana/{lab00}" in flags and "changed on disk" in flags, flags
     assert "daemon, lab 00" in flags and "processes left running" in flags, flags
     assert "ana, ben: 00.first_job: the same code" not in flags  # the solution itself is never a group
 
@@ -478,5 +481,8 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     assert not progress.exists()
     assert gradebook.differs_from(gradebook.read_csv(out / "gradebook.csv"), rows) is None
     assert not Path("/tmp/course-hostile-was-here").exists()
-    assert pid_file.exists() and not processes.pid_alive(int(pid_file.read_text()))
+    if pid_file.exists():  # without a sandbox it could say where it was (with one, the flag above says it)
+        assert not processes.pid_alive(int(pid_file.read_text()))
+    else:
+        assert sandboxed(), "the daemon never started"
     assert grading_roles() == set()

@@ -20,7 +20,8 @@ role, cannot touch other processes, and dies whole at the end.
 The guarantees, and how each is kept here, are `probe().guarantees()`:
 
   files       Landlock: read only `read` (and the system's /usr, /lib, /etc, a few devices), write only
-              the scratch folder; start() refuses a `read` holding or inside one of `secrets`. Sharing
+              the scratch folder and `write` (folders you share with it: a sandbox's uid must be able to
+              write them); start() refuses a `read` or `write` holding or inside one of `secrets`. Sharing
               your uid, it may not change any file's mode, owner or times either (seccomp).
   database    the warden's gate admits only the role in `postgres`: never the superuser, even with its
               password. It cannot make unix sockets (seccomp): no server socket, session bus or agent.
@@ -96,6 +97,7 @@ class Policy:
 
     read: list[str | Path] = field(default_factory=list)  # files and folders to read (and run), beyond SYSTEM_READ
     secrets: list[str | Path] = field(default_factory=list)  # must stay unreadable: checked against `read`
+    write: list[str | Path] = field(default_factory=list)  # folders it may also write (and read), beyond scratch
     postgres: str | None = None  # a role's connection string: the only role it may log in as
     tcp_connect: list[int] = field(default_factory=list)  # ports on any address (Landlock knows ports only)
     tcp_bind: list[int] = field(default_factory=list)
@@ -224,7 +226,8 @@ class Sandbox:
 
     def _spec(self, argv: list[str], pass_fds: list[int]) -> dict:
         iso, policy, uid = self.isolation, self.policy, self.uid
-        read = _resolved(policy.read)
+        write = _resolved(policy.write)
+        read = _resolved(policy.read) + [path for path in write if path not in _resolved(policy.read)]
         _check_secrets(read, _resolved(policy.secrets))
         scratch = str(self.scratch)
         read_all = [*SYSTEM_READ, *read]
@@ -246,7 +249,7 @@ class Sandbox:
             "uid": uid, "uid_lock": uid and str(spare_uids.lock_file(uid)), "pidns": iso.pidns, "userns": iso.userns and iso.pidns, "mountns": iso.mountns,
             "tmpfs": iso.mountns, "shm": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "devices": DEVICES,
-                         "write": [scratch, *(["/dev/shm"] if iso.mountns else [])],
+                         "write": [scratch, *write, *(["/dev/shm"] if iso.mountns else [])],
                          "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind)} if iso.landlock_abi else None,
             "seccomp": {"deny_truncate": iso.landlock_abi < 3, "deny_metadata": uid is None,
                         "guard_pids": iso.guards_pids} if iso.seccomp else None,
