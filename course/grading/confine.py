@@ -12,8 +12,9 @@ and killed. Sandboxed (class grading where `isolation()` says the machine can), 
 a course.infra.sandbox of its own: it reads only Python, the course package and the exchange folder
 (no notebook but the one it was sent, no solutions/, no .course/, no gradebook), writes only its
 scratch folder and the exchange folder, reaches PostgreSQL only as the notebook's role through the
-sandbox's gate, and TCP only on the ports a check names in its environment (a provider's URL); all it
-started dies with it. Not sandboxed (`course check`, `course compare`, or `grade --trust-submissions`),
+sandbox's gate; all it started dies with it. Its TCP is not confined (Policy.open_tcp): a check starts
+its email provider after the answer host, on a port chosen then, and the servers a check starts with the
+learner's code must be reached by the check. Not sandboxed (`course check`, `course compare`, or `grade --trust-submissions`),
 it is a plain child in a session of its own: README's grading section says what that does not refuse.
 """
 
@@ -104,7 +105,7 @@ class Confinement:
 
         policy = sandbox.Policy(read=[*sandbox.python_paths(), str(Path(course.__file__).parent)],
                                 write=[str(self.exchange)], secrets=self.secrets, postgres=self.conninfo,
-                                tcp_connect=ports_named(added))
+                                tcp_connect=ports_named(added), open_tcp=True)
         box = sandbox.Sandbox(policy)
         self._boxes.append(box)  # from now on end() closes it, whatever happens next
         env = {name: value for name, value in self.environment(home=box.scratch).items() if name != "PATH"}

@@ -231,19 +231,24 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
     every_notebook = sorted(p for p in submissions_dir.rglob("*.ipynb"))
     before = {p: integrity.fingerprint(p) for p in every_notebook}
     texts = {s.path: _read(s.path) for s in submissions}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
     print(db.describe())
     roles = Roles()
     if not roles.available:
-        print(f"Note: grading as the course's own database user ({roles.why_not}); "
+        if not trust:  # a sandbox's gate admits only a role of the notebook's own: never the course's user
+            raise CourseError(f"Each notebook needs a database role of its own to be confined, and none can be "
+                              f"made here ({roles.why_not}): grade only a class you trust, with "
+                              f"--trust-submissions. Nothing was graded.")
+        print(f"Note: grading as the course's own database user ({roles.why_not}), outside any sandbox; "
               f"schemas are compared after each notebook instead.")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="course-grade-run-"))
     flags: list[tuple[str, str]] = []
     try:
         hidden = [submissions_dir, out, SOLUTIONS, Path(os.environ.get("COURSE_HOME") or ROOT / ".course"), work]
         grader = Grader(out, timeout_s, roles, {s for s in schemas() if not s.startswith(("check_", "t_"))},
-                        seed, texts, work, sandboxed=enough, hidden=[str(p) for p in hidden])
+                        seed, texts, work, sandboxed=enough and roles.available,
+                        hidden=[str(p) for p in hidden])
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
                 tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
             futures = {pool.submit(grader.grade, s): s for s in submissions}

@@ -28,6 +28,8 @@ The guarantees, and how each is kept here, are `probe().guarantees()`:
   network     a network namespace of its own where there is a PID one (only loopback; 127.0.0.1:PORT of
               each `tcp_connect` port is relayed to 127.0.0.1:PORT outside; it may serve on any port
               inside); else Landlock (ABI 4+): TCP connect only to `tcp_connect`, bind only `tcp_bind`.
+              `open_tcp` lifts both, for code that must reach servers started after it or serve its
+              caller: its TCP is then free (PostgreSQL stays behind the gate: it listens on a socket).
   processes   as root: an unused uid of its own; as a user: a PID namespace (where user namespaces are
               allowed), else Landlock and the warden judging each signal, renice or prlimit it makes.
   lifetime    everything it started dies when the command ends, is stopped, passes its deadline or
@@ -101,6 +103,7 @@ class Policy:
     postgres: str | None = None  # a role's connection string: the only role it may log in as
     tcp_connect: list[int] = field(default_factory=list)  # ports on any address (Landlock knows ports only)
     tcp_bind: list[int] = field(default_factory=list)
+    open_tcp: bool = False  # TCP to and from any port (no network namespace or rules): see the docstring
     env: dict[str, str] = field(default_factory=dict)  # added to a minimal one (PATH, HOME, TMPDIR, LANG)
     memory_bytes: int = 2 * GiB  # address space, per process
     processes: int = 128  # processes and threads at once (per uid, or per user namespace)
@@ -250,10 +253,12 @@ class Sandbox:
             "tmpfs": iso.mountns, "shm": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "devices": DEVICES,
                          "write": [scratch, *write, *(["/dev/shm"] if iso.mountns else [])],
-                         "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind)} if iso.landlock_abi else None,
+                         "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind),
+                         "network": not (iso.netns or policy.open_tcp)} if iso.landlock_abi else None,
             "seccomp": {"deny_truncate": iso.landlock_abi < 3, "deny_metadata": uid is None,
                         "guard_pids": iso.guards_pids} if iso.seccomp else None,
-            "gate": gate, "netns": iso.netns, "relay": list(policy.tcp_connect), "pass_fds": pass_fds,
+            "gate": gate, "netns": iso.netns and not policy.open_tcp, "relay": list(policy.tcp_connect),
+            "pass_fds": pass_fds,
         }
 
     def _process_limit(self) -> int:
