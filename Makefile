@@ -12,7 +12,7 @@ PYTEST := $(BIN)/python -m pytest
 JOBS   ?= 4
 XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test test-unit test-notebooks test-fast test-under-load soak bench chaos build lock lock-check time-first-run db-stop clean
+.PHONY: lab test test-unit test-notebooks test-fast test-under-load soak bench bench-quiet chaos build lock lock-check time-first-run db-stop clean
 
 # Installs only when pyproject.toml or constraints.txt changed since the last install: with uv when it
 # can (the pinned one put into the venv if none is on the PATH), else with pip (tools/install.py).
@@ -62,6 +62,18 @@ build: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python tools/install.py test,bench
 	$(BIN)/python -m course bench
+
+# What README's wall-clock targets need from a quiet machine (nothing else running: load under 1),
+# about 8-10 minutes: the worker against pgqueuer at 1-8 processes (>= 2.5x at 1, >= 2x at each), the
+# lease path against the row-lock loop (>= 0.5x), then where the worker's time goes. Each run prints
+# its load and saves .course/bench-<date>.json (`python -m course bench --report FILE` prints it again).
+bench-quiet: $(STAMP)
+	$(BIN)/python tools/install.py test,bench
+	uptime
+	$(BIN)/python -m course bench --quick --rows worker,worker-250,pgqueuer --processes 1,2,4,8 --jobs 10000 --seed 11
+	$(BIN)/python -m course bench --quick --rows lock-100,step-100,ref-100,bare-100 --processes 1,2 --jobs 10000 --seed 12
+	$(BIN)/python -m course bench --profile --processes 1 --jobs 20000
+	uptime
 
 chaos: $(STAMP)
 	$(BIN)/python -m course chaos

@@ -3,6 +3,7 @@
     enqueue      store a job, inside the caller's transaction
     claim        take visible jobs and lease them (FOR UPDATE SKIP LOCKED)
     ack          done: delete the job, if our lease still holds
+    ack_and_claim  a worker's step: ack what finished and claim more, in one statement
     extend_lease the heartbeat of a long job
     fail         retry later with backoff, or move to the dead-letter table
     redrive      move dead jobs back
@@ -252,27 +253,37 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
     Each claimed job is hidden from other workers for `lease_s` seconds and its attempts go up by one.
     """
     _usable(conn)
-    params = {
-        "queue": arguments.name("queue", queue),
-        "limit": arguments.whole("limit", limit, low=1, high=10_000, then="Nothing was claimed."),
-        "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was claimed."),
-        "worker": worker,
-    }
+    params = _claim_params(queue, limit, lease_s, worker)
     while True:
         with conn.cursor(row_factory=_job_row) as cursor:
             jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
         # UPDATE ... RETURNING gives its rows in no particular order, whatever the CTE's ORDER BY:
         # put the batch back in order of urgency (the model-based test caught a batch in reverse).
         jobs.sort(key=lambda job: (-job.priority, job.id))
-        runnable = [job for job in jobs if job.attempts <= job.max_attempts]
-        for job in jobs:
-            if job.attempts > job.max_attempts:
-                # Its worker died during its last attempt and the lease ran out: it has had all its runs.
-                # Dead-letter it rather than run it once more (SQS does the same after maxReceiveCount
-                # receives): max_attempts=1 means "never twice", crash or not.
-                bury(conn, job, "max_attempts", LAST_ATTEMPT_LOST)
+        runnable = _runnable(conn, jobs)
         if runnable or not jobs:
             return runnable
+
+
+def _claim_params(queue: str, limit: int, lease_s: float, worker: str | None) -> dict:
+    return {
+        "queue": arguments.name("queue", queue),
+        "limit": arguments.whole("limit", limit, low=1, high=10_000, then="Nothing was claimed."),
+        "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was claimed."),
+        "worker": worker,
+    }
+
+
+def _runnable(conn: psycopg.Connection, jobs: list[Job]) -> list[Job]:
+    """The claimed jobs to run: those with a run left. The others go to the dead-letter table."""
+    runnable = [job for job in jobs if job.attempts <= job.max_attempts]
+    for job in jobs:
+        if job.attempts > job.max_attempts:
+            # Its worker died during its last attempt and the lease ran out: it has had all its runs.
+            # Dead-letter it rather than run it once more (SQS does the same after maxReceiveCount
+            # receives): max_attempts=1 means "never twice", crash or not.
+            bury(conn, job, "max_attempts", LAST_ATTEMPT_LOST)
+    return runnable
 
 
 def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
@@ -289,11 +300,42 @@ def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
 _JOB_FIELDS = [f.name for f in fields(Job)]
 
 
+def _lost_and_job_row(cursor: psycopg.Cursor) -> RowMaker[tuple[list[int] | None, Job | None]]:
+    """ack_and_claim's rows: its first column (the ids whose lease was lost), then a Job as _job_row
+    makes it, or None in the one row it returns when it claimed nothing."""
+    names = [column.name for column in cursor.description or ()]
+    if names[1:] != _JOB_FIELDS:
+        raise RuntimeError(f"ack_and_claim returns columns {names}; after `lost` a Job is built from "
+                           f"{_JOB_FIELDS}, in that order")
+    return lambda values: (values[0], None if values[1] is None else Job(*values[1:]))
+
+
 @arguments.renamed(lease="lease_s")
 def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease_s: float = DEFAULT_LEASE_S,
               worker: str | None = None) -> Job | None:
     jobs = claim(conn, queue, limit=1, lease_s=lease_s, worker=worker)
     return jobs[0] if jobs else None
+
+
+def ack_and_claim(conn: psycopg.Connection, jobs: Iterable[Job], queue: str = DEFAULT_QUEUE, *, limit: int,
+                  lease_s: float = DEFAULT_LEASE_S, worker: str | None = None) -> tuple[set[int], list[Job]]:
+    """ack_many(jobs) and claim(...) in one statement: the ids whose lease still held, and the jobs claimed.
+
+    A worker's step once jobs have finished and slots are free: one round trip and one commit, where the
+    two calls in a transaction take four round trips (BEGIN, ack, claim, COMMIT).
+    """
+    _usable(conn)
+    jobs = list(jobs)
+    params = {**_claim_params(queue, limit, lease_s, worker),
+              "ids": [j.id for j in jobs], "lease_tokens": [j.lease_token for j in jobs]}
+    with conn.cursor(row_factory=_lost_and_job_row) as cursor:
+        rows = cursor.execute(sql.query("queue", "ack_and_claim"), params).fetchall()
+    lost = rows[0][0] or ()  # the statement returns a row even when it claims nothing
+    claimed = [job for _, job in rows if job is not None]
+    runnable = _runnable(conn, claimed)
+    if claimed and not runnable:  # every one was out of attempts: claim again, as claim() does
+        runnable = claim(conn, queue, limit=limit, lease_s=lease_s, worker=worker)
+    return set(params["ids"]) - set(lost), runnable
 
 
 def ack(conn: psycopg.Connection, job: Job) -> bool:

@@ -1,7 +1,7 @@
 """`python -m course bench`: how fast the reference queue drains, beside the physical limit and its peers.
 
-    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: ~23 minutes on
-                                         the course's 2-core machine under load (load average 6-18)
+    python -m course bench               every row at 1, 2, 4 and 8 processes, 3 rounds: 23 minutes on
+                                         the course's 2-core machine at load 6-18, 38 at load 14-40
     python -m course bench --quick       only the rows the targets divide, at 1 and 2 processes, half
                                          the jobs, 3 rounds: ~3 minutes under that load (a third of it
                                          starting pgqueuer's processes)
@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from course.evidence.benchmarks import peers
+from course.evidence.benchmarks.tables import about_lines, cpu_table, latency_lines, machine, table
 from course.evidence.benchmarks.measure import Bench, Drain, home_for_results, percentile
 from course.infra.private_server import PrivateServer
 
@@ -89,6 +89,9 @@ def peer(name: str, driver: str = "asyncpg"):
 # our worker at concurrency 100 per process (and 32 beside it), pgqueuer with 5 queue managers x batch 50 per process,
 # procrastinate at concurrency 30 per process.
 PGQUEUER_SETTINGS = f"{peers.PGQUEUER_MANAGERS} managers x batch {peers.PGQUEUER_BATCH} per process"
+# The jobs pgqueuer holds in flight per process with those settings; our worker at the same number is
+# the row that compares like with like (the worker at 100 matches the bare loops' batch instead).
+PEER_IN_FLIGHT = peers.PGQUEUER_MANAGERS * peers.PGQUEUER_BATCH
 ROWS = [
     Row("pgbench", "pgbench: INSERT + DELETE, one job per transaction (the limit, one at a time)",
         lambda bench, clients, jobs: bench.pgbench(clients, jobs), share=0.1, group="single"),
@@ -103,6 +106,8 @@ ROWS = [
     Row("ref-1", "reference queue.claim + ack, 1 per claim", loop("reference", 1), share=0.1, group="single"),
     Row("ref-100", f"reference queue.claim + ack_many, {BATCH} per claim", loop("reference", BATCH), share=4,
         group="batched"),
+    Row("step-100", f"reference queue.ack_and_claim, {BATCH} per claim: the ack and the next claim in one statement",
+        loop("step", BATCH), share=4, group="batched"),
     Row("for-update-1", "reference claim with plain FOR UPDATE (no SKIP LOCKED), 1 per claim",
         loop("for-update", 1), share=0.1),
     Row("worker-4", "reference worker, no-op handler, concurrency 4 (the default)", workers(4)),
@@ -110,6 +115,9 @@ ROWS = [
         group="batched"),
     Row("worker", f"reference worker, no-op handler, concurrency {WORKER_CONCURRENCY} per process",
         workers(WORKER_CONCURRENCY), share=2, group="batched"),
+    Row(f"worker-{PEER_IN_FLIGHT}",
+        f"reference worker, concurrency {PEER_IN_FLIGHT} per process: pgqueuer's jobs in flight",
+        workers(PEER_IN_FLIGHT), share=2, group="batched"),
     Row("pgqueuer", f"pgqueuer {peers.version_of('pgqueuer')} (asyncpg), {PGQUEUER_SETTINGS}",
         peer("pgqueuer", "asyncpg"), share=2, needs="pgqueuer", group="batched"),
     Row("pgqueuer-psycopg", "pgqueuer (psycopg), the same settings", peer("pgqueuer", "psycopg"),
@@ -130,6 +138,9 @@ class Results:
 
     rates: dict[str, dict[int, list[float]]] = field(default_factory=dict)  # row -> processes -> jobs/s
     dead_tuples: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    # row -> processes -> [client, server] CPU microseconds per job, one pair a round: what load
+    # changes least (a process waiting for a core spends nothing), so the figure to compare runs by
+    cpu_us: dict[str, dict[int, list[list[float]]]] = field(default_factory=dict)
     # notify|polling -> p50|p99 (enqueue to handler start), enqueue_p50 (the enqueue() call alone) -> s
     latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     enqueue: dict[str, list[float]] = field(default_factory=dict)  # way -> jobs/s
@@ -140,6 +151,9 @@ class Results:
         self.rates.setdefault(key, {}).setdefault(processes, []).append(drain.rate)
         if drain.dead_tuples is not None:
             self.dead_tuples.setdefault(key, {}).setdefault(processes, []).append(drain.dead_tuples)
+        if drain.cpu is not None:
+            client, server = drain.cpu_per_job_us()
+            self.cpu_us.setdefault(key, {}).setdefault(processes, []).append([round(client, 2), round(server, 2)])
 
     @classmethod
     def from_json(cls, data: dict) -> "Results":
@@ -150,6 +164,7 @@ class Results:
         rows = {key: row for key, row in data["rows"].items() if row["jobs_per_second"]}
         return cls(rates={key: by_count(row["jobs_per_second"]) for key, row in rows.items()},
                    dead_tuples={key: by_count(row["dead_tuples"]) for key, row in rows.items()},
+                   cpu_us={key: by_count(row.get("cpu_us_per_job") or {}) for key, row in rows.items()},
                    latency=data["latency_s"], enqueue=data["enqueue_per_second"],
                    load=data.get("load_during") or [], seconds=data.get("seconds_spent") or {})
 
@@ -243,34 +258,6 @@ def run(plan: Plan, bench: Bench, progress) -> Results:
 # -- reporting ------------------------------------------------------------------------------------
 
 
-def spread(values: list[float], unit: float = 1000.0, suffix: str = "k") -> str:
-    """'12.3k (11.9-13.0)': the median, then the range over the rounds."""
-    if not values:
-        return "-"
-    med, low, high = statistics.median(values), min(values), max(values)
-    return f"{med / unit:.1f}{suffix} ({low / unit:.1f}-{high / unit:.1f})"
-
-
-def table(plan: Plan, results: Results) -> list[str]:
-    counts = plan.process_counts
-    label_width = max(len(row.label) for row in plan.rows)
-    header = (f"{'jobs/s drained, median (min-max) over ' + str(plan.rounds) + ' rounds':<{label_width}}"
-              f"  {'jobs':>6}" + "".join(f"  {str(n) + (' process' if n == 1 else ' processes'):>20}"
-                                         for n in counts) + f"  {'dead tuples':>12}")
-    lines = [header, "-" * len(header)]
-    for row in plan.rows:
-        if row.key not in results.rates:
-            continue
-        by_count = results.rates[row.key]
-        cells = [spread(by_count[n]) if n in by_count else "-" for n in counts]
-        dead = results.dead_tuples.get(row.key, {})
-        largest = max(dead) if dead else None
-        dead_cell = f"{statistics.median(dead[largest]):,.0f}" if largest else "-"
-        lines.append(f"{row.label:<{label_width}}  {row.jobs(plan.jobs):>6}" + "".join(f"  {c:>20}" for c in cells)
-                     + f"  {dead_cell:>12}")
-    return lines
-
-
 @dataclass(frozen=True)
 class Verdict:
     what: str
@@ -290,6 +277,8 @@ def ratio(a: float | None, b: float | None) -> float | None:
 RATIOS = [
     (f"reference worker (concurrency {WORKER_CONCURRENCY}) / pgqueuer asyncpg ({PGQUEUER_SETTINGS})",
      "worker", "pgqueuer"),
+    (f"reference worker at concurrency {PEER_IN_FLIGHT}, pgqueuer's jobs in flight / pgqueuer asyncpg",
+     f"worker-{PEER_IN_FLIGHT}", "pgqueuer"),
     ("reference worker / pgqueuer psycopg (the same settings)", "worker", "pgqueuer-psycopg"),
     ("reference worker at concurrency 32 / pgqueuer asyncpg", "worker-32", "pgqueuer"),
     (f"reference worker / procrastinate (concurrency {peers.PROCRASTINATE_CONCURRENCY} per process)",
@@ -299,6 +288,8 @@ RATIOS = [
     ("queue.claim + ack / bare loop, the same SQL, 1 per claim", "ref-1", "bare-1"),
     (f"queue.claim + ack_many / bare loop holding the row lock, no lease, {BATCH} per transaction",
      "ref-100", "lock-100"),
+    (f"queue.ack_and_claim / bare loop holding the row lock, no lease, {BATCH} per transaction",
+     "step-100", "lock-100"),
     ("queue.claim + ack / bare loop holding the row lock, no lease, 1 per transaction", "ref-1", "lock-1"),
     ("bare loop, the reference's SQL, 1 per claim / pgbench INSERT + DELETE", "bare-1", "pgbench"),
 ]
@@ -317,6 +308,11 @@ TARGETS = [
      "ids read back), on two cores PostgreSQL also needs; one process on a quiet machine measures 0.9-1.0"),
     ("queue.claim + ack / the same SQL sent bare (1 per claim), median over process counts", "ref-1", "bare-1",
      0.90, False, "argument checks per call; two commits per job dominate either way"),
+    (f"the lease path (queue.ack_and_claim) / the loop holding the row lock, {BATCH} per batch, median over "
+     f"process counts", "step-100", "lock-100", 0.50, False,
+     "the lease writes each job twice (the claim: a new row version and an entry in both indexes, since it "
+     "moves run_at; then the delete), the lock-held loop once: about 4x the WAL a job (lab 11, 'write "
+     "amplification')"),
 ]
 
 
@@ -362,45 +358,6 @@ def headline(results: Results, counts: tuple[int, ...]) -> list[str]:
     return lines
 
 
-def machine() -> dict:
-    cpu = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpus": os.cpu_count(), "cpu": cpu, "system": platform.platform(), "python": platform.python_version()}
-
-
-def about_lines(plan: Plan, about: dict) -> list[str]:
-    cpus = about["machine"]["cpus"] or 1
-    during = about.get("load_during") or []
-    busy = max([about["load_before"][0], about["load_after"][0], *during]) > cpus / 2
-    minutes = f", {about['duration_s'] / 60:.0f} minutes" if about.get("duration_s") else ""
-    return [f"Benchmark {about['date']}: PostgreSQL {about['postgres']} (own server, default settings), "
-            f"{cpus} CPUs ({about['machine']['cpu']}), seed {plan.seed}{minutes}",
-            f"load average before/after: {about['load_before']} / {about['load_after']}"
-            + (f"; 1-minute load during the run {min(during):.1f}-{max(during):.1f} "
-               f"(median {statistics.median(during):.1f})" if during else "")
-            + ("  (a busy machine: absolute numbers are noisy; compare ratios)" if busy else "")]
-
-
-def latency_lines(results: Results) -> list[str]:
-    lines = ["enqueue -> handler start (one job at a time, worker idle):"]
-    for way, label in (("notify", "LISTEN/NOTIFY"), ("polling", "polling only (1 s)")):
-        if way in results.latency:
-            p50, p99 = results.latency[way]["p50"], results.latency[way]["p99"]
-            enqueue = results.latency[way].get("enqueue_p50")  # runs saved before it was measured lack it
-            lines.append(f"  {label:<20} p50 {spread(p50, 0.001, ' ms')}   p99 {spread(p99, 0.001, ' ms')}"
-                         + (f"   of which the producer's enqueue() call (INSERT, NOTIFY, commit), p50 "
-                            f"{spread(enqueue, 0.001, ' ms')}" if enqueue else ""))
-    lines.append("enqueue rate (jobs stored per second):")
-    lines += [f"  {way:<20} {spread(results.enqueue[way])}" for way in ENQUEUE_WAYS if way in results.enqueue]
-    return lines
-
-
 def target_lines(plan: Plan, found: list[Verdict]) -> list[str]:
     lines = ["Targets:"
              + ("  (a quick run: few jobs per drain, so indicative only)" if plan.jobs < 10_000 else "")]
@@ -421,7 +378,11 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
     lines += [f"  {name}: not measured, not installed. {hint}" for name, hint in missing.items()]
     lines += ["", "dead tuples: left in the jobs table after the drain, at the largest process count "
               "(autovacuum has not run yet)", ""]
-    lines += latency_lines(results) + [""] + target_lines(plan, found)
+    if results.cpu_us:
+        lines += cpu_table(plan, results) + [
+            "client: the draining processes (a peer's from its fill's commit); PostgreSQL: every server "
+            "process, the fill included; from /proc, in 10 ms ticks", ""]
+    lines += latency_lines(results, ENQUEUE_WAYS) + [""] + target_lines(plan, found)
     if results.seconds:
         spent = sorted(results.seconds.items(), key=lambda item: -item[1])
         lines += ["", f"time spent, starting processes included ({sum(results.seconds.values()) / 60:.1f} min in all): "
@@ -431,7 +392,8 @@ def report(plan: Plan, results: Results, about: dict, missing: dict[str, str]) -
         "process_counts": list(plan.process_counts),
         "rows": {row.key: {"label": row.label, "jobs": row.jobs(plan.jobs),
                            "jobs_per_second": results.rates.get(row.key, {}),
-                           "dead_tuples": results.dead_tuples.get(row.key, {})} for row in plan.rows},
+                           "dead_tuples": results.dead_tuples.get(row.key, {}),
+                           "cpu_us_per_job": results.cpu_us.get(row.key, {})} for row in plan.rows},
         "latency_s": results.latency, "enqueue_per_second": results.enqueue, "seconds_spent": results.seconds,
         "targets": [vars(v) for v in found], "missing": missing,
     }
@@ -451,7 +413,8 @@ def profile(bench: Bench, jobs: int, process_counts: tuple[int, ...]) -> list[st
         lines.append(f"CPU per job at {n} process(es) (from /proc: the draining processes, and every "
                      f"PostgreSQL process):")
         lines += [split.line() for split in profiling.cpu_split(bench, n, jobs, WORKER_CONCURRENCY)]
-        lines += [""] + profiling.worker_profile(bench, jobs, WORKER_CONCURRENCY, processes=n) + [""]
+        # py-spy needs a few seconds of draining to sample (it pauses the worker at each sample): 5x the jobs
+        lines += [""] + profiling.worker_profile(bench, 5 * jobs, WORKER_CONCURRENCY, processes=n) + [""]
     return lines
 
 

@@ -41,6 +41,7 @@ class Exercise:
     hints: tuple[str, ...]
     kind: str = "code"  # "code" or "quiz"
     rules: tuple[Rule, ...] = ()
+    free: str = ""  # what the rules leave to the learner (ties, order): the check never compares it
 
     @property
     def lab_id(self) -> str:
@@ -135,7 +136,7 @@ def load(path: Path = MANIFEST) -> Manifest:
             exercises.append(Exercise(
                 id=item["id"], title=item["title"], answers=tuple(item.get("answers", [])),
                 hints=tuple(item["hints"]), kind=item.get("kind", "code"),
-                rules=_rules(item.get("rules", []), f"{where}, exercise {item['id']}"),
+                rules=_rules(item.get("rules", []), f"{where}, exercise {item['id']}"), free=item.get("free", ""),
             ))
         labs.append(Lab(id=lab_id, slug=entry["slug"], title=entry["title"], minutes=entry.get("minutes", 30),
                         requires=tuple(entry.get("requires", [])), exercises=tuple(exercises),

@@ -81,6 +81,8 @@ def rules_block(exercise: manifest.Exercise) -> str:
              f"**The rules `check(\"{exercise.id}\")` holds your answer to:**", ""]
     lines += [f"{number}. {rule.text} <small>(`{rule.id}`)</small>"
               for number, rule in enumerate(exercise.rules, start=1)]
+    if exercise.free:
+        lines += ["", f"Left to you (the check does not compare it): {exercise.free}"]
     return "\n".join(lines + [f"<!-- END RULES {exercise.id} -->"])
 
 

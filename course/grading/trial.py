@@ -40,6 +40,15 @@ class NotStarted(Exception):
     """The learner's function still raises NotImplementedError."""
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One call of learner code: what it returned, or the exception it raised (in one line, with the line
+    of the learner's code it came from, and its type's name)."""
+    value: Any = None
+    error: str | None = None
+    error_type: str | None = None
+
+
 @dataclass
 class Result:
     name: str
@@ -64,16 +73,26 @@ class Trial:
         self._scratch.append(box)
         return box
 
-    def call(self, fn, *args, during: str, **kwargs):
-        """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""
+    def attempt(self, fn, *args, **kwargs) -> Attempt:
+        """Run learner code and say what it did, as data: the one door every call of learner code goes
+        through (`call` below is built on it). An exception is returned, not raised, for checks that
+        compare it with the reference's; NotImplementedError still means "not started". Safe to use
+        from a thread a check starts."""
         try:
-            return fn(*args, **kwargs)
+            return Attempt(value=fn(*args, **kwargs))
         except NotImplementedError:
             self.not_started = f"`{getattr(fn, '__name__', 'your function')}` still raises NotImplementedError"
             raise NotStarted from None
-        except Exception as error:
-            self.results.append(Result(during, False, note=f"your code raised {describe(error)}"))
-            raise Stop from None
+        except Exception as error:  # noqa: BLE001 (learner code may raise anything; it is what we observe)
+            return Attempt(error=describe(error), error_type=type(error).__name__)
+
+    def call(self, fn, *args, during: str, **kwargs):
+        """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""
+        done = self.attempt(fn, *args, **kwargs)
+        if done.error is not None:
+            self.results.append(Result(during, False, note=f"your code raised {done.error}"))
+            raise Stop
+        return done.value
 
     def call_many(self, fn, calls: list[tuple[tuple, dict]], *, during: str) -> list:
         """fn(*args, **kwargs) for each (args, kwargs), in order, as `call` would; the results. In class

@@ -425,7 +425,8 @@ def since(started: float) -> float:
 def queue_operations(backoff_scale: float = 1.0) -> SimpleNamespace:
     """The reference queue, with the material's retry policy (course.core.backoff: random(0, 2^(n-1)) s,
     capped at 5 minutes) and its waits multiplied by `backoff_scale` (0.01: a hundred times faster)."""
-    return SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
+    return SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, ack_and_claim=queue.ack_and_claim,
+                           bury=queue.bury,
                            extend_leases=queue.extend_leases,
                            fail=partial(queue.fail, backoff=lambda attempt: backoff_delay(attempt) * backoff_scale))
 

@@ -366,3 +366,62 @@ def test_spawn_refuses_the_old_lease_keyword():
 
     with pytest.raises(InvalidArgument, match="spawn\\(\\) takes lease_s= now"):
         worker.spawn("course.evidence.benchmarks.apps:handlers", lease=5)
+
+
+# -- a worker's step: ack what finished and claim more, in one statement ---------------------------------
+
+
+def test_ack_and_claim_acks_the_jobs_it_holds_and_claims_the_next_most_urgent(conn):
+    ids = [queue.enqueue(conn, "noop", {"i": i}, priority=i % 3) for i in range(7)]
+    done = queue.claim(conn, limit=2, lease_s=60)
+    expected_next = [job.id for job in queue.claim(conn, limit=5, lease_s=60)]  # the order the claim gives
+    conn.execute("UPDATE jobs SET run_at = now() - interval '1 second', lease = NULL WHERE id = ANY(%s)",
+                 [expected_next])  # handed back: waiting again, in the same order
+    acked, claimed = queue.ack_and_claim(conn, done, limit=3, lease_s=60)
+    assert acked == {job.id for job in done}
+    assert [job.id for job in claimed] == expected_next[:3]
+    assert all(job.attempts == 2 and job.lease_token for job in claimed)
+    assert count(conn) == len(ids) - 2
+
+
+def test_ack_and_claim_acks_nothing_whose_lease_another_worker_holds_now(conn, schema):
+    queue.enqueue(conn, "noop")
+    zombie = queue.claim_one(conn, lease_s=60)
+    expire_lease(conn, zombie.id)
+    with db.connect(schema) as other:
+        rescuer = queue.claim_one(other, lease_s=60)
+    assert rescuer.id == zombie.id
+    acked, claimed = queue.ack_and_claim(conn, [zombie], limit=5, lease_s=60)
+    assert (acked, claimed) == (set(), [])
+    assert count(conn) == 1, "the rescuer's job must stay"
+
+
+def test_ack_and_claim_does_not_claim_again_a_job_it_acks_whose_lease_ran_out(conn):
+    """An expired lease leaves the job visible; acked in the same statement, it must not take a slot of
+    the claim (with one slot, the claim would come back empty though another job waits)."""
+    queue.enqueue(conn, "noop", {"n": 1})
+    late = queue.claim_one(conn, lease_s=60)
+    waiting = queue.enqueue(conn, "noop", {"n": 2})
+    expire_lease(conn, late.id)  # now the most urgent visible job
+    acked, claimed = queue.ack_and_claim(conn, [late], limit=1, lease_s=60)
+    assert acked == {late.id}
+    assert [job.id for job in claimed] == [waiting]
+
+
+def test_ack_and_claim_with_nothing_left_to_claim_still_says_what_it_acked(conn):
+    queue.enqueue(conn, "noop")
+    done = queue.claim(conn, limit=1, lease_s=60)
+    assert queue.ack_and_claim(conn, done, limit=10, lease_s=60) == ({done[0].id}, [])
+    assert count(conn) == 0
+
+
+def test_ack_and_claim_dead_letters_a_spent_job_and_claims_on(conn):
+    queue.enqueue(conn, "noop", {"n": 0})
+    done = queue.claim(conn, limit=1, lease_s=60)
+    spent = queue.enqueue(conn, "noop", {"n": 1}, max_attempts=1)
+    queue.claim_one(conn, lease_s=60)
+    expire_lease(conn, spent)  # its one attempt never reported back
+    waiting = queue.enqueue(conn, "noop", {"n": 2})
+    acked, claimed = queue.ack_and_claim(conn, done, limit=1, lease_s=60)
+    assert acked == {done[0].id} and [job.id for job in claimed] == [waiting]
+    assert [dead.id for dead in queue.dead_jobs(conn)] == [spent]

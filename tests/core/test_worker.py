@@ -320,7 +320,13 @@ def test_an_ack_that_committed_before_the_connection_dropped_counts_as_an_ack(co
             return getattr(queue, name)
 
         def ack_many(self, connection, jobs):
-            done = queue.ack_many(connection, jobs)
+            return self.drop_the_first(connection, queue.ack_many(connection, jobs))
+
+        def ack_and_claim(self, connection, jobs, *args, **kwargs):
+            acked, claimed = queue.ack_and_claim(connection, jobs, *args, **kwargs)
+            return self.drop_the_first(connection, acked), claimed
+
+        def drop_the_first(self, connection, done):
             if not dropped:
                 dropped.append(done)
                 connection.close()

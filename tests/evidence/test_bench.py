@@ -1,7 +1,10 @@
-"""The benchmark's bookkeeping, without a database: which drains run back to back, and how the ratios
-are taken. (The drains themselves run in `make bench`; they take minutes.)"""
+"""The benchmark's bookkeeping, without a database: which drains run back to back, how the ratios
+are taken, and how the bare loops read the queue's statements. (Every row runs at a tiny size in
+test_bench_rows.py; at full size in `make bench`, which takes minutes.)"""
 
 import argparse
+
+import pytest
 
 from course.evidence import bench
 from course.evidence.bench import Plan, Results
@@ -84,3 +87,33 @@ def test_a_quick_run_measures_both_sides_of_every_target_and_nothing_else():
     assert {row.key for row in quick.rows} == needed & installed
     assert quick.latency_ways == ("notify",)  # the latency target; polling answers none
 
+
+
+def test_the_bare_loops_take_the_acks_parameters_from_the_claims_columns_whatever_their_names(monkeypatch):
+    """A token column renamed in queue.sql (it was `lease`, then `lease_token`) renames the claim's
+    column and the ack's placeholder alike: the bare loops follow both, spelling neither."""
+    from course.evidence.benchmarks import statements
+
+    renamed = {
+        "ack": "DELETE FROM jobs WHERE id = %(id)s AND claim_token = %(claim_token)s",
+        "ack_many": "DELETE FROM jobs USING unnest(%(ids)b::bigint[], %(claim_tokens)b::uuid[]) AS d (id, t) "
+                    "WHERE jobs.id = d.id AND jobs.claim_token = d.t",
+    }
+    monkeypatch.setattr(statements.sql, "query", lambda file, name: renamed[name])
+    acks = statements.Acks.for_claim(["id", "type", "claim_token"])
+    assert acks.one((7, "noop", "t7")) == {"id": 7, "claim_token": "t7"}
+    assert acks.many([(7, "noop", "t7"), (8, "noop", "t8")]) == {"ids": [7, 8], "claim_tokens": ["t7", "t8"]}
+    with pytest.raises(RuntimeError, match=r"%\(claim_token\)s.*no column 'claim_token'"):
+        statements.Acks.for_claim(["id", "type", "lease"])  # a claim left behind by the rename
+
+
+def test_the_bare_claim_is_given_exactly_the_parameters_it_names():
+    from course.evidence.benchmarks import statements
+
+    claim = statements.claim_sql()
+    params = statements.claim_params(claim, limit=100, lease_s=60.0)
+    assert sorted(params) == sorted(statements.placeholders(claim))
+    with pytest.raises(RuntimeError, match="asks for \\['shard'\\]"):
+        statements.claim_params(claim + " AND %(shard)s", limit=1, lease_s=1.0)
+    plain = statements.claim_sql(skip_locked=False)
+    assert "FOR UPDATE SKIP LOCKED" not in plain and "FOR UPDATE" in plain

@@ -26,7 +26,7 @@ COURSE = manifest.load()
 # Wrong answers, written into the lab notebook's exercise cell as a learner would (the same ones
 # tests/grading/checks/test_lab03/07/09.py give to run_check), with the failure each must show.
 PLAIN_FOR_UPDATE = ("03.claim", lambda source: source.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE"),
-                    "does not wait for a row another worker is claiming: takes the next one")
+                    "does not wait for a row another worker is claiming")
 NO_JITTER = ("07.backoff", lambda source: source.replace("return rng.uniform(0, ceiling)", "return ceiling"),
              "full jitter")
 ALL_URGENT = ("09.route", lambda source: source.replace(

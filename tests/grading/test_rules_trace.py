@@ -71,8 +71,10 @@ def test_a_wrong_answer_that_is_missing_or_asserts_another_check_is_named():
     rule = manifest.Rule(id="x", text="x", checks=["no job is claimed twice"], wrong_answers=())
     assert wrong_answer_problem(exercise, rule, "test_a_claim_without_any_lock_hands_jobs_to_two_workers") is None
     assert "does not exist" in wrong_answer_problem(exercise, rule, "test_no_such_test")
-    assert "asserts none" in wrong_answer_problem(exercise, rule, "test_a_claim_that_forgets_attempts")
-    assert "never runs" in wrong_answer_problem(exercise, rule, "test_a_batch_claim_that_forgets_attempts")
+    waits = "test_plain_for_update_waits_for_the_row_another_worker_is_claiming"  # asserts another check
+    assert "asserts none" in wrong_answer_problem(exercise, rule, waits)
+    batch_only = "test_a_limit_applied_in_python_leases_jobs_nobody_runs"  # checks 03.claim_batch, not 03.claim
+    assert "never runs" in wrong_answer_problem(exercise, rule, batch_only)
 
 
 def test_the_manifest_refuses_a_rule_without_a_check(tmp_path):

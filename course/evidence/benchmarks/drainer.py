@@ -17,6 +17,8 @@ The loops, from the least to the most machinery:
                 per claim (claim, then ack), the lease in the row.
     reference   the same statements through course.core.queue (validation, Job objects): what it adds is
                 the difference between this line and `bare`.
+    step        course.core.queue's ack_and_claim, a worker's step: the ack of one batch and the claim of
+                the next in one statement, one commit per batch (the lease path at its fewest commits).
     for-update  `bare` with plain FOR UPDATE instead of FOR UPDATE SKIP LOCKED: claims queue up behind
                 each other's row locks (lab 03's contrast).
 """
@@ -30,17 +32,13 @@ import time
 import psycopg
 
 from course.core import queue, sql
+from course.evidence.benchmarks.statements import Acks, claim_params, claim_sql
+from course.programs import sql as lab_sql
 
-CLAIM = sql.query("queue", "claim")
-CLAIM_FOR_UPDATE = CLAIM.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE")
-ACK = sql.query("queue", "ack")
-ACK_MANY = sql.query("queue", "ack_many")
-LOCK_CLAIM = """
-    SELECT id FROM jobs
-    WHERE queue = 'default' AND run_at <= now()
-    ORDER BY priority DESC, run_at, id
-    LIMIT %(limit)s
-    FOR UPDATE SKIP LOCKED"""
+# The textbook loop's statements: the claim's search alone (it holds the row lock instead of writing a
+# lease) and a delete, as lab 11 measures them.
+LOCK_CLAIM = sql.query("monitoring", "claim_search")
+LOCK_DELETE = lab_sql.query("write_amplification", "lock_delete")
 LEASE_S = 60.0  # longer than any drain: a lease never runs out during a measurement
 
 
@@ -54,24 +52,28 @@ def lock_loop(conn: psycopg.Connection, batch: int) -> int:
     done = 0
     while True:
         with conn.transaction():
-            ids = [row[0] for row in conn.execute(LOCK_CLAIM, {"limit": batch})]
+            ids = [row[0] for row in conn.execute(LOCK_CLAIM, {"queue": queue.DEFAULT_QUEUE, "limit": batch})]
             if ids:
-                conn.execute("DELETE FROM jobs WHERE id = ANY(%s)", [ids])
+                conn.execute(LOCK_DELETE, {"ids": ids})
         done += len(ids)
         if not ids and not anything_visible(conn):
             return done
 
 
-def statement_loop(claim: str):
+def statement_loop(skip_locked: bool):
+    """The reference claim and ack, as queue.sql has them (see statements.py), with nothing around them."""
+    claim = claim_sql(skip_locked)
+
     def loop(conn: psycopg.Connection, batch: int) -> int:
-        params = {"queue": queue.DEFAULT_QUEUE, "limit": batch, "lease_s": LEASE_S, "worker": None}
+        params = claim_params(claim, limit=batch, lease_s=LEASE_S)
+        acks = None  # read off the claim's columns at its first answer
         done = 0
         while True:
-            rows = conn.execute(claim, params).fetchall()
-            if len(rows) == 1:
-                conn.execute(ACK, {"id": rows[0][0], "lease": rows[0][7]})
-            elif rows:
-                conn.execute(ACK_MANY, {"ids": [row[0] for row in rows], "leases": [row[7] for row in rows]})
+            cursor = conn.execute(claim, params)
+            rows = cursor.fetchall()
+            if acks is None:
+                acks = Acks.for_claim([column.name for column in cursor.description])
+            acks.send(conn, rows)
             done += len(rows)
             if not rows and not anything_visible(conn):
                 return done
@@ -91,11 +93,24 @@ def reference_loop(conn: psycopg.Connection, batch: int) -> int:
             return done
 
 
+def step_loop(conn: psycopg.Connection, batch: int) -> int:
+    done, jobs = 0, []
+    while True:
+        if jobs:
+            _, jobs = queue.ack_and_claim(conn, jobs, limit=batch, lease_s=LEASE_S)
+        else:
+            jobs = queue.claim(conn, limit=batch, lease_s=LEASE_S)
+        done += len(jobs)
+        if not jobs and not anything_visible(conn):
+            return done
+
+
 LOOPS = {
     "lock": lock_loop,
-    "bare": statement_loop(CLAIM),
+    "bare": statement_loop(skip_locked=True),
     "reference": reference_loop,
-    "for-update": statement_loop(CLAIM_FOR_UPDATE),
+    "step": step_loop,
+    "for-update": statement_loop(skip_locked=False),
 }
 
 
@@ -105,11 +120,17 @@ def answer(message: dict) -> None:
 
 
 def main() -> None:
-    for line in sys.stdin:  # one measurement per line, until the parent closes our stdin
-        order = json.loads(line)
-        # Every statement prepared at its first run (not its sixth), and this backend's caches warm:
-        # the clock starts with every loop at full speed.
-        with psycopg.connect(order["conninfo"], autocommit=True, prepare_threshold=0) as conn:
+    conn = None
+    try:
+        for line in sys.stdin:  # one measurement per line, until the parent closes our stdin
+            if conn is not None:
+                # Closed only now: while the parent reads the server's CPU time after a drain, the
+                # backend that did the drain's work is still running and counted.
+                conn.close()
+            order = json.loads(line)
+            # Every statement prepared at its first run (not its sixth), and this backend's caches warm:
+            # the clock starts with every loop at full speed.
+            conn = psycopg.connect(order["conninfo"], autocommit=True, prepare_threshold=0)
             loop = LOOPS[order["loop"]]
             anything_visible(conn)
             answer({"ready": True})
@@ -117,6 +138,9 @@ def main() -> None:
                 return
             jobs = loop(conn, order["batch"])
             answer({"jobs": jobs, "finished": time.monotonic()})
+    finally:
+        if conn is not None:
+            conn.close()
 
 
 if __name__ == "__main__":

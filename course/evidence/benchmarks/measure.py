@@ -8,10 +8,9 @@ already has planner statistics, as a queue that has run for a while has.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import select
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,8 +24,12 @@ from psycopg.conninfo import make_conninfo
 
 from course.infra import pgserver
 from course.core import queue, sql, worker
-from course.infra.processes import log_dir, wait_until
+from course.infra.processes import wait_until
+from course.evidence.benchmarks import cpu
 from course.evidence.benchmarks.apps import LATENCY_TABLE
+from course.evidence.benchmarks.cpu import Spent
+from course.evidence.benchmarks.linechild import DEADLINE_S, LineChild
+from course.evidence.benchmarks.peers import SUCCEEDED as PEER_SUCCEEDED
 from course.evidence.benchmarks.peers import TABLE as PEER_TABLE
 from course.evidence.benchmarks.peers import UNFINISHED as PEER_UNFINISHED
 from course.infra.private_server import PrivateServer
@@ -36,7 +39,6 @@ PEER_DATABASE = "bench_peer"
 WORKER_APP = "course.evidence.benchmarks.apps:handlers"
 WORKER_NAME = "bench-worker"  # application_name of the workers' connections: how we see them idle
 LEASE_S = 60.0  # longer than any drain: no lease runs out while we measure
-DEADLINE_S = 600.0  # a drain that takes longer than this is broken, not slow
 
 
 @dataclass(frozen=True)
@@ -44,56 +46,20 @@ class Drain:
     jobs: int
     seconds: float
     dead_tuples: int | None = None  # left in the table right after the drain
+    # CPU seconds the drain cost: the draining processes' (client) and the server's, the fill included
+    # (each contender's own: our COPY, a peer's batch enqueue) and our polling for the end left out; a
+    # peer's client CPU counts from its fill's commit, so the work of building its batch is left out.
+    cpu: Spent | None = None
 
     @property
     def rate(self) -> float:
         return self.jobs / self.seconds
 
-
-class LineChild:
-    """A child process we talk to in lines of JSON, with a timeout on every answer."""
-
-    def __init__(self, name: str, argv: list[str]):
-        self.name = name
-        self.log_path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
-        with open(self.log_path, "wb") as log:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                          bufsize=0)
-
-    def send(self, message: str | dict) -> None:
-        text = message if isinstance(message, str) else json.dumps(message)
-        self.popen.stdin.write(text.encode() + b"\n")
-
-    def receive(self, timeout: float = DEADLINE_S) -> dict:
-        deadline = time.monotonic() + timeout
-        data = b""
-        while not data.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"{self.name} did not answer within {timeout:.0f} s")
-            if select.select([self.popen.stdout], [], [], left)[0]:
-                chunk = os.read(self.popen.stdout.fileno(), 65536)
-                if not chunk:
-                    raise RuntimeError(f"{self.name} exited (code {self.popen.wait()}): {self.log_tail()}")
-                data += chunk
-        return json.loads(data)
-
-    def log_tail(self, lines: int = 8) -> str:
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-    def close_input(self) -> None:
-        """"We are done": the child leaves its loop and exits (stop() waits for it)."""
-        if self.popen.poll() is None and not self.popen.stdin.closed:
-            self.popen.stdin.close()
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.close_input()
-            try:
-                self.popen.wait(15)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(5)
+    def cpu_per_job_us(self) -> tuple[float, float] | None:
+        """(client, server) CPU microseconds per job."""
+        if self.cpu is None:
+            return None
+        return self.cpu.client_s / self.jobs * 1e6, self.cpu.server_s / self.jobs * 1e6
 
 
 class Bench:
@@ -114,6 +80,25 @@ class Bench:
                 child.terminate(10)  # a worker: SIGTERM, then SIGKILL if it will not stop
         self.drainers, self.children = [], []
         self.admin.close()
+
+    def spent(self, pids: list[int]) -> Spent:
+        """CPU seconds so far of these processes and of the whole server."""
+        return Spent(cpu.process_seconds(pids), cpu.server_seconds(self.server.server.postmaster_pid()))
+
+    @staticmethod
+    def polling(conn: psycopg.Connection) -> float:
+        """CPU seconds so far of the backend serving `conn`: what our own polling costs the server (a poll
+        reads the drained table, dead rows and all), to be left out of a drain's figure."""
+        return cpu.process_seconds([conn.info.backend_pid])
+
+    def until_backends_gone(self, application_name: str) -> None:
+        """Wait until no backend serves `application_name` any more, and the postmaster has reaped
+        them: an exiting backend's CPU time is in neither its own /proc entry nor its parent's yet."""
+        query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+        wait_until(lambda: not self.admin.execute(query, [application_name]).fetchone()[0], 30,
+                   what=f"{application_name} to disconnect")
+        postmaster = self.server.server.postmaster_pid()
+        wait_until(lambda: not cpu.exiting_children(postmaster), 30, what="exited backends to be reaped")
 
     # -- the jobs table --------------------------------------------------------------------------
 
@@ -147,6 +132,13 @@ class Bench:
         return conn.execute("SELECT dead_tuple_count FROM public.pgstattuple(%s::regclass)", [table]).fetchone()[0]
 
     @staticmethod
+    def no_dead_letters(conn: psycopg.Connection, jobs: int) -> None:
+        """An empty jobs table means each job was acked or dead-lettered: none may be the second."""
+        dead = conn.execute("SELECT count(*) FROM dead_jobs").fetchone()[0]
+        if dead:
+            raise RuntimeError(f"{dead} of {jobs} jobs were dead-lettered, not run: the drain measured nothing")
+
+    @staticmethod
     def wait_until_empty(conn: psycopg.Connection, query: str, since: float | None = None) -> float:
         """Poll `query` (true while work is left); return the moment it turned false.
 
@@ -170,24 +162,31 @@ class Bench:
     # -- tight loops in drainer processes ----------------------------------------------------------
 
     def drain_loop(self, loop: str, batch: int, processes: int, jobs: int) -> Drain:
+        self.drainers = [d for d in self.drainers if d.popen.poll() is None]  # one that failed is replaced
         while len(self.drainers) < processes:
             self.drainers.append(LineChild(f"drainer{len(self.drainers)}",
                                            [sys.executable, "-m", "course.evidence.benchmarks.drainer"]))
         team = self.drainers[:processes]
+        pids = [drainer.popen.pid for drainer in team]
         with self.fresh_jobs_table() as conn:
+            server_before = self.spent([]).server_s
             self.fill(conn, jobs)
             for drainer in team:
                 drainer.send({"conninfo": self.server.conninfo(SCHEMA), "loop": loop, "batch": batch})
             for drainer in team:
                 drainer.receive(60)
+            client_before = self.spent(pids).client_s  # a new drainer has finished starting Python
             started = time.monotonic()
             for drainer in team:
                 drainer.send("go")
             answers = [drainer.receive() for drainer in team]
             done = sum(a["jobs"] for a in answers)
-            if done != jobs or conn.execute("SELECT count(*) FROM jobs").fetchone()[0]:
-                raise RuntimeError(f"{loop} loop: {done} of {jobs} jobs drained")
-            return Drain(jobs, max(a["finished"] for a in answers) - started, self.dead_tuples(conn, "jobs"))
+            left = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+            if done != jobs or left:
+                raise RuntimeError(f"{loop} loop: {done} jobs claimed of {jobs}, {left} left in the table")
+            after = self.spent(pids)
+            spent = Spent(after.client_s - client_before, after.server_s - server_before)
+            return Drain(jobs, max(a["finished"] for a in answers) - started, self.dead_tuples(conn, "jobs"), spent)
 
     # -- reference workers -------------------------------------------------------------------------
 
@@ -214,10 +213,16 @@ class Bench:
     def drain_workers(self, processes: int, concurrency: int, jobs: int) -> Drain:
         with self.fresh_jobs_table() as conn:
             team = self.start_workers(processes, concurrency)
+            pids = [child.pid for child in team]
             try:
+                before = self.spent(pids)
                 started = self.fill(conn, jobs, notify=True)
+                polls_before = self.polling(conn)
                 finished = self.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
-                return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"))
+                polls = self.polling(conn) - polls_before
+                spent = self.spent(pids) - before - Spent(0.0, polls)
+                self.no_dead_letters(conn, jobs)
+                return Drain(jobs, finished - started, self.dead_tuples(conn, "jobs"), spent)
             finally:
                 self.stop(team)
 
@@ -279,6 +284,7 @@ class Bench:
                               "DELETE FROM jobs WHERE id = :id;\n"
                               "END;\n")
             per_client = max(1, transactions // clients)
+            server_before, children_before = self.spent([]).server_s, _children_cpu_s()
             result = subprocess.run(
                 [pgserver.binary("pgbench"), "-n", "-h", str(self.server.server.socket_dir),
                  "-p", str(pgserver.PORT), "-U", pgserver.SUPERUSER, "-c", str(clients), "-j", str(clients),
@@ -286,12 +292,19 @@ class Bench:
                 capture_output=True, text=True, timeout=DEADLINE_S,
                 env={**os.environ, "PGOPTIONS": f"-c search_path={SCHEMA}",
                      "PGPASSFILE": str(self.server.server.password_file)})  # a path, not the password
+            self.until_backends_gone("pgbench")  # their CPU is counted once the postmaster has reaped them
+            spent = Spent(_children_cpu_s() - children_before, self.spent([]).server_s - server_before)
             match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
             if result.returncode != 0 or not match:
                 raise RuntimeError(f"pgbench failed: {result.stdout[-500:]}{result.stderr[-500:]}")
             tps = float(match.group(1))
             done = per_client * clients
-            return Drain(done, done / tps, self.dead_tuples(conn, "jobs"))
+            processed = re.search(r"number of transactions actually processed: (\d+)/", result.stdout)
+            left = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+            if not processed or int(processed.group(1)) != done or left:
+                raise RuntimeError(f"pgbench: {processed and processed.group(1)} of {done} transactions, "
+                                   f"{left} jobs left in the table")
+            return Drain(done, done / tps, self.dead_tuples(conn, "jobs"), spent)
 
     # -- peers ---------------------------------------------------------------------------------------
 
@@ -318,16 +331,31 @@ class Bench:
                 child.receive(120)
             with psycopg.connect(conninfo, autocommit=True) as conn:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+                pids = [child.popen.pid for child in team]
+                server_before = self.spent([]).server_s
                 team[0].send(f"fill {jobs}")
                 started = team[0].receive()["filled"]
+                client_before, polls_before = self.spent(pids).client_s, self.polling(conn)
                 finished = self.wait_until_empty(conn, PEER_UNFINISHED[peer], since=started)
-                return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]))
+                polls = self.polling(conn) - polls_before
+                after = self.spent(pids) - Spent(0.0, polls)
+                succeeded = conn.execute(PEER_SUCCEEDED[peer]).fetchone()[0]
+                if succeeded != jobs:
+                    raise RuntimeError(f"{peer}: {succeeded} of {jobs} jobs ran to success")
+                spent = Spent(after.client_s - client_before, after.server_s - server_before)
+                return Drain(jobs, finished - started, self.dead_tuples(conn, PEER_TABLE[peer]), spent)
         finally:
             for child in team:
                 child.close_input()  # all of them at once: they shut down side by side
             for child in team:
                 child.stop()
                 self.children.remove(child)
+
+def _children_cpu_s() -> float:
+    """User + system CPU of our child processes that have ended (pgbench, once subprocess.run returns)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
 
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile (0-100), interpolated; what p50 and p99 mean below."""

@@ -200,6 +200,12 @@ UNFINISHED = {
     "procrastinate": "SELECT EXISTS (SELECT FROM procrastinate_jobs WHERE status IN ('todo', 'doing'))",
 }
 TABLE = {"pgqueuer": "pgqueuer", "procrastinate": "procrastinate_jobs"}
+# How many jobs its handler ran to success: pgqueuer deletes a finished job and logs its status in one
+# statement; procrastinate keeps the row and marks it. A drain must count exactly the jobs it filled.
+SUCCEEDED = {
+    "pgqueuer": "SELECT count(*) FROM pgqueuer_log WHERE status = 'successful'",
+    "procrastinate": "SELECT count(*) FROM procrastinate_jobs WHERE status = 'succeeded'",
+}
 
 
 def main() -> None:

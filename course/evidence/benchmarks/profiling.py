@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import os
 import shutil
 import subprocess
 import sys
@@ -12,8 +11,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.core import queue, sql
-from course.evidence.benchmarks.measure import Bench
+from course.evidence.benchmarks import peers
+from course.evidence.benchmarks.measure import Bench, Drain
+from course.evidence.benchmarks.statements import claim_params, claim_sql
 
 OURS = ("course/", "psycopg/", "concurrent/futures/", "threading.py")
 
@@ -24,85 +24,43 @@ def explain_claim(bench: Bench, jobs: int) -> list[str]:
     with bench.fresh_jobs_table() as conn:
         bench.fill(conn, jobs)
         for limit in (1, 100):
-            params = {"queue": queue.DEFAULT_QUEUE, "limit": limit, "lease_s": 60.0, "worker": None}
+            params = claim_params(claim_sql(), limit=limit, lease_s=60.0)
             with conn.transaction(force_rollback=True):
-                plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql.query("queue", "claim"),
-                                    params).fetchall()
+                plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + claim_sql(), params).fetchall()
             lines.append(f"EXPLAIN ANALYZE claim, limit {limit}, {jobs:,} jobs waiting:")
             lines += ["  " + row[0] for row in plan]
     return lines
 
 
-def _stat(pid: int) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return None
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU time so far of these processes (all their threads), from /proc."""
-    fields = [f for f in map(_stat, pids) if f]
-    return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")  # utime, stime
-
-
-def postgres_cpu(bench: Bench) -> float:
-    """CPU time so far of the private server: the postmaster, the processes it runs now (backends, WAL
-    writer, ...) and those it has reaped (cutime, cstime): a backend that ends mid-drain still counts."""
-    root = bench.server.server.postmaster_pid()
-    fields = _stat(root) if root else None
-    if not fields:
-        return 0.0
-    total = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        child = _stat(int(stat.parent.name))
-        if child and int(child[1]) == root:  # ppid
-            total += int(child[11]) + int(child[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 @dataclass
 class CpuSplit:
     what: str
-    jobs: int
-    seconds: float
-    client_s: float  # CPU of the draining processes (our workers, or the bare loops)
-    postgres_s: float  # CPU of the server's processes
+    drain: Drain
 
     def line(self) -> str:
-        per_job = lambda s: f"{s / self.jobs * 1e6:5.0f} us"
-        return (f"  {self.what:<44} {self.jobs / self.seconds:8,.0f} jobs/s   CPU per job: client {per_job(self.client_s)}, "
-                f"PostgreSQL {per_job(self.postgres_s)}, both {per_job(self.client_s + self.postgres_s)}   "
-                f"(wall {self.seconds * 1e6 / self.jobs:4.0f} us a job)")
+        d = self.drain
+        client, server = d.cpu_per_job_us()
+        return (f"  {self.what:<46} {d.rate:8,.0f} jobs/s   CPU per job: client {client:5.1f} us, PostgreSQL "
+                f"{server:5.1f} us, both {client + server:5.1f} us   (wall {d.seconds * 1e6 / d.jobs:4.0f} us a job)")
 
 
 def cpu_split(bench: Bench, processes: int, jobs: int, concurrency: int) -> list[CpuSplit]:
-    """Where the two cores went during a drain: the worker processes' CPU and PostgreSQL's, per job,
-    beside the bare loop running the same claim + ack_many SQL at the same process count."""
-
-    out = []
-    with bench.fresh_jobs_table() as conn:
-        team = bench.start_workers(processes, concurrency)
-        try:
-            pids = [child.pid for child in team]
-            before = cpu_seconds(pids), postgres_cpu(bench)
-            started = bench.fill(conn, jobs, notify=True)
-            finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
-            after = cpu_seconds(pids), postgres_cpu(bench)
-        finally:
-            bench.stop(team)
-    out.append(CpuSplit(f"reference worker x{processes}, concurrency {concurrency}", jobs, finished - started,
-                        after[0] - before[0], after[1] - before[1]))
-    for batch in sorted({32, concurrency, 100}):
-        bench.drain_loop("bare", batch, processes, 100)  # start the drainers (not measured)
-        pids = [d.popen.pid for d in bench.drainers[:processes]]
-        before = cpu_seconds(pids), postgres_cpu(bench)
-        drain = bench.drain_loop("bare", batch, processes, jobs)
-        after = cpu_seconds(pids), postgres_cpu(bench)
-        # The fill (COPY, ANALYZE) falls inside both spans, the worker's and the loop's alike.
-        out.append(CpuSplit(f"bare loop x{processes}, same SQL, {batch} per claim", jobs, drain.seconds,
-                            after[0] - before[0], after[1] - before[1]))
-    return out
+    """Where the two cores went during a drain, per job: the draining processes' CPU and PostgreSQL's
+    (every server process, the fill's COPY included, about 3 us a job), for the reference worker beside
+    the bare loop sending the same statements, the lease path's loop, and pgqueuer when installed."""
+    contenders = [
+        (f"reference worker x{processes}, concurrency {concurrency}",
+         lambda: bench.drain_workers(processes, concurrency, jobs)),
+        (f"bare loop x{processes}, claim + ack_many SQL, 100 per claim",
+         lambda: bench.drain_loop("bare", 100, processes, jobs)),
+        (f"queue.ack_and_claim loop x{processes}, 100 per claim",
+         lambda: bench.drain_loop("step", 100, processes, jobs)),
+        (f"row-lock loop x{processes}, 100 per transaction", lambda: bench.drain_loop("lock", 100, processes, jobs)),
+    ]
+    if peers.available().get("pgqueuer"):
+        contenders.append((f"pgqueuer asyncpg x{processes}, {peers.PGQUEUER_MANAGERS} managers x batch "
+                           f"{peers.PGQUEUER_BATCH}", lambda: bench.drain_peer("pgqueuer", processes, jobs)))
+    return [CpuSplit(what, run()) for what, run in contenders]
 
 
 def worker_profile(bench: Bench, jobs: int, concurrency: int, processes: int = 1,
@@ -118,10 +76,10 @@ def worker_profile(bench: Bench, jobs: int, concurrency: int, processes: int = 1
         try:
             for worker, raw in zip(team, raws):
                 recorders.append(subprocess.Popen(
-                    [spy, "record", "--pid", str(worker.pid), "--rate", "250", "--format", "raw", "--output",
-                     str(raw), "--gil", "--nonblocking", "--duration", str(int(seconds_cap))],
+                    [spy, "record", "--pid", str(worker.pid), "--rate", "400", "--format", "raw", "--output",
+                     str(raw), "--gil", "--duration", str(int(seconds_cap))],
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
-            time.sleep(1.0)  # py-spy attaches
+            time.sleep(2.0)  # py-spy attaches
             started = bench.fill(conn, jobs, notify=True)
             finished = bench.wait_until_empty(conn, "SELECT EXISTS (SELECT FROM jobs)", since=started)
             for recorder in recorders:
@@ -145,8 +103,8 @@ def worker_profile(bench: Bench, jobs: int, concurrency: int, processes: int = 1
                     inclusive[frame] += int(count)
     seconds = finished - started
     lines = [f"py-spy, {processes} worker process(es) (concurrency {concurrency}), samples taken while a thread "
-             f"held the GIL, draining {jobs:,} jobs at {jobs / seconds:,.0f} jobs/s ({total} samples at 250 Hz: "
-             f"the GIL was held {total / (250 * seconds * processes):.0%} of the drain per process)",
+             f"held the GIL, draining {jobs:,} jobs at {jobs / seconds:,.0f} jobs/s, slowed by py-spy pausing the "
+             f"process at each of its {total} samples (400 Hz): the shares count, not the rate",
              "  where the time is spent (own time, top 15):"]
     lines += [f"    {n / total:6.1%}  {frame}" for frame, n in own.most_common(15)]
     lines.append("  the worker's steps (time inside, top 15):")

@@ -90,7 +90,8 @@ class Recorder(Hooks):
 
 def queue_operations(scenario):
     """The reference queue, with the learner's lease extension and quick retries where the scenario says."""
-    ops = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, bury=queue.bury,
+    ops = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, ack_and_claim=queue.ack_and_claim,
+                          bury=queue.bury,
                           extend_leases=queue.extend_leases,
                           fail=partial(queue.fail, backoff=lambda attempt: scenario.retry_delay_s))
     if scenario.extend_lease is not None:

@@ -1,5 +1,6 @@
 """The labs' own tables and statements, as SQL: Tiffin's (`tiffin.sql`), StayHub's (`stayhub.sql`, and
-lab 06's part of it, `lab06.sql`), StayHub's recurring jobs (`stayhub_recurring.sql`).
+lab 06's part of it, `lab06.sql`), StayHub's recurring jobs (`stayhub_recurring.sql`), and lab 11's two
+other ways to lease a job, measured for what they write (`write_amplification.sql`).
 
 Read the way course/core/sql/ reads the queue's: `sql.show("tiffin", "schema")` prints a statement,
 `sql.query(...)` returns it, `sql.script(...)` a whole file.

@@ -1,11 +1,10 @@
 """Lab 04's checks fail plausible wrong heartbeats and acks, for the reason a learner needs to hear.
 
-The heartbeat's check runs real worker processes (with SIGKILLs) only once the step-by-step checks pass,
-so most wrong answers here fail in well under a second; one test runs the worker stage itself on a
-heartbeat that does nothing, to show that stage fails for the right reason too.
+Each wrong answer runs beside the reference queue's own statement on the same generated jobs, then with
+worker B taking the job between its statements; the test asserts exactly which checks fail. The
+heartbeat's check runs real worker processes (with SIGKILLs) only once everything else passes, so these
+fail in well under a second; one test runs the worker stage itself on a heartbeat that does nothing.
 """
-
-import re
 
 import pytest
 
@@ -14,7 +13,121 @@ from course.grading.checks import lab04
 from course.grading.report import Report
 from course.grading.trial import Trial
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import assert_fails_with, failed, fails_exactly
+
+FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s"
+NOW_PLUS = "now() + make_interval(secs => %(lease_s)s)"
+EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(lease)s"
+
+
+# -- 04.fenced_ack ---------------------------------------------------------------------------------------------
+
+
+def ack_with(statement: str):
+    def ack(conn, job_id, lease_token):
+        return conn.execute(statement, {"id": job_id, "lease": lease_token}).rowcount == 1
+
+    return ack
+
+
+def always_reports_success(conn, job_id, lease_token):
+    ack_with(FENCED)(conn, job_id, lease_token)
+    return True
+
+
+def returns_nothing(conn, job_id, lease_token):
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+
+
+def raises_when_the_lease_is_lost(conn, job_id, lease_token):
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount != 1:
+        raise RuntimeError("lease lost")
+    return True
+
+
+def deletes_its_dead_letter_too(conn, job_id, lease_token):
+    conn.execute("DELETE FROM dead_jobs WHERE id = %s", [job_id])
+    return ack_with(FENCED)(conn, job_id, lease_token)
+
+
+def dead_letters_a_lost_job(conn, job_id, lease_token):
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount:
+        return True
+    conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s RETURNING *) INSERT INTO dead_jobs (id, queue, type, "
+                 "payload, priority, attempts, max_attempts, reason, created_at) SELECT id, queue, type, payload, "
+                 "priority, attempts, max_attempts, 'lease lost', created_at FROM gone", [job_id])
+    return False
+
+
+def true_if_the_job_was_there(conn, job_id, lease_token):
+    there = conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job_id]).fetchone() is not None
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+    return there
+
+
+WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
+    "the_lessons_plain_ack": (ack_with("DELETE FROM jobs WHERE id = %(id)s"),
+                              ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
+    "fenced_by_the_clock": (ack_with("DELETE FROM jobs WHERE id = %(id)s AND run_at > now()"),
+                            ["deletes the job while lease_token is still its token",
+                             "a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
+    "fenced_by_token_and_clock": (ack_with(FENCED + " AND run_at > now()"),
+                                  ["deletes the job while lease_token is still its token"]),
+    "a_handed_back_job_counts_as_ours": (ack_with(FENCED.replace("lease = %(lease)s",
+                                                                 "(lease = %(lease)s OR lease IS NULL)")),
+                                         ["a job handed back for a retry"]),
+    "marks_instead_of_deleting": (ack_with("UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s "
+                                           "AND lease = %(lease)s"),
+                                  ["deletes the job while lease_token is still its token"]),
+    "deletes_its_dead_letter_too": (deletes_its_dead_letter_too, ["deletes only that job"]),
+    "always_reports_success": (always_reports_success, ["returns something false when it deleted nothing"]),
+    "returns_nothing": (returns_nothing, ["returns something true when it deleted the job"]),
+    "raises_when_the_lease_is_lost": (raises_when_the_lease_is_lost,
+                                      ["returns something false when it deleted nothing"]),
+    # found by the red-team rounds
+    "dead_letters_a_lost_job": (dead_letters_a_lost_job, ["a worker that lost its lease deletes nothing",
+                                                          "a job handed back for a retry"]),
+    "and_or_without_brackets": (ack_with(FENCED + " OR lease IS NULL"),
+                                ["a job handed back for a retry"], ["deletes only that job"]),
+    "true_if_the_job_was_there": (true_if_the_job_was_there, ["returns something false when it deleted nothing"]),
+    "deletes_what_ran_out": (ack_with(FENCED.replace("lease = %(lease)s", "(lease = %(lease)s OR run_at <= now())")),
+                             ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_ACKS)
+def test_wrong_acks_fail(case):
+    answer, *reasons = WRONG_ACKS[case]
+    report = run_check("04.fenced_ack", ack=answer)
+    assert fails_exactly(report, *reasons), report.render()
+
+
+def test_the_lessons_plain_ack_is_told_to_compare_tokens_not_times():
+    text = run_check("04.fenced_ack", ack=ack_with("DELETE FROM jobs WHERE id = %(id)s")).render()
+    assert "Compare lease tokens, not times" in text, text
+
+
+def test_a_clock_fence_is_told_the_lease_ran_out_but_is_still_ours():
+    text = run_check("04.fenced_ack", ack=ack_with(FENCED + " AND run_at > now()")).render()
+    assert "no one has claimed the job since" in text, text
+
+
+def reads_the_token_then_deletes_by_id(conn, job_id, lease_token):
+    """Issue 22's example: the check and the delete are two statements, and a rescuer comes between."""
+    row = conn.execute("SELECT lease FROM jobs WHERE id = %s", [job_id]).fetchone()
+    if row is None or row[0] != lease_token:
+        return False
+    return conn.execute("DELETE FROM jobs WHERE id = %s", [job_id]).rowcount == 1
+
+
+def test_reading_the_token_then_deleting_by_id_deletes_the_rescuers_job():
+    report = run_check("04.fenced_ack", ack=reads_the_token_then_deletes_by_id)
+    assert failed(report) == ["a worker that lost its lease deletes nothing (the zombie's ack)"], report.render()
+    text = report.render()
+    assert "just before your statement 2 (DELETE FROM jobs" in text and "worker B claimed job 1" in text, text
+
+
+# -- 04.heartbeat ------------------------------------------------------------------------------------------------
 
 
 def extend_with(statement: str):
@@ -24,49 +137,100 @@ def extend_with(statement: str):
     return extend_lease
 
 
-NOW_PLUS = "now() + make_interval(secs => %(lease_s)s)"
-
-# -- 04.heartbeat ------------------------------------------------------------------------------------
-
-
-def test_a_heartbeat_that_reports_success_and_extends_nothing():
-    report = run_check("04.heartbeat", extend_lease=lambda conn, job, lease_s: True)
-    assert failed(report) == ["moves the end of the lease to lease_s seconds from now"], report.render()
+def extends_nothing(conn, job, lease_s):
+    return True
 
 
-def test_a_heartbeat_without_the_lease_fence_takes_the_job_back_from_its_new_owner():
-    report = run_check("04.heartbeat", extend_lease=extend_with(
-        f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s"))
-    assert_fails_with(report, "does not extend a lease that is no longer ours",
-                      "returns something false when the lease is no longer ours")
-    assert "in real workers" not in report.render()  # the worker stage waits for the steps to pass
+def always_says_yes(conn, job, lease_s):
+    extend_with(EXTEND)(conn, job, lease_s)
+    return True
 
 
-def test_a_heartbeat_that_adds_to_the_end_of_the_lease():
-    report = run_check("04.heartbeat", extend_lease=extend_with(
-        "UPDATE jobs SET run_at = run_at + make_interval(secs => %(lease_s)s) WHERE id = %(id)s AND lease = %(lease)s"))
-    assert_fails_with(report, "moves the end of the lease to lease_s seconds from now")
-    # The 2 s lease plus 30, less the moments the check took (more of them on a busy machine):
-    shown = [float(s) for s in re.findall(r"the lease ends (\d+\.\d) s from now", report.render())]
-    assert shown and 30.5 < shown[0] <= 32.0, report.render()
+def fenced_by_the_lease_end_it_was_given(conn, job, lease_s):
+    """The worker's copy of the job says when its claim's lease ended; earlier beats have moved it since."""
+    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND run_at = %s",
+                        [lease_s, job.id, job.lease_expires_at]).rowcount == 1
 
 
-def test_a_heartbeat_that_hides_the_job_for_good_would_strand_a_dead_workers_job():
-    report = run_check("04.heartbeat", extend_lease=extend_with(
-        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"))
-    assert_fails_with(report, "moves the end of the lease to lease_s seconds from now")
+def extend_with_copy(conn, job, lease_s):
+    return conn.execute("UPDATE jobs SET run_at = %s::timestamptz + make_interval(secs => %s) "
+                        "WHERE id = %s AND lease = %s", [job.lease_expires_at, lease_s, job.id, job.lease_token]
+                        ).rowcount == 1
 
 
-def test_a_heartbeat_that_always_says_yes():
-    fenced = extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(lease)s")
+def says_yes_while_the_job_exists(conn, job, lease_s):
+    extend_with(EXTEND)(conn, job, lease_s)
+    return conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job.id]).fetchone() is not None
 
-    def extend_lease(conn, job, lease_s):
-        fenced(conn, job, lease_s)
-        return True
 
-    report = run_check("04.heartbeat", extend_lease=extend_lease)
-    assert failed(report) == ["returns something false when the lease is no longer ours",
-                              "returns something false for a job that is gone"], report.render()
+WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those only)
+    "extends_nothing": (extends_nothing, ["moves the end of the lease", "returns something false when the lease is no "
+                                          "longer ours", "returns something false for a job that is gone"]),
+    "without_the_fence": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s"),
+                          ["does not extend a lease that is no longer ours"],
+                          ["returns something false when the lease is no longer ours"]),
+    "adds_to_the_end_of_the_lease": (extend_with(EXTEND.replace("now() +", "run_at +")),
+                                     ["moves the end of the lease"]),
+    "hides_the_job_for_good": (extend_with(EXTEND.replace(NOW_PLUS, "'infinity'")), ["moves the end of the lease"]),
+    "fenced_by_the_lease_end_it_was_given": (fenced_by_the_lease_end_it_was_given,
+                                             ["moves the end of the lease", "returns something true while the lease"]),
+    "a_new_token_every_beat": (extend_with(EXTEND.replace(" WHERE", ", lease = gen_random_uuid() WHERE")),
+                               ["changes nothing but that job's"]),
+    "counts_an_attempt_every_beat": (extend_with(EXTEND.replace(" WHERE", ", attempts = attempts + 1 WHERE")),
+                                     ["changes nothing but"]),
+    "always_says_yes": (always_says_yes, ["returns something false when the lease is no longer ours",
+                                          "returns something false for a job that is gone"]),
+    # found by the red-team rounds
+    "beats_only_when_a_third_is_left": (extend_with(EXTEND + " AND run_at < now() + make_interval(secs => "
+                                                             "%(lease_s)s / 3)"),
+                                        ["moves the end of the lease"], ["returns something true while the lease"]),
+    "takes_a_run_out_lease_back": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS}, lease = %(lease)s "
+                                               "WHERE id = %(id)s AND (lease = %(lease)s OR run_at < now())"),
+                                   ["does not extend a lease that is no longer ours"],
+                                   ["returns something false when the lease is no longer ours"]),
+    "from_the_end_its_copy_says": (extend_with_copy, ["moves the end of the lease"]),
+    "and_or_without_brackets": (extend_with(EXTEND + " OR id = %(id)s AND lease IS NULL"),
+                                ["does not extend a lease that is no longer ours"],
+                                ["returns something false when the lease is no longer ours"]),
+    "lease_s_read_as_milliseconds": (extend_with(EXTEND.replace("%(lease_s)s", "%(lease_s)s / 1000.0")),
+                                     ["moves the end of the lease"]),
+    "says_yes_while_the_job_exists": (says_yes_while_the_job_exists,
+                                      ["returns something false when the lease is no longer ours"]),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_HEARTBEATS)
+def test_wrong_heartbeats_fail(case):
+    answer, *reasons = WRONG_HEARTBEATS[case]
+    report = run_check("04.heartbeat", extend_lease=answer)
+    assert fails_exactly(report, *reasons), report.render()
+    assert "in real workers" not in report.render()  # the worker stage waits for everything else to pass
+
+
+def test_a_heartbeat_that_adds_to_the_end_of_the_lease_is_told_so():
+    text = run_check("04.heartbeat", extend_lease=WRONG_HEARTBEATS["adds_to_the_end_of_the_lease"][0]).render()
+    assert "yours added lease_s to the end of the current lease" in text, text
+
+
+def reads_the_token_then_extends_by_id(conn, job, lease_s):
+    row = conn.execute("SELECT lease FROM jobs WHERE id = %s", [job.id]).fetchone()
+    if row is None or row[0] != job.lease_token:
+        return False
+    return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s",
+                        [lease_s, job.id]).rowcount == 1
+
+
+def test_reading_the_token_then_extending_by_id_takes_the_job_back():
+    report = run_check("04.heartbeat", extend_lease=reads_the_token_then_extends_by_id)
+    assert failed(report) == ["does not extend a lease that is no longer ours (the lease token changed)"], \
+        report.render()
+    assert "worker B's move fell between your statements" in report.render()
+
+
+def test_a_race_replays_the_same_failure_every_time():
+    """Another session between the answer's statements, in real time: the same report, run after run."""
+    texts = {run_check("04.heartbeat", extend_lease=reads_the_token_then_extends_by_id).render() for _ in range(3)}
+    assert len(texts) == 1, "\n\n".join(texts)
 
 
 @pytest.mark.slow
@@ -88,57 +252,9 @@ def test_the_worker_stage_catches_a_job_running_twice_at_once():
     assert "timeline of job" in text and "check('04.heartbeat', seed=4)" in text
 
 
-# -- 04.fenced_ack -------------------------------------------------------------------------------------
-
-
-def ack_with(statement: str):
-    def ack(conn, job_id, lease_token):
-        return conn.execute(statement, {"id": job_id, "lease": lease_token}).rowcount == 1
-
-    return ack
-
-
-def test_the_lessons_plain_ack_lets_a_zombie_delete_the_rescuers_job():
-    report = run_check("04.fenced_ack", ack=ack_with("DELETE FROM jobs WHERE id = %(id)s"))
-    assert_fails_with(report, "a worker that lost its lease deletes nothing",
-                      "a job handed back for a retry is not deleted")
-    assert "B's lease ends in the future too" in report.render()
-
-
-def test_an_ack_fenced_by_the_clock_is_fooled_by_the_new_owners_lease():
-    report = run_check("04.fenced_ack", ack=ack_with("DELETE FROM jobs WHERE id = %(id)s AND run_at > now()"))
-    assert_fails_with(report, "a worker that lost its lease deletes nothing")
-
-
-def test_an_ack_that_always_reports_success():
-    fenced = ack_with("DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s")
-
-    def ack(conn, job_id, lease_token):
-        fenced(conn, job_id, lease_token)
-        return True
-
-    report = run_check("04.fenced_ack", ack=ack)
-    assert_fails_with(report, "returns something false when it deleted nothing")
-
-
-def test_an_ack_that_returns_nothing():
-    def ack(conn, job_id, lease_token):
-        conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
-
-    report = run_check("04.fenced_ack", ack=ack)
-    assert_fails_with(report, "returns something true when it deleted the job")
-
-
 # -- 04.quiz -----------------------------------------------------------------------------------------------
 
 
 def test_the_quiz_fails_a_wrong_letter():
     report = run_check("04.quiz", q1="c", q2="c", q3="b", q4="a", q5="c")
     assert failed(report) == ["q1: the worker that deleted its job on read, then died"], report.render()
-
-
-def test_an_ack_that_marks_the_job_instead_of_deleting_it():
-    report = run_check("04.fenced_ack", ack=ack_with(
-        "UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s AND lease = %(lease)s"))  # "done", kept forever
-    assert_fails_with(report, "deletes the job while the lease is ours")
-

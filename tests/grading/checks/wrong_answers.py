@@ -5,6 +5,14 @@ def failed(report) -> list[str]:
     return [r.name for r in report.results if not r.passed]
 
 
+def fails_exactly(report, reasons, may=()) -> bool:
+    """The report fails each check `reasons` names, and nothing else but what `may` names (a consequence
+    the scenarios drawn may or may not show on their own: an unfenced heartbeat that says "extended" too)."""
+    names = failed(report)
+    return (all(any(r in name for name in names) for r in reasons)
+            and all(any(r in name for r in (*reasons, *may)) for name in names))
+
+
 def assert_fails_with(report, *fragments: str) -> None:
     names = failed(report)
     assert not report.passed and names, report.render()

@@ -1,0 +1,237 @@
+"""Differential checks: the learner's answer and the reference answer run on identical state, drawn at
+random from everything the exercise allows; where what the rules fix differs, the check fails with the
+smallest scenario that shows it, told in the learner's terms, and a seed that replays it.
+
+A check is written as three things of its own and this module's loop:
+
+    draw(rng) -> scenario         # a seeded generator: any state and arguments the statement allows
+    compare(scenario) -> Finding  # run both on that state, judge what the rules fix (None: they agree)
+    CHECKS = ("takes the oldest ready job ...", ...)   # every check it may name, in report order
+
+    verdicts = Verdicts(t, CHECKS)
+    search(verdicts, in_turn(families), compare, seed=seed, count=60)   # stops at a check's first failure
+    verdicts.report()                                       # one ✓ or ✗ per check, with its example
+
+A scenario is any frozen value with `told()` (itself, in the learner's words: "jobs 1 (send_receipt, due
+2 s ago) and 2 (...)") and `shrinks()` (smaller scenarios to try: a row fewer, a plainer value). The
+shrinker keeps a smaller scenario as long as it fails the same check, so the example the learner reads
+is the smallest the generator's vocabulary can say. Everything is seeded and counted, never timed:
+the same seed draws the same scenarios and shrinks to the same example on any machine.
+
+`in_rollback` runs one side of a comparison: the scenario's rows are written, the answer runs, the
+schema is read, all in one transaction that is then rolled back — now() stands still inside it, so a
+job "due exactly now" is exactly now, and the next scenario starts from nothing. What happens between
+two statements of an answer, with other sessions acting, is interleave.py's part.
+
+Learner code is called only through `Trial.attempt` (the one door), on connections the check owns, and
+only plain data it returns is compared (`Outcome.returned` is the contract's normal form of it).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import psycopg
+from psycopg import sql
+from psycopg.pq import TransactionStatus
+
+from course.grading.snapshot import Reader, State
+from course.grading.trial import Attempt, Trial
+
+SHRINK_TRIES = 150  # candidates tried per failure: enough to go from a dozen rows to two
+
+
+class Scenario(Protocol):
+    def told(self) -> str: ...
+
+    def shrinks(self) -> Iterator["Scenario"]: ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything one run made observable, as plain data: what the answer returned (in the exercise's
+    normal form), the exception it raised (None if it returned), every table's rows afterwards, whether
+    it waited for another session's lock, what the other sessions saw, and the answer's statements."""
+    returned: Any = None
+    raised: str | None = None
+    state: State = field(default_factory=dict)
+    waited: bool = False
+    others: tuple = ()
+    statements: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A difference between the answer and the reference, as the learner reads it."""
+    check: str  # the check it fails: one of the exercise's check names
+    got: str
+    expected: str
+    note: str | None = None
+    example: str | None = None  # set when it should replace the scenario's own told() (an interleaving)
+
+
+class Verdicts:
+    """The first finding of each check, and the report: every check named, in order, passed or not."""
+
+    def __init__(self, t: Trial, checks: Sequence[str]):
+        self.t = t
+        self.checks = list(checks)
+        self.first: dict[str, tuple[Finding, str]] = {}
+
+    def failed(self, check: str) -> bool:
+        return check in self.first
+
+    @property
+    def all_failed(self) -> bool:
+        return all(check in self.first for check in self.checks)
+
+    def add(self, finding: Finding, example: str) -> None:
+        self.first.setdefault(finding.check, (finding, finding.example or example))
+
+    def report(self) -> None:
+        names = self.checks + [name for name in self.first if name not in self.checks]
+        for name in names:
+            if name in self.first:
+                finding, example = self.first[name]
+                self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
+                              note=finding.note)
+            else:
+                self.t.expect(name, ok=True)
+
+
+def search(verdicts: Verdicts, draw: Callable[[random.Random], Scenario],
+           compare: Callable[[Scenario], Finding | None], *, seed: int, count: int,
+           shrink_tries: int = SHRINK_TRIES) -> None:
+    """Draw `count` scenarios from random.Random(seed) and compare each; the first difference found for
+    a check is shrunk and kept. A scenario whose check already failed is not shrunk again."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        if verdicts.all_failed:
+            return
+        scenario = draw(rng)
+        finding = compare(scenario)
+        if finding is None or verdicts.failed(finding.check):
+            continue
+        scenario, finding = smallest(scenario, finding, compare, tries=shrink_tries)
+        verdicts.add(finding, scenario.told())
+
+
+def in_turn(draws: Sequence[Callable[[random.Random], Scenario]]) -> Callable[[random.Random], Scenario]:
+    """One draw function from several families: each call takes the next family, so that every family is
+    tried in every few scenarios, whatever the seed (a family can be rare by nature: a job due exactly now)."""
+    turn = iter(range(10**9))
+    return lambda rng: draws[next(turn) % len(draws)](rng)
+
+
+def smallest(scenario: Scenario, finding: Finding, compare: Callable[[Scenario], Finding | None], *,
+             tries: int = SHRINK_TRIES) -> tuple[Scenario, Finding]:
+    """Greedy shrinking: take the first smaller scenario that still fails the same check, and start
+    again from it, until none does (or `tries` candidates were run)."""
+    spent = 0
+    improved = True
+    while improved and spent < tries:
+        improved = False
+        for candidate in scenario.shrinks():
+            spent += 1
+            again = compare(candidate)
+            if again is not None and again.check == finding.check:
+                scenario, finding, improved = candidate, again, True
+                break
+            if spent >= tries:
+                break
+    return scenario, finding
+
+
+def against(ours: Outcome, allowed: Sequence[Outcome], judge: Callable[[Outcome], Finding | None]) -> Finding | None:
+    """Whether `ours` is one of the allowed outcomes: judge(theirs) finds no difference in what the rules fix,
+    and the other sessions saw what they saw beside the reference (worker B claimed the job, or found
+    nothing). None if so; else the finding against the first allowed outcome whose other sessions saw the
+    same as ours did (the same story; the first is the other session acting before the reference, which is
+    what happened to the answer), or else the first."""
+    findings = [judge(theirs) for theirs in allowed]
+    same_story = [theirs.others == ours.others for theirs in allowed]
+    if any(finding is None and same for finding, same in zip(findings, same_story)):
+        return None
+    alike = [finding for finding, same in zip(findings, same_story) if same and finding is not None]
+    found = alike or [finding for finding in findings if finding is not None]
+    return found[0] if found else Finding("", got=", ".join(map(str, ours.others)),
+                                           expected=" or ".join(", ".join(map(str, t.others)) for t in allowed))
+
+
+# -- one side of a comparison, in a transaction rolled back afterwards ----------------------------------
+
+STATEMENT_TIMEOUT = "5s"  # an answer's statement that runs longer is stopped (an endless loop in SQL)
+
+
+def in_rollback(conn: psycopg.Connection, reader: Reader, install: sql.Composable,
+                act: Callable[[psycopg.Connection], Attempt]) -> tuple[Attempt, State]:
+    """Write the scenario (`install`, one or more statements), run `act` on the same connection, read the
+    schema, and roll it all back. The answer runs inside the transaction as it would in the caller's:
+    its own `with conn.transaction()` becomes a savepoint. If it ended the transaction itself (a commit),
+    what it committed is read and then deleted."""
+    conn.execute(sql.SQL("BEGIN; SET LOCAL statement_timeout = {timeout}; {install}; "
+                         "SAVEPOINT before_the_answer").format(timeout=sql.Literal(STATEMENT_TIMEOUT),
+                                                               install=install))
+    committed = False
+    try:
+        done = act(conn)
+        status = conn.info.transaction_status
+        if status == TransactionStatus.INERROR:  # its statement failed: read what stood before it
+            conn.execute("ROLLBACK TO SAVEPOINT before_the_answer")
+        committed = status == TransactionStatus.IDLE
+        state = reader.read(conn, then="" if committed else "ROLLBACK")  # read and roll back: one round trip
+    finally:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
+        if committed:
+            clear(conn, reader)
+    return done, state
+
+
+def as_the_caller_runs_it(conn: psycopg.Connection, reader: Reader, install: sql.Composable,
+                          act: Callable[[psycopg.Connection], Attempt]) -> tuple[Attempt, State]:
+    """in_rollback, unless the answer raised there and does not when it runs as its caller would: on the
+    scenario's rows committed, outside any transaction of the check's (an answer that sets its own
+    isolation level, or turns autocommit off, cannot run inside one). Then that run is the one observed,
+    its rows read and deleted; a raise that happens only inside the check's transaction is the check's."""
+    done, state = in_rollback(conn, reader, install, act)
+    if done.error is None:
+        return done, state
+    clear(conn, reader)
+    conn.execute(sql.SQL("{install}").format(install=install))
+    try:
+        alone = act(conn)
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            conn.rollback()
+        outside = reader.read(conn)
+    finally:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            conn.rollback()
+        if not conn.autocommit:
+            conn.autocommit = True
+        clear(conn, reader)
+    return (done, state) if alone.error is not None else (alone, outside)
+
+
+def clear(conn: psycopg.Connection, reader: Reader) -> None:
+    """Delete every row of every table the reader reads (between scenarios that commit)."""
+    conn.execute(sql.SQL("; ").join(sql.SQL("DELETE FROM {}").format(sql.Identifier(table.name))
+                                    for table in reader.tables))
+
+
+def values(rows: Sequence[Sequence[sql.Composable]]) -> sql.Composable:
+    """VALUES (...), (...) from rows of SQL pieces (sql.Literal, or an expression such as now() + ...)."""
+    return sql.SQL("VALUES ") + sql.SQL(", ").join(
+        sql.SQL("(") + sql.SQL(", ").join(row) + sql.SQL(")") for row in rows)
+
+
+def from_now(seconds: float | None) -> sql.Composable:
+    """now() + that many seconds, as SQL (NULL for None, 'infinity' for an infinite time)."""
+    if seconds is None:
+        return sql.NULL
+    if seconds in (float("inf"), float("-inf")):
+        return sql.SQL("{}::timestamptz").format(sql.Literal("infinity" if seconds > 0 else "-infinity"))
+    return sql.SQL("now() + make_interval(secs => {})").format(sql.Literal(float(seconds)))
