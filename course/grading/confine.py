@@ -44,7 +44,7 @@ def isolation() -> tuple[bool, str]:
     from course.infra import sandbox
 
     found = sandbox.probe()
-    return found.enough, found.line()
+    return found.enough, found.line() + ("; the notebooks' TCP is left open (README)" if found.enough else "")
 
 
 class Confinement:
