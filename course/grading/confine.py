@@ -32,10 +32,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import course
 from course.grading.boundary.launch import launch_host
 
 MARKER = "COURSE_CONFINED"
+PACKAGE = Path(__file__).resolve().parents[1]  # the course package: what a sandbox may read of the checkout
 
 
 def isolation() -> tuple[bool, str]:
@@ -103,7 +103,7 @@ class Confinement:
     def _boxed(self, argv: list[str], added: dict[str, str], **streams) -> "Boxed":
         from course.infra import sandbox
 
-        policy = sandbox.Policy(read=[*sandbox.python_paths(), str(Path(course.__file__).parent)],
+        policy = sandbox.Policy(read=[*sandbox.python_paths(), str(PACKAGE)],
                                 write=[str(self.exchange)], secrets=self.secrets, postgres=self.conninfo,
                                 tcp_connect=ports_named(added), open_tcp=True)
         box = sandbox.Sandbox(policy)
