@@ -18,22 +18,22 @@ def hints_spelled_out(conn, job_id, lease_token):
 
 def the_deleted_row_or_none(conn, job_id, lease_token):
     """The token first, the row itself as the true value."""
-    return conn.execute("DELETE FROM jobs WHERE lease = %(token)s AND id = %(id)s RETURNING id, type",
+    return conn.execute("DELETE FROM jobs WHERE lease_token = %(token)s AND id = %(id)s RETURNING id, type",
                         {"id": job_id, "token": lease_token}).fetchone()
 
 
 def locked_then_deleted(conn, job_id, lease_token):
     """Two statements in one transaction: the row lock keeps anyone from claiming it in between."""
     with conn.transaction():
-        row = conn.execute("SELECT lease FROM jobs WHERE id = %s FOR UPDATE", [job_id]).fetchone()
+        row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s FOR UPDATE", [job_id]).fetchone()
         if row is None or row[0] != lease_token:
             return 0
         return conn.execute("DELETE FROM jobs WHERE id = %s", [job_id]).rowcount
 
 
 def _done(conn, pairs):
-    return conn.execute("DELETE FROM jobs USING (SELECT unnest(%s::bigint[]) AS id, unnest(%s::uuid[]) AS lease) "
-                        "AS done WHERE jobs.id = done.id AND jobs.lease = done.lease",
+    return conn.execute("DELETE FROM jobs USING (SELECT unnest(%s::bigint[]) AS id, unnest(%s::uuid[]) AS lease_token) "
+                        "AS done WHERE jobs.id = done.id AND jobs.lease_token = done.lease_token",
                         [[job_id for job_id, _ in pairs], [token for _, token in pairs]]).rowcount
 
 
@@ -44,14 +44,14 @@ def through_a_batch_helper(conn, job_id, lease_token):
 
 def the_token_as_text(conn, job_id, lease_token):
     """The token compared as text, the count of rows deleted as the true or false value."""
-    return conn.execute("DELETE FROM jobs WHERE id = %s AND lease::text = %s", [job_id, str(lease_token)]).rowcount
+    return conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token::text = %s", [job_id, str(lease_token)]).rowcount
 
 
 def skips_a_locked_row(conn, job_id, lease_token):
     """Passes over its row when another session holds it: only a claim of a run-out lease can, and then
     the token is no longer ours anyway."""
     with conn.transaction():
-        row = conn.execute("SELECT lease FROM jobs WHERE id = %s FOR UPDATE SKIP LOCKED", [job_id]).fetchone()
+        row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s FOR UPDATE SKIP LOCKED", [job_id]).fetchone()
         if row is None or row[0] != lease_token:
             return False
         return len(conn.execute("DELETE FROM jobs WHERE id = %s RETURNING id", [job_id]).fetchall())
@@ -81,7 +81,7 @@ def beat_hints_spelled_out(conn, job, lease_s):
 def the_new_end_or_none(conn, job, lease_s):
     """The course queue's own heartbeat returns the new end of the lease, or None."""
     row = conn.execute("UPDATE jobs SET run_at = now() + %(s)s * interval '1 second' "
-                       "WHERE lease = %(token)s AND id = %(id)s RETURNING run_at",
+                       "WHERE lease_token = %(token)s AND id = %(id)s RETURNING run_at",
                        {"s": lease_s, "token": job.lease_token, "id": job.id}).fetchone()
     return row and row[0]
 
@@ -94,7 +94,7 @@ def by_pythons_clock(conn, job, lease_s):
 
 def locked_then_extended(conn, job, lease_s):
     with conn.transaction():
-        row = conn.execute("SELECT lease FROM jobs WHERE id = %s FOR NO KEY UPDATE", [job.id]).fetchone()
+        row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s FOR NO KEY UPDATE", [job.id]).fetchone()
         if row is None or row[0] != job.lease_token:
             return False
         conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s", [lease_s, job.id])
