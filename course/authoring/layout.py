@@ -126,7 +126,15 @@ def module_path(module: str) -> Path:
 
 
 def checks_path(lab_id: str) -> Path:
-    return PACKAGE / "grading" / "checks" / f"lab{lab_id}.py"
+    """A lab's checks: course/grading/checks/labNN.py, or the package labNN/ once they outgrow one module."""
+    package = PACKAGE / "grading" / "checks" / f"lab{lab_id}"
+    return package if package.is_dir() else package.with_suffix(".py")
+
+
+def checks_source(lab_id: str) -> str:
+    """A lab's checks, as one text (every module of the package, in name order)."""
+    path = checks_path(lab_id)
+    return "\n".join(part.read_text() for part in sorted(path.glob("*.py"))) if path.is_dir() else path.read_text()
 
 
 def _imported(source: str) -> set[str]:
@@ -162,7 +170,7 @@ def whole_lab(lab: manifest.Lab) -> LabParts:
     import (and the course.programs modules those import in turn: its own code, all of it), the SQL files
     they show or run, its checks, the wrong-answer tests of its checks and the tests of its modules."""
     notebook = python_source(ROOT / "solutions" / lab.notebook)
-    checks = checks_path(lab.id).read_text()
+    checks = checks_source(lab.id)
     used = _imported(notebook) | _imported(checks)
     todo = [m for m in used if layer_of(m) == "programs"]
     while todo:  # its own programs' own programs

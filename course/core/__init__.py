@@ -6,6 +6,9 @@
     payloads    what a job's payload may hold (JSON, no NUL), checked before anything is written
     arguments   the checks every public function runs on its arguments: one line saying what to pass
     worker      claim, run, heartbeat, ack; drain on SIGTERM (`python -m course worker`)
+    handlers    which function runs which job type, and the payload it needs (a worker's Registry)
+    operations  the queue operations a worker calls, and the check that a harness's own can take the calls
+    worker_process  a worker as a process: spawn, its connection string, a stop while it starts
     scheduler   recurring jobs, enqueued once per slot by any number of schedulers
     outbox      the transactional outbox and its relay to a broker
     monitoring  a snapshot of the queue and the alert conditions read from it (lab 11's dashboard is

@@ -9,16 +9,13 @@ reads the same everywhere.
     positive("arrival_rate", 11)                 a finite number above 0 (or 0 and above)
     seconds("lease_s", 30)                       a duration in seconds, at most a century
     name("queue", "emails")                      a queue, job type or task name
-    renamed(lease="lease_s")                     refuse a keyword that was renamed, naming the new one
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import re
-from collections.abc import Callable
 
 from course.errors import InvalidArgument, InvalidJob
 
@@ -75,30 +72,3 @@ def name(kind: str, value: object, *, then: str = "Nothing was written.") -> str
             f"starting with a letter or '_' (e.g. 'send_receipt').{_ending('', then)}"
         )
     return value
-
-
-def renamed(**new_names: str) -> Callable[[Callable], Callable]:
-    """Refuse keywords a function no longer takes, naming the one to pass instead.
-
-        @renamed(lease="lease_s")
-        def claim(conn, queue="default", *, lease_s=30.0): ...
-
-        claim(conn, lease=5)   # InvalidArgument: claim() takes lease_s= now (seconds), not lease=: ...
-
-    Without it Python would say only "unexpected keyword argument 'lease'", which does not say what to
-    pass. A call with the new names costs one dictionary look-up per renamed keyword.
-    """
-
-    def decorate(function: Callable) -> Callable:
-        @functools.wraps(function)
-        def checked(*args, **kwargs):
-            for old, new in new_names.items():
-                if old in kwargs:
-                    raise InvalidArgument(
-                        f"{function.__name__}() takes {new}= now, not {old}=: pass "
-                        f"{function.__name__}(..., {new}={kwargs[old]!r:.40}). Nothing was done.")
-            return function(*args, **kwargs)
-
-        return checked
-
-    return decorate

@@ -376,9 +376,9 @@ def _schema_of(conninfo: str) -> str:
 
 def _relay_args(settings: RelaySettings) -> list[str]:
     s = settings
-    args = ["--stream", s.stream, "--batch", str(s.batch), "--poll-interval", str(s.poll_interval_s),
-            "--pace", str(s.pace_s), "--replicas", str(s.replicas), "--duplicate-window", str(s.duplicate_window_s),
-            "--publish-timeout", str(s.publish_timeout_s)]
+    args = ["--stream", s.stream, "--batch", str(s.batch), "--poll-interval-s", str(s.poll_interval_s),
+            "--pace-s", str(s.pace_s), "--replicas", str(s.replicas), "--duplicate-window-s", str(s.duplicate_window_s),
+            "--publish-timeout-s", str(s.publish_timeout_s)]
     for subject in s.subjects:
         args += ["--subjects", subject]
     if not s.msg_id:
@@ -390,8 +390,8 @@ def _relay_args(settings: RelaySettings) -> list[str]:
 
 def spawn(schema: str | None = None, *, stream: str = "ORDERS", subjects: Sequence[str] | None = None,
           nats_url: str | Sequence[str] | None = None, msg_id: bool = True, batch: int = 10,
-          poll_interval: float = 0.2, pace: float = 0.0, crash_after: int | None = None, replicas: int = 1,
-          duplicate_window: float = broker.DEFAULT_DUPLICATE_WINDOW_S, publish_timeout: float = 5.0,
+          poll_interval_s: float = 0.2, pace_s: float = 0.0, crash_after: int | None = None, replicas: int = 1,
+          duplicate_window_s: float = broker.DEFAULT_DUPLICATE_WINDOW_S, publish_timeout_s: float = 5.0,
           name: str = "relay",
           env: dict[str, str] | None = None):
     """Start `python -m course.core.outbox relay ...` as a child process (a course.infra.processes.Child).
@@ -402,9 +402,9 @@ def spawn(schema: str | None = None, *, stream: str = "ORDERS", subjects: Sequen
     from course.infra import db, processes
 
     settings = RelaySettings(stream=stream, subjects=list(subjects) if subjects else None, msg_id=msg_id,
-                             batch=batch, poll_interval_s=poll_interval, pace_s=pace, crash_after=crash_after,
-                             replicas=replicas, duplicate_window_s=duplicate_window,
-                             publish_timeout_s=publish_timeout)
+                             batch=batch, poll_interval_s=poll_interval_s, pace_s=pace_s, crash_after=crash_after,
+                             replicas=replicas, duplicate_window_s=duplicate_window_s,
+                             publish_timeout_s=publish_timeout_s)
     if nats_url is None:
         nats_url = broker.url()
     servers = nats_url if isinstance(nats_url, str) else ",".join(nats_url)
@@ -426,13 +426,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--subjects", action="append", help="subjects of the stream if it is created (default: <stream>.>)")
     p.add_argument("--no-msg-id", action="store_true", help="do not set Nats-Msg-Id (to see the duplicate)")
     p.add_argument("--batch", type=int, default=10, help="rows per transaction")
-    p.add_argument("--poll-interval", type=float, default=0.2, help="seconds between looks at an empty outbox")
-    p.add_argument("--pace", type=float, default=0.0, help="seconds to wait after each publish")
+    p.add_argument("--poll-interval-s", type=float, default=0.2, help="seconds between looks at an empty outbox")
+    p.add_argument("--pace-s", type=float, default=0.0, help="seconds to wait after each publish")
     p.add_argument("--crash-after", type=int, help="SIGKILL the relay after N publishes, before marking them sent")
     p.add_argument("--replicas", type=int, default=1, help="replicas of the stream if it is created")
-    p.add_argument("--duplicate-window", type=float, default=broker.DEFAULT_DUPLICATE_WINDOW_S,
+    p.add_argument("--duplicate-window-s", type=float, default=broker.DEFAULT_DUPLICATE_WINDOW_S,
                    help="the stream's duplicate window in seconds, if it is created")
-    p.add_argument("--publish-timeout", type=float, default=5.0, help="seconds to wait for JetStream's ack")
+    p.add_argument("--publish-timeout-s", type=float, default=5.0, help="seconds to wait for JetStream's ack")
     return top
 
 
@@ -443,9 +443,9 @@ def main(argv: list[str] | None = None) -> int:
         from course.infra import db
 
         settings = RelaySettings(stream=args.stream, subjects=args.subjects, msg_id=not args.no_msg_id,
-                                 batch=args.batch, poll_interval_s=args.poll_interval, pace_s=args.pace,
+                                 batch=args.batch, poll_interval_s=args.poll_interval_s, pace_s=args.pace_s,
                                  crash_after=args.crash_after, replicas=args.replicas,
-                                 duplicate_window_s=args.duplicate_window, publish_timeout_s=args.publish_timeout)
+                                 duplicate_window_s=args.duplicate_window_s, publish_timeout_s=args.publish_timeout_s)
         conninfo = args.dsn or db.conninfo(args.schema)
         servers = broker.server_list(args.nats)
     except CourseError as error:

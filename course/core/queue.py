@@ -8,6 +8,7 @@
     fail         retry later with backoff, or move to the dead-letter table
     redrive      move dead jobs back
     stats        what a dashboard needs
+    where, listen, fate, gone    what a worker asks besides (see course/core/worker.py)
 
 Every function takes a psycopg connection and runs one statement from sql/queue.sql. With an
 autocommit connection (course.infra.db.connect() gives one) each call commits on its own; inside
@@ -20,6 +21,7 @@ the job's shape and the lease rule, and reading them side by side is how the que
 
 from __future__ import annotations
 
+import json
 import traceback as tb
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -27,12 +29,14 @@ from datetime import datetime
 from uuid import UUID
 
 import psycopg
+from psycopg import sql as pgsql
 from psycopg.rows import RowMaker, class_row
+from psycopg.types.json import JsonbLoader
 
 from course.core import sql
 from course.core import arguments
 from course.core.arguments import MAX_SECONDS, NAME  # noqa: F401  (part of this API: the rules enqueue applies)
-from course.core.payloads import MAX_PAYLOAD_BYTES, to_json  # noqa: F401  (MAX_PAYLOAD_BYTES: part of this API)
+from course.core.payloads import MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH, to_json  # noqa: F401  (the limits: part of this API)
 from course.core.backoff import MAX_ATTEMPTS, backoff_delay
 from course.errors import InvalidArgument, InvalidJob, PermanentError  # noqa: F401  (PermanentError: part of this API)
 
@@ -46,7 +50,7 @@ LAST_ATTEMPT_LOST = "its last attempt never reported back: the worker stopped or
 class Job:
     """A claimed job. `lease_token` proves the claim: ack, extend and fail only work while it is current.
 
-    (The token is the jobs table's `lease` column; a lease's length, everywhere, is `lease_s` seconds.)
+    (A lease's length, everywhere, is `lease_s` seconds; its end is the job's run_at, `lease_expires_at`.)
     """
 
     id: int
@@ -59,9 +63,13 @@ class Job:
     lease_token: UUID
     lease_expires_at: datetime
 
-    @property
-    def lease(self):
-        raise AttributeError("Job.lease is now Job.lease_token (the claim's token; its length is lease_s)")
+
+@dataclass(frozen=True)
+class UnreadablePayload:
+    """A payload PostgreSQL stored but Python cannot read back: JSON nested deeper than json.loads goes
+    (another producer wrote it with SQL; enqueue refuses one). The claim dead-letters such a job."""
+
+    size: int  # bytes of its JSON text
 
 
 @dataclass(frozen=True)
@@ -112,14 +120,37 @@ class Stats:
 # -- set-up ----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a connection's tables resolve (see `where`)."""
+
+    schema: str | None  # None: no schema on the search path exists
+    search_path: str
+    installed: bool  # the jobs table is there
+
+
+def where(conn: psycopg.Connection) -> Place:
+    """The connection's schema and whether the queue is installed there."""
+    _usable(conn)
+    with conn.cursor(row_factory=class_row(Place)) as cursor:
+        return cursor.execute(sql.query("queue", "where")).fetchone()
+
+
 def install(conn: psycopg.Connection) -> None:
     """Create the queue's tables in the connection's schema (if they are not there yet)."""
-    _usable(conn)
-    if conn.execute("SELECT current_schema()").fetchone()[0] is None:
-        path = conn.execute("SHOW search_path").fetchone()[0]
-        raise InvalidArgument(f"The schema {path!r} does not exist: create it first, e.g. "
-                              f"course.infra.db.reset_schema({path!r}). Nothing was installed.")
+    place = where(conn)
+    if place.schema is None:
+        raise InvalidArgument(f"The schema {place.search_path!r} does not exist: create it first, e.g. "
+                              f"course.infra.db.reset_schema({place.search_path!r}). Nothing was installed.")
     conn.execute(sql.script("schema"))
+
+
+def listen(conn: psycopg.Connection) -> None:
+    """Receive on `conn` the notifications enqueue sends (conn.notifies()): the payload is the queue's name.
+    Takes effect at commit; with autocommit, at once. The statement is `LISTEN "jobs:<schema>"`."""
+    _usable(conn)
+    channel = conn.execute(sql.query("queue", "channel")).fetchone()[0]
+    conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel)))
 
 
 # -- checking what callers give us -------------------------------------------------------------------
@@ -139,13 +170,33 @@ def payload_json(payload: object) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Text PostgreSQL can store: `text` and `jsonb` cannot hold NUL, so each one becomes U+FFFD.
+    """Text PostgreSQL can store: `text` and `jsonb` cannot hold NUL, so each one becomes U+FFFD; a lone
+    surrogate (a bad decode's leftover, not Unicode) cannot even be sent as UTF-8, so it is written out
+    as its escape, \\udc80.
 
     Everything the queue copies from an exception (its message, its traceback) goes through here: an error
     message is whatever a handler's libraries put in it, and one that cannot be stored must not stop the
     job from being retried or buried.
     """
-    return text.replace("\x00", "\N{REPLACEMENT CHARACTER}")
+    text = text.replace("\x00", "\N{REPLACEMENT CHARACTER}")
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode()
+    return text
+
+
+def _storable(kind: str, value: object, *, longest: int, then: str) -> str:
+    """A string PostgreSQL can store as text (no NUL, no lone surrogate) of 1 to `longest` characters."""
+    if isinstance(value, str) and 0 < len(value) <= longest and "\x00" not in value:
+        try:
+            value.encode()
+            return value
+        except UnicodeEncodeError:
+            pass
+    raise InvalidJob(f"{kind} must be a non-empty string of up to {longest} characters that PostgreSQL can store "
+                     f"(no NUL, no lone surrogate); got {value!r:.80}. {then}")
 
 
 def cut_to_bytes(text: str, limit: int) -> str:
@@ -167,10 +218,6 @@ def _run_at(value: object):
 
 def _new_job(type: str, payload, queue: str, priority: int, delay_s: float, max_attempts: int,
              unique_key: str | None) -> dict:
-    if unique_key is not None and (not isinstance(unique_key, str) or not 0 < len(unique_key) <= 200
-                                   or "\x00" in unique_key):
-        raise InvalidJob(f"unique_key must be a non-empty string of up to 200 characters (no NUL); "
-                         f"got {unique_key!r:.80}. Nothing was written.")
     return {
         "type": arguments.name("job type", type),
         "queue": arguments.name("queue", queue),
@@ -181,14 +228,14 @@ def _new_job(type: str, payload, queue: str, priority: int, delay_s: float, max_
         "max_attempts": arguments.whole("max_attempts", max_attempts, low=1, high=1000,
                                         then="It counts runs, the first one included: 1 means never retry. "
                                              "Nothing was written."),
-        "unique_key": unique_key,
+        "unique_key": None if unique_key is None else _storable("unique_key", unique_key, longest=200,
+                                                                then="Nothing was written."),
     }
 
 
 # -- producing -----------------------------------------------------------------------------------
 
 
-@arguments.renamed(delay="delay_s")
 def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None, *,
             queue: str = DEFAULT_QUEUE, priority: int = 0, delay_s: float = 0.0, run_at: datetime | None = None,
             max_attempts: int = MAX_ATTEMPTS, unique_key: str | None = None, notify: bool = True) -> int | None:
@@ -208,7 +255,6 @@ def enqueue(conn: psycopg.Connection, type: str, payload: Mapping | None = None,
     return row[0] if row else None
 
 
-@arguments.renamed(delay="delay_s")
 def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping], *,
                  queue: str = DEFAULT_QUEUE, priority: int = 0, delay_s: float = 0.0,
                  max_attempts: int = MAX_ATTEMPTS, unique_keys: Iterable[str | None] | None = None,
@@ -245,10 +291,12 @@ def enqueue_many(conn: psycopg.Connection, type: str, payloads: Iterable[Mapping
 # -- consuming -----------------------------------------------------------------------------------
 
 
-@arguments.renamed(lease="lease_s")
 def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 1,
           lease_s: float = DEFAULT_LEASE_S, worker: str | None = None) -> list[Job]:
-    """Lease up to `limit` visible jobs, most urgent first (by priority, then by id); [] when there is none.
+    """Lease up to `limit` visible jobs, most urgent first; [] when there is none.
+
+    Most urgent: the highest priority, then the longest due (the earliest run_at), then the lowest id;
+    the batch comes back in that order.
 
     Each claimed job is hidden from other workers for `lease_s` seconds and its attempts go up by one.
     """
@@ -256,10 +304,8 @@ def claim(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, limit: int = 
     params = _claim_params(queue, limit, lease_s, worker)
     while True:
         with conn.cursor(row_factory=_job_row) as cursor:
+            cursor.adapters.register_loader("jsonb", _PayloadLoader)  # this cursor's only: ~1 us
             jobs = cursor.execute(sql.query("queue", "claim"), params).fetchall()
-        # UPDATE ... RETURNING gives its rows in no particular order, whatever the CTE's ORDER BY:
-        # put the batch back in order of urgency (the model-based test caught a batch in reverse).
-        jobs.sort(key=lambda job: (-job.priority, job.id))
         runnable = _runnable(conn, jobs)
         if runnable or not jobs:
             return runnable
@@ -270,20 +316,40 @@ def _claim_params(queue: str, limit: int, lease_s: float, worker: str | None) ->
         "queue": arguments.name("queue", queue),
         "limit": arguments.whole("limit", limit, low=1, high=10_000, then="Nothing was claimed."),
         "lease_s": arguments.seconds("lease_s", lease_s, then="Nothing was claimed."),
-        "worker": worker,
+        "worker": None if worker is None else _storable("worker", worker, longest=200, then="Nothing was claimed."),
     }
 
 
 def _runnable(conn: psycopg.Connection, jobs: list[Job]) -> list[Job]:
-    """The claimed jobs to run: those with a run left. The others go to the dead-letter table."""
-    runnable = [job for job in jobs if job.attempts <= job.max_attempts]
+    """The claimed jobs to run: those with a run left and a payload Python can read. The others go to the
+    dead-letter table."""
+    runnable = []
     for job in jobs:
         if job.attempts > job.max_attempts:
             # Its worker died during its last attempt and the lease ran out: it has had all its runs.
             # Dead-letter it rather than run it once more (SQS does the same after maxReceiveCount
             # receives): max_attempts=1 means "never twice", crash or not.
             bury(conn, job, "max_attempts", LAST_ATTEMPT_LOST)
+        elif isinstance(job.payload, UnreadablePayload):
+            bury(conn, job, "bad_payload", f"payload is nested deeper than Python's json can read "
+                                           f"({job.payload.size:,} bytes of JSON); enqueue refuses more than "
+                                           f"{MAX_PAYLOAD_DEPTH} levels")
+        else:
+            runnable.append(job)
     return runnable
+
+
+def _load_payload(data: bytes):
+    """A jsonb value as Python, or UnreadablePayload where json.loads gives up (RecursionError): one such
+    row, written with SQL by another producer, must not make every claim raise."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        return UnreadablePayload(len(data))
+
+
+class _PayloadLoader(JsonbLoader):
+    _loads = staticmethod(_load_payload)
 
 
 def _job_row(cursor: psycopg.Cursor) -> RowMaker[Job]:
@@ -310,7 +376,6 @@ def _lost_and_job_row(cursor: psycopg.Cursor) -> RowMaker[tuple[list[int] | None
     return lambda values: (values[0], None if values[1] is None else Job(*values[1:]))
 
 
-@arguments.renamed(lease="lease_s")
 def claim_one(conn: psycopg.Connection, queue: str = DEFAULT_QUEUE, *, lease_s: float = DEFAULT_LEASE_S,
               worker: str | None = None) -> Job | None:
     jobs = claim(conn, queue, limit=1, lease_s=lease_s, worker=worker)
@@ -329,6 +394,7 @@ def ack_and_claim(conn: psycopg.Connection, jobs: Iterable[Job], queue: str = DE
     params = {**_claim_params(queue, limit, lease_s, worker),
               "ids": [j.id for j in jobs], "lease_tokens": [j.lease_token for j in jobs]}
     with conn.cursor(row_factory=_lost_and_job_row) as cursor:
+        cursor.adapters.register_loader("jsonb", _PayloadLoader)  # as claim's: a payload too deep is buried
         rows = cursor.execute(sql.query("queue", "ack_and_claim"), params).fetchall()
     lost = rows[0][0] or ()  # the statement returns a row even when it claims nothing
     claimed = [job for _, job in rows if job is not None]
@@ -354,7 +420,6 @@ def ack_many(conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]:
     return {row[0] for row in conn.execute(sql.query("queue", "ack_many"), params)}
 
 
-@arguments.renamed(lease="lease_s")
 def extend_lease(conn: psycopg.Connection, job: Job, lease_s: float = DEFAULT_LEASE_S) -> datetime | None:
     """Keep a long job hidden for another `lease_s` seconds; None if the lease is no longer ours."""
     _usable(conn)
@@ -364,7 +429,6 @@ def extend_lease(conn: psycopg.Connection, job: Job, lease_s: float = DEFAULT_LE
     return row[0] if row else None
 
 
-@arguments.renamed(lease="lease_s")
 def extend_leases(conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float = DEFAULT_LEASE_S) -> set[int]:
     """The heartbeat for every job a worker is running, in one statement; returns the ids still ours."""
     _usable(conn)
@@ -389,7 +453,6 @@ class Dead:
     reason: str  # permanent, max_attempts, unknown_type, bad_payload
 
 
-@arguments.renamed(delay="backoff")
 def decide(job: Job, *, permanent: bool, backoff: Callable[[int], float] = backoff_delay) -> Retry | Dead:
     """What to do with a job that just failed: retry after `backoff(attempts)` seconds, or give up.
 
@@ -423,6 +486,7 @@ def retry(conn: psycopg.Connection, job: Job, delay_s: float, error: BaseExcepti
 def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool:
     """Move the job to the dead-letter table and alert listeners. False if the lease was lost."""
     _usable(conn)
+    reason = _storable("reason", reason, longest=200, then="Nothing was written.")
     line, trace = describe_error(error)
     params = {"id": job.id, "lease_token": job.lease_token, "reason": reason, "error": line, "traceback": trace}
     with conn.transaction():
@@ -433,7 +497,6 @@ def bury(conn: psycopg.Connection, job: Job, reason: str, error: BaseException |
     return moved
 
 
-@arguments.renamed(delay="backoff")
 def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, permanent: bool | None = None,
          backoff: Callable[[int], float] = backoff_delay) -> Retry | Dead | None:
     """Record a failed run: retry with backoff, or dead-letter it. None if the lease was lost.
@@ -451,6 +514,24 @@ def fail(conn: psycopg.Connection, job: Job, error: BaseException | str, *, perm
     return outcome if done else None
 
 
+# -- when a connection dropped before its answer came -------------------------------------------------
+
+
+def fate(conn: psycopg.Connection, job: Job) -> str:
+    """Where `job` is after a fail() whose answer was lost with the connection (and a retry of which found
+    the lease gone): "dead", "retry scheduled" (our first report most likely committed) or "unknown" (the
+    job has moved on: acked, or claimed again by another worker)."""
+    _usable(conn)
+    row = conn.execute(sql.query("queue", "fate"), {"id": job.id, "attempts": job.attempts}).fetchone()
+    return row[0] if row else "unknown"
+
+
+def gone(conn: psycopg.Connection, ids: Iterable[int]) -> set[int]:
+    """Which of these jobs are in neither the jobs nor the dead-letter table."""
+    _usable(conn)
+    return {row[0] for row in conn.execute(sql.query("queue", "gone"), {"ids": list(ids)})}
+
+
 # -- dead letters and numbers --------------------------------------------------------------------
 
 
@@ -462,7 +543,7 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
     """
     _usable(conn)
     params = {
-        "ids": None if ids is None else list(ids),
+        "ids": None if ids is None else _job_ids(ids, then="Nothing was moved."),
         "type": None if type is None else arguments.name("job type", type),
         "queue": None if queue is None else arguments.name("queue", queue),
     }
@@ -473,12 +554,20 @@ def redrive(conn: psycopg.Connection, ids: Iterable[int] | None = None, *, type:
     return [job_id for job_id, _ in moved]
 
 
+def _job_ids(ids: object, *, then: str) -> list[int]:
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+        raise InvalidArgument(f"ids must be a list of job ids, e.g. [9812, 9813]; got {ids!r:.80}. {then}")
+    return [arguments.whole("a job id", job_id, "an id from dead_jobs(), e.g. 9812", low=1, high=2**63 - 1,
+                            then=then) for job_id in ids]
+
+
 def dead_jobs(conn: psycopg.Connection, limit: int = 50) -> list[DeadJob]:
     """The most recent dead jobs, newest first."""
     _usable(conn)
     limit = arguments.whole("limit", limit, "how many of the newest dead jobs to show, e.g. 50", low=1,
                             high=10_000_000)
     with conn.cursor(row_factory=class_row(DeadJob)) as cursor:
+        cursor.adapters.register_loader("jsonb", _PayloadLoader)
         return cursor.execute(sql.query("queue", "dead_jobs"), {"limit": limit}).fetchall()
 
 

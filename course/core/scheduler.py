@@ -286,7 +286,7 @@ def heartbeats(conn: psycopg.Connection) -> list[Heartbeat]:
 def wait_for_ticks(conn: psycopg.Connection, schedulers: Sequence[processes.Child], at: datetime,
                    timeout: float = 20.0) -> None:
     """Wait until every one of these scheduler processes has finished a tick at clock time `at` or later."""
-    deadline = time.monotonic() + timeout
+    bound = processes.HangBound(timeout)
     while True:
         seen = {beat.name: beat for beat in heartbeats(conn)}
         behind = [child for child in schedulers
@@ -297,11 +297,11 @@ def wait_for_ticks(conn: psycopg.Connection, schedulers: Sequence[processes.Chil
             if not child.alive():
                 raise CourseError(f"scheduler {child.name!r} has stopped (exit code {child.wait()}); its log "
                                   f"ends with:\n{child.log_tail(12)}")
-        if time.monotonic() > deadline:
+        if bound.passed():
             late = behind[0].name
             beat = seen.get(late)
             why = f"; its last error: {beat.last_error}" if beat and beat.last_error else ""
-            raise CourseError(f"scheduler {late!r} has not finished a tick at {_hhmm(at)} within {timeout:g} s{why}")
+            raise CourseError(f"scheduler {late!r} has not finished a tick at {_hhmm(at)} within {bound}{why}")
         time.sleep(0.02)
 
 
@@ -441,21 +441,28 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m course.core.sc
          description: str = "Enqueue recurring jobs from the schedules table, once per slot.",
          tick_fn: Callable[[psycopg.Connection, datetime], object] = tick, mode: str = SHARED) -> int:
     """The scheduler program; a lab's variant (course/programs/crontab.py) passes its own tick_fn."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--name", default=f"scheduler-{os.getpid()}", help="how it shows in heartbeats and logs")
-    parser.add_argument("--clock", choices=[SIMULATED, REAL], default=REAL,
-                        help="real time, or the simulated clock in the scheduler_clock table")
-    parser.add_argument("--schema", help="the schema holding the tables (default: public)")
-    parser.add_argument("--dsn", help="connection string (default: the course database)")
-    parser.add_argument("--every", type=float, default=1.0, help="seconds between ticks on the real clock")
-    args = parser.parse_args(argv)
+    args = parser(prog, description).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         conninfo = args.dsn or db.conninfo(args.schema)
-        return run(conninfo, name=args.name, clock=args.clock, tick_fn=tick_fn, mode=mode, every_s=args.every)
+        return run(conninfo, name=args.name, clock=args.clock, tick_fn=tick_fn, mode=mode, every_s=args.every_s)
     except (CourseError, DatabaseUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+def parser(prog: str = "python -m course.core.scheduler",
+           description: str = "Enqueue recurring jobs from the schedules table, once per slot.",
+           ) -> argparse.ArgumentParser:
+    """The program's flags (a lab's variant passes its own name and description)."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--name", default=f"scheduler-{os.getpid()}", help="how it shows in heartbeats and logs")
+    p.add_argument("--clock", choices=[SIMULATED, REAL], default=REAL,
+                   help="real time, or the simulated clock in the scheduler_clock table")
+    p.add_argument("--schema", help="the schema holding the tables (default: public)")
+    p.add_argument("--dsn", help="connection string (default: the course database)")
+    p.add_argument("--every-s", type=float, default=1.0, help="seconds between ticks on the real clock")
+    return p
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ A SIGKILL loses nothing: the killed worker's leases run out and its jobs become 
 price is that they run again: a job must be safe to run twice.
 
 Run one with `python -m course worker --app your_module:registry --queue default --concurrency 4`.
+Beside it: which handler runs which job type (handlers.py: Registry), the queue operations it calls and
+how (operations.py), and the process around it (worker_process.py: spawn, and a stop while it starts).
 
 Why one module: it is one process's loop (wake, claim, run, heartbeat, ack, drain), and every step
 shares the same slots, leases and stop signal; split, each piece would reach into the others' state.
@@ -18,92 +20,37 @@ shares the same slots, leases and stop signal; split, each piece would reach int
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
+import select
 import signal
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from queue import SimpleQueue
-from typing import Protocol
 
 import psycopg
-from psycopg import sql as pgsql
-from psycopg.conninfo import make_conninfo
+from psycopg.pq import TransactionStatus
 
-from course.core import backoff
+from course.core import arguments, backoff
 from course.core import queue as q
-from course.core import arguments
-from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
+from course.core.handlers import Handler, Registry  # noqa: F401  (Registry: part of this API, for --app modules)
+from course.core.operations import QueueOperations, check_operations
 from course.core.queue import Job
+from course.core.worker_process import STOP_SIGNALS, conninfo, spawn  # noqa: F401  (conninfo, spawn: part of this API)
+from course.errors import CourseError, DatabaseUnavailable, InvalidArgument, first_line
 
 log = logging.getLogger("course.core.worker")
 
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
+OPEN_TRANSACTION = (TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
 
-# -- handlers ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Handler:
-    type: str
-    run: Callable
-    payload: Mapping[str, type]  # required keys and their types, checked before the handler runs
-    wants_connection: bool  # declared as `def handler(job, conn)`
-
-    def payload_problem(self, payload: dict) -> str | None:
-        for key, expected in self.payload.items():
-            if key not in payload:
-                return f"payload has no {key!r} (expected {expected.__name__}); it has {sorted(payload)}"
-            if not _is_a(payload[key], expected):
-                return f"payload[{key!r}] is {payload[key]!r}, not {expected.__name__}"
-        return None
-
-
-def _is_a(value: object, expected: type) -> bool:
-    """isinstance, as JSON means it: True is not an int, and 3 will do for a float."""
-    if isinstance(value, bool):
-        return expected is bool
-    if expected is float:
-        return isinstance(value, (int, float))
-    return isinstance(value, expected)
-
-
-class Registry:
-    """Which function runs which job type.
-
-        handlers = Registry()
-
-        @handlers.handler("send_receipt", payload={"order_id": int})
-        def send_receipt(job, conn):        # conn is optional: declare it if the job needs the database
-            ...
-    """
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, Handler] = {}
-
-    def handler(self, type: str, *, payload: Mapping[str, type] | None = None):
-        arguments.name("job type", type, then="Nothing was registered.")
-
-        def register(fn: Callable) -> Callable:
-            wants_connection = len(inspect.signature(fn).parameters) >= 2
-            self._handlers[type] = Handler(type, fn, dict(payload or {}), wants_connection)
-            return fn
-
-        return register
-
-    def get(self, type: str) -> Handler | None:
-        return self._handlers.get(type)
-
-    @property
-    def types(self) -> list[str]:
-        return sorted(self._handlers)
+class TransactionLeftOpen(RuntimeError):
+    """A handler returned with its connection inside a transaction: the worker rolled its work back."""
 
 
 class Hooks:
@@ -116,67 +63,6 @@ class Hooks:
     def started(self, job: Job) -> None: ...
     def finished(self, job: Job, error: BaseException | None) -> None: ...  # work done, not yet acked
     def acked(self, ids: set[int]) -> None: ...
-
-
-# -- what the worker calls --------------------------------------------------------------------------
-
-
-class QueueOperations(Protocol):
-    """The queue operations a Worker calls, and how: course.core.queue has them all (a module is an object
-    too); a harness may pass its own, e.g. a SimpleNamespace with a learner's extend_leases.
-
-    Each is called with the worker's own autocommit connection, from the worker's main loop only.
-    """
-
-    def claim(self, conn: psycopg.Connection, queue: str, *, limit: int, lease_s: float,
-              worker: str | None) -> list[Job]: ...
-
-    def ack_many(self, conn: psycopg.Connection, jobs: Iterable[Job]) -> set[int]: ...
-
-    def ack_and_claim(self, conn: psycopg.Connection, jobs: Iterable[Job], queue: str, *, limit: int,
-                      lease_s: float, worker: str | None) -> tuple[set[int], list[Job]]: ...
-
-    def extend_leases(self, conn: psycopg.Connection, jobs: Iterable[Job], lease_s: float) -> set[int]: ...
-
-    def fail(self, conn: psycopg.Connection, job: Job, error: BaseException, *,
-             backoff: Callable[[int], float] = ...) -> q.Retry | q.Dead | None: ...
-
-    def bury(self, conn: psycopg.Connection, job: Job, reason: str, error: BaseException | str) -> bool: ...
-
-
-# How the worker calls each operation (placeholders for the values): checked against `ops` at start,
-# so a harness with a missing or mis-shaped operation is refused at once, not at its first job.
-_CALLS = {
-    "claim": (("conn", "queue"), {"limit": 1, "lease_s": 1.0, "worker": "name"}),
-    "ack_many": (("conn", []), {}),
-    "ack_and_claim": (("conn", [], "queue"), {"limit": 1, "lease_s": 1.0, "worker": "name"}),
-    "extend_leases": (("conn", [], 1.0), {}),
-    "fail": (("conn", "job", "error"), {}),
-    "bury": (("conn", "job", "reason", "error"), {}),
-}
-
-
-def check_operations(ops: object) -> None:
-    """Refuse an `ops` that does not satisfy QueueOperations, saying which operation is wrong."""
-    problems = []
-    for op_name, (args, kwargs) in _CALLS.items():
-        operation = getattr(ops, op_name, None)
-        if not callable(operation):
-            problems.append(f"no {op_name}()")
-            continue
-        try:
-            signature = inspect.signature(operation)
-        except (TypeError, ValueError):  # a builtin without a readable signature: trust it
-            continue
-        try:
-            signature.bind(*args, **kwargs)
-        except TypeError as error:
-            problems.append(f"{op_name}{signature} cannot take the worker's call ({error})")
-    if problems:
-        raise InvalidArgument(f"Worker(ops=...) does not provide the queue operations the worker calls: "
-                              f"{'; '.join(problems)}. Pass course.core.queue, or an object with claim, ack_many, "
-                              f"ack_and_claim, extend_leases, fail and bury shaped as "
-                              f"course.core.worker.QueueOperations says. Nothing was started.")
 
 
 # -- the worker ----------------------------------------------------------------------------------
@@ -203,6 +89,11 @@ class Settings:
             raise ValueError(f"retry backoff needs 0 < base <= cap; got base {self.retry_base_s:g} s, "
                              f"cap {self.retry_cap_s:g} s")
 
+    @property
+    def custom_backoff(self) -> bool:
+        """Whether the retry backoff is not queue.fail's own, so the worker passes fail() its own."""
+        return (self.retry_base_s, self.retry_cap_s) != (backoff.BASE_S, backoff.CAP_S)
+
     def retry_delay(self, attempt: int) -> float:
         return backoff.backoff_delay(attempt, base=self.retry_base_s, cap=self.retry_cap_s)
 
@@ -211,7 +102,7 @@ class Settings:
 class Unconfirmed:
     """The outcome of a fail() whose answer was lost with the connection: what the database shows after.
 
-    "dead" (in the dead-letter table) or "retry scheduled" (waiting, lease cleared, attempts unchanged):
+    "dead" (in the dead-letter table) or "retry scheduled" (waiting, lease token cleared, attempts unchanged):
     our report most likely committed. "unknown": the job has moved on (acked, or claimed by another worker
     after our lease ran out), and whether our report counted cannot be told.
     """
@@ -258,7 +149,7 @@ class Worker:
         arguments.seconds("lease_s", self.settings.lease_s, then="Nothing was started.")
         arguments.whole("concurrency", self.settings.concurrency, low=1, high=1000, then="Nothing was started.")
         arguments.name("queue", self.settings.queue, then="Nothing was started.")
-        check_operations(self.ops)
+        check_operations(self.ops, custom_backoff=self.settings.custom_backoff)
         self.counters = Counters()
         self._stopping = threading.Event()
         self._wake = threading.Event()
@@ -286,8 +177,9 @@ class Worker:
     def run(self) -> int:
         """Work until stopped. Returns the process exit code (0 after a clean drain)."""
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, self.stop)
-            signal.signal(signal.SIGINT, self.stop)
+            for signum in STOP_SIGNALS:
+                signal.signal(signum, self.stop)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by spawn() until now: see there
         s = self.settings
         listener = threading.Thread(target=self._listen, name="listen", daemon=True) if s.listen else None
         # One thread per slot, each taking the next job from `_todo`. (A ThreadPoolExecutor would do the
@@ -351,7 +243,7 @@ class Worker:
                 # Not a lost connection but a statement that failed (a table dropped under us, a lock
                 # timeout): say so, wait, try again. Dying would only hand the problem to a supervisor.
                 if str(error) != last_error:
-                    log.error("worker %s: %s: %s; retrying every %.0f s", self.name, type(error).__name__,
+                    log.error("worker %s: %s: %s; retrying every %g s", self.name, type(error).__name__,
                               first_line(error), s.poll_interval_s)
                     last_error = str(error)
                 if self._stopping.is_set():
@@ -362,7 +254,9 @@ class Worker:
                         return 1
                 time.sleep(s.poll_interval_s)
                 continue
-            last_error = None
+            if last_error is not None:
+                log.info("worker %s: statements succeed again; carrying on", self.name)
+                last_error = None
             self._wake.wait(timeout=min(s.poll_interval_s, max(0.0, next_heartbeat - time.monotonic())))
             self._wake.clear()
 
@@ -428,11 +322,12 @@ class Worker:
 
     def _run_one(self, handler: Handler, job: Job) -> None:
         """In a handler thread: run the job, then hand the outcome to the main loop."""
-        error = None
+        error = conn = None
         try:
             self.hooks.started(job)
             if handler.wants_connection:
-                handler.run(job, self._handler_connection())
+                conn = self._handler_connection()
+                handler.run(job, conn)
             else:
                 handler.run(job)
         except BaseException as raised:  # noqa: BLE001
@@ -440,6 +335,8 @@ class Worker:
             # not Exception: a SystemExit or KeyboardInterrupt raised in a thread would otherwise end the
             # thread silently, leaving its job "running" (and its lease extended by heartbeats) forever.
             error = raised
+        if conn is not None and conn.info.transaction_status in OPEN_TRANSACTION:
+            error = self._close_left_transaction(conn, error)
         try:
             self.hooks.finished(job, error)
         finally:
@@ -449,6 +346,21 @@ class Worker:
             # _finished, so a job appended before we saw the event set is one it will see.
             if not self._wake.is_set():
                 self._wake.set()
+
+    @staticmethod
+    def _close_left_transaction(conn: psycopg.Connection, error: BaseException | None) -> BaseException | None:
+        """A handler left a transaction open on its connection (a BEGIN with no COMMIT, or one a raise cut
+        short): roll it back, or the next job on this thread would run inside it. Work left uncommitted is
+        lost, so a handler that returned normally has failed after all."""
+        try:
+            conn.rollback()
+        except DISCONNECTED:
+            pass  # a broken connection is replaced before the next job
+        if error is None:
+            error = TransactionLeftOpen(
+                "the handler returned with a transaction still open (a BEGIN without a COMMIT): its work was "
+                "rolled back. Write `with conn.transaction():`, which commits at the end of the block")
+        return error
 
     def _report_finished(self, claim: bool = False) -> list[Job] | None:
         """fail() what raised, then ack what succeeded (one statement). Kept until the database hears it.
@@ -515,17 +427,9 @@ class Worker:
             raise
         if outcome is None and job.id in reported.in_doubt:
             # "Lease gone" now most likely means our first try committed. Say what the database shows.
-            outcome = self._fate_of(job)
+            outcome = Unconfirmed(self.ops.fate(self._conn, job))
         reported.failed[job.id] = outcome
         return outcome
-
-    def _fate_of(self, job: Job) -> Unconfirmed:
-        """Where a job is whose fail() lost its answer with the connection (and a retry found the lease gone)."""
-        row = self._conn.execute(
-            "SELECT 'dead' FROM dead_jobs WHERE id = %(id)s UNION ALL "
-            "SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease IS NULL AND attempts = %(attempts)s",
-            {"id": job.id, "attempts": job.attempts}).fetchone()
-        return Unconfirmed(row[0] if row else "unknown")
 
     def _acked_before(self, succeeded: list[Job], acked: set[int]) -> set[int]:
         """Of the jobs an ack_many retried after a lost connection, those the first try had deleted.
@@ -538,10 +442,7 @@ class Worker:
                       if job.id not in acked and self._ack_in_doubt.get(job.id) == job.lease_token]
         if not candidates:
             return set()
-        present = {row[0] for row in self._conn.execute(
-            "SELECT id FROM jobs WHERE id = ANY(%(ids)s) UNION ALL SELECT id FROM dead_jobs WHERE id = ANY(%(ids)s)",
-            {"ids": candidates})}
-        return set(candidates) - present
+        return self.ops.gone(self._conn, candidates)
 
     def _log_failure(self, done: _Done, outcome) -> None:
         job = done.job
@@ -563,10 +464,9 @@ class Worker:
                     job.attempts, job.max_attempts, what, then)
 
     def _fail(self, done: _Done):
-        s = self.settings
-        if (s.retry_base_s, s.retry_cap_s) == (backoff.BASE_S, backoff.CAP_S):
+        if not self.settings.custom_backoff:
             return self.ops.fail(self._conn, done.job, done.error)  # the plain call: ops may be a learner's
-        return self.ops.fail(self._conn, done.job, done.error, backoff=s.retry_delay)
+        return self.ops.fail(self._conn, done.job, done.error, backoff=self.settings.retry_delay)
 
     def _heartbeat(self) -> None:
         running = list(self._running.values())
@@ -594,16 +494,16 @@ class Worker:
         schema with no jobs table: retrying would never find one."""
         try:
             self._connect()
-            schema, path, table = self._conn.execute(
-                "SELECT current_schema(), current_setting('search_path'), to_regclass('jobs') IS NOT NULL").fetchone()
+            place = self.ops.where(self._conn)
         except DISCONNECTED as error:
             raise DatabaseUnavailable(f"worker {self.name}: the database did not answer: {first_line(error)}") from None
-        if schema is None:
-            raise CourseError(f"worker {self.name}: the schema {path!r} does not exist: check --schema, or create "
-                              f"it and install the queue there. Nothing was claimed.")
-        if not table:
-            raise CourseError(f"worker {self.name}: there is no jobs table in schema {schema!r}: install the queue "
-                              f"there first (course.core.queue.install(conn)), or check --schema. Nothing was claimed.")
+        if place.schema is None:
+            raise CourseError(f"worker {self.name}: the schema {place.search_path!r} does not exist: check --schema, "
+                              f"or create it and install the queue there. Nothing was claimed.")
+        if not place.installed:
+            raise CourseError(f"worker {self.name}: there is no jobs table in schema {place.schema!r}: install the "
+                              f"queue there first (course.core.queue.install(conn)), or check --schema. Nothing was "
+                              f"claimed.")
 
     def _reconnect(self, error: Exception) -> bool:
         """Connect again, however long it takes; False only when draining and out of time."""
@@ -627,22 +527,46 @@ class Worker:
             return True
 
     def _handler_connection(self) -> psycopg.Connection:
-        """This handler thread's connection (autocommit), opened on first use and after it broke."""
+        """This handler thread's connection (autocommit), opened on first use and again when the server has
+        closed it.
+
+        A connection the server closed while it sat idle between jobs (a restart, an administrator's
+        pg_terminate_backend) is neither `closed` nor `broken` yet: psycopg learns of it only at the next
+        statement, which would be the handler's, and the job would lose an attempt to a restart that
+        happened before it was claimed. An idle connection has nothing to read unless the server spoke
+        first, and what a server says unasked to an idle session is nearly always goodbye: then we open a
+        new one (a poll of the socket, no round trip).
+        """
         conn = getattr(self._handler_local, "conn", None)
+        if conn is not None and not conn.closed and not conn.broken and _readable(conn):
+            conn.close()
         if conn is None or conn.closed or conn.broken:
-            conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+            conn = self._open_handler_connection()
             self._handler_local.conn = conn
             with self._handler_conns_lock:  # several handler threads may get here at once
                 self._handler_conns[:] = [c for c in self._handler_conns if not c.closed] + [conn]
         return conn
+
+    def _open_handler_connection(self) -> psycopg.Connection:
+        """A new connection for a handler; while the database restarts, retried for as long as a lease lasts
+        (the main loop, reconnecting too, extends the job's lease once it is back)."""
+        give_up_at = time.monotonic() + self.settings.lease_s
+        delay = 0.1
+        while True:
+            try:
+                return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
+            except DISCONNECTED:
+                if time.monotonic() + delay > give_up_at or self._stopping.is_set():
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     def _listen(self) -> None:
         """In its own thread: turn NOTIFY into a wake-up. Any failure falls back to polling."""
         while not self._stopping.is_set():
             try:
                 with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as conn:
-                    schema = conn.execute("SELECT current_schema()").fetchone()[0]
-                    conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(f"jobs:{schema}")))
+                    self.ops.listen(conn)
                     self._wake.set()  # jobs may have arrived while we were not listening
                     while not self._stopping.is_set():
                         for note in conn.notifies(timeout=1.0):
@@ -652,23 +576,8 @@ class Worker:
                 time.sleep(0.5)
 
 
-@arguments.renamed(lease="lease_s")
-def spawn(app: str, *, schema: str | None = None, queue: str = q.DEFAULT_QUEUE, concurrency: int = 4,
-          lease_s: float = q.DEFAULT_LEASE_S, poll_interval: float = 1.0, listen: bool = True,
-          name: str = "worker", env: dict[str, str] | None = None, dsn: str | None = None):
-    """Start `python -m course worker ...` as a child process (see course.infra.processes.Child).
-
-    It works on the course database, unless `dsn` names another PostgreSQL (the benchmark's and the
-    chaos soak's own servers); `schema` applies to either.
-    """
-    from course.infra import db, processes
-
-    if dsn is None:
-        dsn = db.conninfo(schema)
-    elif schema is not None:
-        dsn = make_conninfo(dsn, options=f"-c search_path={schema},public")
-    args = ["worker", "--app", app, "--queue", queue, "--concurrency", str(concurrency), "--lease", str(lease_s),
-            "--poll-interval", str(poll_interval), "--dsn", dsn]
-    if not listen:
-        args.append("--no-listen")
-    return processes.python(name, "course", *args, env=env)
+def _readable(conn: psycopg.Connection) -> bool:
+    """Whether the server has sent anything (or closed the socket) since we last read from it."""
+    poller = select.poll()  # not select.select: it refuses descriptors above 1023
+    poller.register(conn.fileno(), select.POLLIN)
+    return bool(poller.poll(0))

@@ -15,10 +15,16 @@ What happens:
   * the fault loop, every ~200 ms, SIGKILLs a random worker; now and then it drops workers' connections
     (pg_terminate_backend); at a third and two thirds of the way it restarts PostgreSQL, `-m fast`
     (clients are told) then `-m immediate` (a crash). The workers reconnect by themselves.
-Then the faults stop, the queue drains, and the checks below run against the database.
+Then the faults stop and the queue drains. Last, PostgreSQL restarts once more while every worker is idle,
+its handler threads holding the connections their last jobs used, and a batch of jobs with one attempt
+each follows: a restart that cost any of them its attempt would leave a dead letter. The checks below
+then run against the database.
 
 The seed fixes the fault schedule, the poison jobs and the handlers' work times; it is printed, so a
 failure can be run again. Everything started here is stopped when the soak ends, whatever happens.
+
+Why one module: it is one experiment — the jobs it runs, the faults it injects and the checks of what
+they left behind — and each check is only meaningful beside the jobs and faults it judges.
 """
 
 from __future__ import annotations
@@ -33,8 +39,10 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg import sql as pgsql
 
-from course.infra.processes import wait_until
+from course.core import queue
+from course.core.queue import LAST_ATTEMPT_LOST
 from course.core.worker import Registry
+from course.infra.processes import wait_until
 
 # -- the jobs ---------------------------------------------------------------------------------------
 
@@ -48,9 +56,11 @@ CREATE TABLE chaos_done_keys  (key text PRIMARY KEY);                           
 CREATE TABLE chaos_effects    (key text NOT NULL, job_id bigint NOT NULL);
 """
 POISON_MAX_ATTEMPTS = 3
+AFTER_RESTART = "after_restart"  # the jobs enqueued after the restart while the workers were idle: one attempt each
 
 
 @handlers.handler("effect", payload={"key": str, "work_ms": int})
+@handlers.handler(AFTER_RESTART, payload={"key": str, "work_ms": int})
 def write_effect(job, conn):
     """Count the run, work a little, then write the effect once per key, however often the job runs."""
     conn.execute("INSERT INTO chaos_executions (key, pid) VALUES (%s, pg_backend_pid())", [job.payload["key"]])
@@ -82,6 +92,7 @@ def always_fail(job, conn):
 # -- the soak -----------------------------------------------------------------------------------------
 
 SCHEMA = "chaos"
+RUNNING = ", concurrency "  # in a worker's first log line, written once it is connected and about to claim
 WORKER_NAME = "chaos-worker"  # application_name of the workers' connections
 
 
@@ -94,6 +105,7 @@ class Config:
     kills: int = 50  # at least this many SIGKILLs
     kill_every_s: float = 0.2  # on average
     restarts: tuple[str, ...] = ("fast", "immediate")
+    idle_restart: str | None = "fast"  # after the drain, with every worker idle; None: none
     poison_share: float = 0.02
     work_ms: tuple[int, int] = (5, 40)  # each job's handler sleeps this long (drawn per job)
     seed: int = 0
@@ -107,6 +119,7 @@ class Faults:
     connection_drops: int = 0
     connections_dropped: int = 0
     restarts: list[tuple[str, float]] = field(default_factory=list)  # (mode, seconds into the soak)
+    idle_restart: tuple[str, float] | None = None  # the same, for the restart while every worker was idle
     exits_during_outage: int = 0  # a worker that started while PostgreSQL was down: exit 2, restarted
     unexpected_exits: list[str] = field(default_factory=list)  # the tail of each such worker's log
 
@@ -133,6 +146,8 @@ class Report:
     def lines(self) -> list[str]:
         c, f = self.config, self.faults
         restarts = ", ".join(f"-m {mode} at {at:.1f} s" for mode, at in f.restarts) or "none"
+        if f.idle_restart:
+            restarts += f"; -m {f.idle_restart[0]} at {f.idle_restart[1]:.1f} s with every worker idle"
         out = [
             f"chaos soak, seed {c.seed}: {c.jobs:,} jobs ({round(c.jobs * c.poison_share)} poison), "
             f"{c.workers} workers x {c.concurrency}, lease {c.lease_s:g} s",
@@ -186,8 +201,6 @@ class Soak:
             return self.admin().execute(statement, params).fetchall()
 
     def set_up(self) -> None:
-        from course.core import queue
-
         with psycopg.connect(self.server.conninfo(), autocommit=True) as conn:
             conn.execute(pgsql.SQL("DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}").format(
                 s=pgsql.Identifier(SCHEMA)))
@@ -214,7 +227,7 @@ class Soak:
         from course.core import worker
 
         child = worker.spawn("course.evidence.chaos:handlers", schema=SCHEMA, concurrency=self.config.concurrency,
-                             lease_s=self.config.lease_s, poll_interval=0.5, name=f"chaos-worker{slot}",
+                             lease_s=self.config.lease_s, poll_interval_s=0.5, name=f"chaos-worker{slot}",
                              dsn=self.server.conninfo(application_name=WORKER_NAME))
         if slot < len(self.workers):
             self.workers[slot] = child
@@ -236,8 +249,8 @@ class Soak:
             self.start_worker(slot)
 
     def wait_for_workers_running(self) -> None:
-        """Until each worker has logged its first line: by then it handles SIGTERM."""
-        wait_until(lambda: all(", concurrency " in child.log() for child in self.workers), 60,
+        """Until each worker has logged its first line: connected, and waiting for jobs."""
+        wait_until(lambda: all(RUNNING in child.log() for child in self.workers), 60,
                    what="every worker to be running")
 
     def close(self) -> None:
@@ -250,10 +263,13 @@ class Soak:
     # -- faults ------------------------------------------------------------------------------------
 
     def kill_one(self) -> None:
-        slot = self.rng.randrange(len(self.workers))
-        victim = self.workers[slot]
-        if not victim.alive():
+        """SIGKILL a random worker among those running (connected, claiming): a worker still starting up
+        holds nothing, and killing those (every replacement is one, for a second or so) tests nothing."""
+        running = [slot for slot, child in enumerate(self.workers) if child.alive() and RUNNING in child.log()]
+        if not running:
             return
+        slot = self.rng.choice(running)
+        victim = self.workers[slot]
         name = f"{socket.gethostname()}:{victim.pid}"  # what the worker writes in jobs.claimed_by
         try:
             in_flight = self.query("SELECT count(*) FROM jobs WHERE claimed_by = %s AND run_at > now()",
@@ -275,11 +291,32 @@ class Soak:
         self.faults.connection_drops += 1
         self.faults.connections_dropped += len(chosen)
 
-    def restart_database(self, mode: str) -> None:
+    def restart_database(self, mode: str, why: str = "") -> float:
         at = time.monotonic() - self.started_at
-        self.log(f"  {at:5.1f} s  restarting PostgreSQL with -m {mode}")
+        self.log(f"  {at:5.1f} s  restarting PostgreSQL with -m {mode}{why}")
         self.server.restart(mode)
-        self.faults.restarts.append((mode, at))
+        return at
+
+    def restart_while_idle(self) -> None:
+        """Restart PostgreSQL while every worker waits for work, then give them jobs that have one attempt
+        each. Their handler threads still hold the connections their last jobs used, which the restart
+        closed: a worker that handed one of those to a handler would cost that job its only attempt."""
+        c = self.config
+        if not c.idle_restart:
+            return
+        self.replace_dead_workers()
+        self.wait_for_workers_running()
+        at = self.restart_database(c.idle_restart, " while every worker is idle")
+        self.faults.idle_restart = (c.idle_restart, at)
+        batch = [{"key": f"{AFTER_RESTART}:{n}", "work_ms": self.rng.randint(*c.work_ms)}
+                 for n in range(c.workers * c.concurrency * 2)]
+        with psycopg.connect(self.server.conninfo(SCHEMA), autocommit=True, connect_timeout=5) as conn:
+            with conn.transaction():
+                queue.enqueue_many(conn, AFTER_RESTART, batch, max_attempts=1)
+                with conn.cursor().copy("COPY chaos_expected (key, poison) FROM STDIN") as copy:
+                    for payload in batch:
+                        copy.write_row((payload["key"], False))
+        self.wait_for_empty_queue()
 
     def fault_loop(self, progress=None) -> None:
         c = self.config
@@ -295,7 +332,8 @@ class Soak:
             if self.rng.random() < 0.2:
                 self.drop_connections()
             if restarts and self.faults.kills >= restarts[0][0]:
-                self.restart_database(restarts.pop(0)[1])
+                mode = restarts.pop(0)[1]
+                self.faults.restarts.append((mode, self.restart_database(mode)))
 
     def check_deadline(self, during: str) -> None:
         if time.monotonic() - self.started_at > self.config.deadline_s:
@@ -321,7 +359,14 @@ def verify(conn: psycopg.Connection, faults: Faults | None = None) -> list[Check
     poison_dead = one(f"""SELECT count(*) FROM dead_jobs
                           WHERE type = 'poison' AND reason = 'max_attempts' AND attempts = max_attempts
                             AND max_attempts = {POISON_MAX_ATTEMPTS}""")
-    other_dead = one("SELECT count(*) FROM dead_jobs WHERE type <> 'poison'")
+    other_dead = one(f"SELECT count(*) FROM dead_jobs WHERE type NOT IN ('poison', '{AFTER_RESTART}')")
+    # After the restart while idle nothing is killed, so the only way to lose one of these jobs' single
+    # attempt is a failed run; a lease that ran out (a worker stalled for its whole lease on a loaded
+    # machine) buries a job with LAST_ATTEMPT_LOST instead, after its run, and is shown, not judged.
+    failed_after_restart = one(f"""SELECT count(*) FROM dead_jobs WHERE type = '{AFTER_RESTART}'
+                                     AND error IS DISTINCT FROM '{LAST_ATTEMPT_LOST}'""")
+    stalled_after_restart = one(f"""SELECT count(*) FROM dead_jobs WHERE type = '{AFTER_RESTART}'
+                                      AND error = '{LAST_ATTEMPT_LOST}'""")
     left = one("SELECT count(*) FROM jobs")
     checks = [
         Check("jobs lost (no effect, not poison)", lost, "must be 0", lost == 0),
@@ -330,6 +375,10 @@ def verify(conn: psycopg.Connection, faults: Faults | None = None) -> list[Check
         Check("poison jobs dead-lettered with attempts = max", f"{poison_dead}/{poison}", "all of them",
               poison_dead == poison),
         Check("other jobs in the dead-letter table", other_dead, "must be 0", other_dead == 0),
+        Check("one-attempt jobs failed after the idle restart", failed_after_restart, "must be 0",
+              failed_after_restart == 0),
+        Check("  ... lease ran out (a stalled worker)", stalled_after_restart, "shown: not the restart's doing",
+              None),
         Check("jobs left in the queue", left, "must be 0", left == 0),
     ]
     if faults is not None:
@@ -351,7 +400,7 @@ def run_soak(config: Config, log=print, progress=None) -> Report:
                 soak.start_worker(slot)
             soak.fault_loop(progress)
             soak.wait_for_empty_queue()
-            soak.wait_for_workers_running()  # a worker still starting up would die of SIGTERM, not drain
+            soak.restart_while_idle()
             unclean = sum(child.terminate(30) != 0 for child in soak.workers)  # SIGTERM: finish, exit 0
             checks = verify(soak.admin(), soak.faults)
             checks.append(Check("workers not exiting 0 on SIGTERM at the end", unclean, "must be 0", unclean == 0))
@@ -368,11 +417,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--kills", type=int, default=Config.kills, help="at least this many SIGKILLs")
     parser.add_argument("--restarts", default=",".join(Config.restarts),
                         help="PostgreSQL restart modes, in order (fast, immediate; empty for none)")
-    parser.add_argument("--deadline", type=float, default=Config.deadline_s, help="seconds before giving up")
+    parser.add_argument("--idle-restart", default=Config.idle_restart,
+                        help="after the drain, restart PostgreSQL with this mode while every worker is idle, then "
+                             "run jobs of one attempt each (empty for none)")
+    parser.add_argument("--deadline-s", type=float, default=Config.deadline_s, help="seconds before giving up")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(10**6)
-    config = Config(jobs=args.jobs, workers=args.workers, kills=args.kills, seed=seed, deadline_s=args.deadline,
-                    restarts=tuple(mode for mode in args.restarts.split(",") if mode))
+    config = Config(jobs=args.jobs, workers=args.workers, kills=args.kills, seed=seed, deadline_s=args.deadline_s,
+                    restarts=tuple(mode for mode in args.restarts.split(",") if mode),
+                    idle_restart=args.idle_restart or None)
     print(f"chaos soak, seed {seed} (run again with --seed {seed})")
     from tqdm import tqdm
 

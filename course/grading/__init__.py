@@ -65,7 +65,8 @@ def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> "
         trial.results.append(_crash(error))
     finally:
         trial.close()
-    return Report(exercise_id, tuple(trial.results), not_started=trial.not_started, seed=trial.seed)
+    return Report(exercise_id, tuple(trial.results), not_started=trial.not_started, seed=trial.seed,
+                  notes=tuple(trial.notes))
 
 
 def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:

@@ -54,13 +54,15 @@ class Scenario(Protocol):
 class Outcome:
     """Everything one run made observable, as plain data: what the answer returned (in the exercise's
     normal form), the exception it raised (None if it returned), every table's rows afterwards, whether
-    it waited for another session's lock, what the other sessions saw, and the answer's statements."""
+    it waited for another session's lock (and at which of its statements), what the other sessions saw,
+    and the answer's statements."""
     returned: Any = None
     raised: str | None = None
     state: State = field(default_factory=dict)
     waited: bool = False
     others: tuple = ()
     statements: tuple[str, ...] = ()
+    waited_at: tuple[int, str] | None = None  # the answer's statement that waited: (its number, from 1; its text)
 
 
 @dataclass(frozen=True)
@@ -104,14 +106,18 @@ class Verdicts:
 
 def search(verdicts: Verdicts, draw: Callable[[random.Random], Scenario],
            compare: Callable[[Scenario], Finding | None], *, seed: int, count: int,
-           shrink_tries: int = SHRINK_TRIES) -> None:
-    """Draw `count` scenarios from random.Random(seed) and compare each; the first difference found for
-    a check is shrunk and kept. A scenario whose check already failed is not shrunk again."""
+           shrink_tries: int = SHRINK_TRIES, first: Sequence[Scenario] = ()) -> None:
+    """Compare the scenarios `first` (the boundaries an exercise names, tried on every run: each error kind,
+    a value exactly on a threshold), then `count` scenarios drawn from random.Random(seed); the first
+    difference found for a check is shrunk and kept. A scenario whose check already failed is not shrunk
+    again."""
     rng = random.Random(seed)
-    for _ in range(count):
+    fixed = iter(first)
+    for _ in range(len(first) + count):
         if verdicts.all_failed:
             return
-        scenario = draw(rng)
+        scenario = next(fixed, None)
+        scenario = draw(rng) if scenario is None else scenario
         finding = compare(scenario)
         if finding is None or verdicts.failed(finding.check):
             continue

@@ -28,6 +28,7 @@ sense together (each adversary is a few lines on the arena's sessions and its wa
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import threading
 import time
@@ -46,6 +47,7 @@ from course.grading.trial import Attempt, NotStarted
 SETTLE_S = 10.0  # longest a session may run before the arena calls it stuck (a loaded machine's worst)
 POLL_S = 0.002
 STATEMENT_TIMEOUT = "8s"  # an answer blocked for longer is stopped, so a check always ends
+FINISH_S = 300.0  # bounds a hang only: an answer of a thousand statements, each paused for, may take a minute at load 40
 READ_STEP_S = 0.5  # what a race's state is read to: its times are real, its adversaries' leases whole seconds
 
 
@@ -365,18 +367,20 @@ class Arena:
 
     def under(self, answer: Callable[[psycopg.Connection], Attempt], scenario: Any, hold: Hold) -> Outcome:
         """The answer runs while `hold` is in place; if it waits for the hold's locks, the hold is let go
-        (and the answer is said to have waited)."""
+        (and the answer is said to have waited, at the statement it was running then)."""
         self.reset(scenario)
         holding = hold.start(self)
-        running = Background(lambda: answer(self.conn))
-        waited = running.settle(self.watch, self.conn.info.backend_pid, self.pids) == "waiting"
-        holding.release()
-        done = self._finish(running)
-        return self._outcome(done, others=(holding.seen(),), waited=waited)
+        with statements(self.conn, lambda n, text: None) as seen:
+            running = Background(lambda: answer(self.conn))
+            waited = running.settle(self.watch, self.conn.info.backend_pid, self.pids) == "waiting"
+            waited_at = (len(seen), seen[-1]) if waited and seen else None
+            holding.release()
+            done = self._finish(running)
+        return self._outcome(done, others=(holding.seen(),), waited=waited, waited_at=waited_at)
 
     def _finish(self, running: Background) -> Attempt:
         try:
-            done = running.result(SETTLE_S * 2)
+            done = running.result(FINISH_S)
         except NotStarted:
             raise
         finally:
@@ -385,12 +389,13 @@ class Arena:
         return done
 
     def _outcome(self, done: Attempt, *, others: tuple = (), waited: bool = False,
-                 statements: Sequence[str] = ()) -> Outcome:
+                 statements: Sequence[str] = (), waited_at: tuple[int, str] | None = None) -> Outcome:
         for session in self.sessions.values():  # a session whose statement failed is left ready for the next
             if session.conn.info.transaction_status != TransactionStatus.IDLE:
                 session.conn.rollback()
         return Outcome(returned=None if done.error else self.contract(done.value), raised=done.error,
-                       state=self.read(), waited=waited, others=others, statements=tuple(statements))
+                       state=self.read(), waited=waited, others=others, statements=tuple(statements),
+                       waited_at=waited_at)
 
 
 def _quietly(conn: psycopg.Connection, statement: str) -> None:
@@ -400,6 +405,55 @@ def _quietly(conn: psycopg.Connection, statement: str) -> None:
             conn.execute(statement)
     except psycopg.errors.InsufficientPrivilege:
         pass
+
+
+# -- a crash between an answer's steps ----------------------------------------------------------------------
+
+
+class Killed(BaseException):
+    """Raised into the answer's own code at a kill point: its process is gone, and nothing after runs (a
+    BaseException, so that an answer's `except Exception:` cannot carry on as if it were still alive)."""
+
+
+class KillPoint:
+    """Kills an answer just before its step number `at` (1: its first): its session is ended from the
+    server's side, as a SIGKILL of its process leaves it (an open transaction rolled back, what it
+    committed kept), and the answer is stopped there. Its steps are its statements, counted while inside
+    `watching()`, and whatever else a check counts as one (a publish, a send: the check calls `step`).
+    Any step after the kill stops the answer again. With at=0 it only counts."""
+
+    def __init__(self, watch: psycopg.Connection, conn: psycopg.Connection, at: int):
+        self.watch, self.conn, self.at = watch, conn, at
+        self.steps: list[str] = []
+        self.dead = False
+        self.pid = conn.info.backend_pid
+
+    def step(self, what: str) -> None:
+        if not self.dead:
+            self.steps.append(what)
+        if self.dead or len(self.steps) == self.at:
+            self.kill()
+
+    def kill(self) -> None:
+        if not self.dead:
+            self.dead = True
+            self.watch.execute("SELECT pg_terminate_backend(%s)", [self.pid])
+            deadline = time.monotonic() + SETTLE_S  # its locks go with its server process: wait for that
+            while self.watch.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s",
+                                     [self.pid]).fetchone()[0] and time.monotonic() < deadline:
+                time.sleep(POLL_S)
+        raise Killed(f"killed just before step {self.at}")
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator["KillPoint"]:
+        quiet = logging.getLogger("psycopg")  # it warns of the rollback a cut session cannot do: that is the kill
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            with statements(self.conn, lambda n, text: self.step(text)):
+                yield self
+        finally:
+            quiet.setLevel(level)
 
 
 # -- the exploration --------------------------------------------------------------------------------------

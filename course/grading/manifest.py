@@ -59,7 +59,7 @@ class Lab:
     # Every file the lab is made of (tests/authoring/test_layout.py computes them from the sources):
     modules: tuple[str, ...] = ()  # the course modules its notebook and checks import, its programs' too
     sql: tuple[str, ...] = ()  # the SQL files they show or run
-    checks: str = ""  # course/grading/checks/labNN.py
+    checks: str = ""  # course/grading/checks/labNN.py, or the package labNN/ when one module is not enough
     tests: tuple[str, ...] = ()  # its checks' wrong-answer tests, and its modules' tests
 
     @property

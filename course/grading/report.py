@@ -14,6 +14,7 @@ class Report:
     not_started: str | None = None  # e.g. "`claim` still raises NotImplementedError"
     problem: str | None = None  # a misuse: undefined answer, database down, unknown id
     seed: int | None = None
+    notes: tuple[str, ...] = ()  # what the check tried and how often it errs, said whatever it found
 
     @property
     def passed(self) -> bool:
@@ -45,6 +46,7 @@ class Report:
             lines.append(f"  {'✓' if result.passed else '✗'} {result.name}")
             if not result.passed:
                 lines.extend(_details(result))
+        lines.extend(self.notes)
         if not failed and self.seed is not None:  # a lucky pass can be replayed too
             lines.append(f"seed {self.seed} (replay with check({self.exercise_id!r}, seed={self.seed}))")
         if failed:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -55,7 +56,7 @@ def in_words(seconds: float) -> str:
 class Table:
     name: str
     key: tuple[str, ...]  # the primary key's columns; every column when the table has none
-    columns: tuple[tuple[str, str], ...]  # (name, kind): kind is "time", "duration" or "value"
+    columns: tuple[tuple[str, str], ...]  # (name, kind): "time", "moment", "duration" or "value"
 
 
 State = dict[str, dict[tuple, dict[str, Any]]]  # table -> primary key -> column -> value
@@ -68,11 +69,14 @@ class Reader:
     query: str
 
     @classmethod
-    def of(cls, conn: psycopg.Connection, *, only: tuple[str, ...] | None = None) -> "Reader":
+    def of(cls, conn: psycopg.Connection, *, only: tuple[str, ...] | None = None,
+           moments: tuple[str, ...] = ()) -> "Reader":
+        """`moments` names columns ("schedule_runs.slot") read as the datetime they hold, not as seconds
+        from now: a moment of a simulated clock (a schedule's slot in 2099) means itself."""
         columns: dict[str, list[tuple[str, str]]] = {}
         for table, column, kind in conn.execute(_COLUMNS).fetchall():
             if only is None or table in only:
-                columns.setdefault(table, []).append((column, kind))
+                columns.setdefault(table, []).append((column, "moment" if f"{table}.{column}" in moments else kind))
         keys: dict[str, list[str]] = {}
         for table, column in conn.execute(_KEYS).fetchall():
             keys.setdefault(table, []).append(column)
@@ -144,6 +148,8 @@ def _plain(value: Any, kind: str, step_s: float | None = None) -> Any:
         return At(round(seconds / step_s) * step_s if step_s and math.isfinite(seconds) else seconds)
     if kind == "duration":
         return float(value)
+    if kind == "moment":
+        return datetime.fromisoformat(value)
     return value
 
 

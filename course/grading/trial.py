@@ -47,6 +47,7 @@ class Attempt:
     value: Any = None
     error: str | None = None
     error_type: str | None = None
+    error_bases: tuple[str, ...] = ()  # the names of its type and every base: "ValueError" in them, say
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Trial:
     seed: int | None = None
     results: list[Result] = field(default_factory=list)
     not_started: str | None = None  # what is still a stub, in words
+    notes: list[str] = field(default_factory=list)  # said under the checks, passed or failed (tell())
     _scratch: list[ScratchSchema] = field(default_factory=list)
 
     def scratch(self, *, queue_tables: bool = True) -> ScratchSchema:
@@ -84,7 +86,8 @@ class Trial:
             self.not_started = f"`{getattr(fn, '__name__', 'your function')}` still raises NotImplementedError"
             raise NotStarted from None
         except Exception as error:  # noqa: BLE001 (learner code may raise anything; it is what we observe)
-            return Attempt(error=describe(error), error_type=type(error).__name__)
+            return Attempt(error=describe(error), error_type=type(error).__name__,
+                           error_bases=tuple(kind.__name__ for kind in type(error).__mro__))
 
     def call(self, fn, *args, during: str, **kwargs):
         """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""
@@ -119,6 +122,11 @@ class Trial:
         passed = bool(ok) if ok is not None else got == expected
         self.results.append(Result(name, passed, expected, got, None if passed else example, note))
         return passed
+
+    def tell(self, line: str) -> None:
+        """A line the report prints under its checks whatever they say: what the check tried, and how
+        often a right answer fails it by chance (a statistical check's stated false-alarm rate)."""
+        self.notes.append(line)
 
     def require(self, name: str, **kwargs) -> None:
         if not self.expect(name, **kwargs):

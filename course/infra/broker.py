@@ -18,7 +18,7 @@ and use nats-py directly.
 Our servers let in only clients that show the checkout's token (`nats_server.token()`); `connect()`
 shows it. A server you name in NATS_URL is yours: it is used as given.
 
-    python -m course.infra.broker start|stop|status|url
+    python -m course broker start|stop|status|url
 """
 from __future__ import annotations
 
@@ -376,7 +376,7 @@ def messages(stream: str, *, url: Servers = None, limit: int = 1000) -> list[Sto
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    top = argparse.ArgumentParser(prog="python -m course.infra.broker", description="The course's NATS server.")
+    top = argparse.ArgumentParser(prog="python -m course broker", description="The course's NATS server.")
     top.add_argument("action", choices=["start", "stop", "status", "url"])
     args = top.parse_args(argv)
     try:

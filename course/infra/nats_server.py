@@ -293,7 +293,7 @@ class NatsServer:
                     f"monitoring http://127.0.0.1:{state['monitor_port']}, data in {self.store_dir}")
         if pid:
             return f"NATS is stopped: the last server (pid {pid}) was killed; `start()` starts it again"
-        return "NATS is stopped (`python -m course.infra.broker start` starts it)"
+        return "NATS is stopped (`python -m course broker start` starts it)"
 
     # -- changing state --------------------------------------------------------------------------------
 
@@ -380,8 +380,8 @@ class NatsServer:
 
     def _wait_healthy(self, pid: int, monitor_port: int, timeout: float,
                       popen: subprocess.Popen | None = None) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        bound = processes.HangBound(timeout)
+        while not bound.passed():
             if healthy(monitor_port):
                 return True
             if (popen is not None and popen.poll() is not None) or not processes.pid_alive(pid):

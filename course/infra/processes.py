@@ -240,15 +240,52 @@ def environment(variables: dict[str, str]):
                 os.environ[name] = value
 
 
+MOST_PATIENCE = 8.0
+
+
+def patience() -> float:
+    """How many times longer than on an idle machine a wait may take here, now: the run queue per core
+    (the one-minute load average over the cores), from 1 to MOST_PATIENCE. At load 40 on two cores each
+    process gets a twentieth of a CPU, and starting Python alone can take thirty seconds."""
+    try:
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return 1.0
+    return min(MOST_PATIENCE, max(1.0, per_core))
+
+
+class HangBound:
+    """A deadline that only bounds a hang, never a race: `seconds` on an idle machine, stretched by
+    patience() read at each look (the load may rise while we wait). What it guards must happen eventually;
+    the bound only decides how long a stuck program is waited for before it is reported."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def passed(self) -> bool:
+        return self.elapsed() > self.seconds * patience()
+
+    def __str__(self) -> str:
+        stretch = patience()
+        if stretch <= 1.0:
+            return f"{self.seconds:g} s"
+        return f"{self.seconds:g} s (stretched to {self.seconds * stretch:.0f} s at this machine's load)"
+
+
 def wait_until(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):
-    """Poll `predicate` until it returns something true; TimeoutError after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
+    """Poll `predicate` until it returns something true; TimeoutError once `timeout` seconds, as a
+    HangBound (stretched on a loaded machine), have passed."""
+    bound = HangBound(timeout)
     while True:
         value = predicate()
         if value:
             return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} not reached within {timeout:g} s")
+        if bound.passed():
+            raise TimeoutError(f"{what} not reached within {bound}")
         time.sleep(interval)
 
 

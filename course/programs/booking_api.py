@@ -101,7 +101,7 @@ class BookingApi(ServerProcess):
     @classmethod
     def start(cls, *, schema: str, mode: str = "jobs", checkout: Callable | None = None,
               provider_url: str | None = None, channel_manager_url: str | None = None, install: bool = True,
-              name: str = "booking-api", timeout: float = 30.0) -> "BookingApi":
+              name: str = "booking-api", timeout: float = 120.0) -> "BookingApi":
         if checkout is not None:
             mode = "custom"
         if mode not in MODES:

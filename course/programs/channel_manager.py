@@ -101,7 +101,7 @@ class ChannelManager(ServerProcess):
     @classmethod
     def start(cls, *, latency_s: float = CHANNEL_S, jitter_s: float = 0.2, timeout_rate: float = CHANNEL_TIMEOUT_RATE,
               hang_s: float = 20.0, seed: int | None = 1, name: str = "channel-manager",
-              timeout: float = 30.0) -> "ChannelManager":
+              timeout: float = 120.0) -> "ChannelManager":
         for label, value, high in (("latency_s", latency_s, 600), ("jitter_s", jitter_s, 600),
                                    ("timeout_rate", timeout_rate, 1), ("hang_s", hang_s, 600)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:

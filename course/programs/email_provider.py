@@ -421,7 +421,7 @@ class EmailProvider(ServerProcess):
     @classmethod
     def start(cls, *, latency_s: float = 0.05, jitter_s: float = 0.0, failure_rate: float = 0.0,
               seed: int | None = 1, down: bool = False, name: str = "email-provider",
-              timeout: float = 30.0) -> "EmailProvider":
+              timeout: float = 120.0) -> "EmailProvider":
         """Start a provider on 127.0.0.1 and a free port; return once it answers."""
         try:
             settings = changed(Settings(), {"latency_s": latency_s, "jitter_s": jitter_s, "seed": seed,

@@ -177,11 +177,13 @@ def reset(queue: WorkQueue, servers: broker.Servers, timeout: float = 60.0) -> N
 
 
 def consumer_state(queue: WorkQueue, servers: broker.Servers) -> dict:
-    """What waits, what is out with a worker, and what was redelivered: the queue's dashboard numbers."""
+    """What waits, what is out with a worker, and what was redelivered: the queue's dashboard numbers; and
+    the BackOff the server holds for the consumer (seconds, one per delivery)."""
     async def work(js):
         info = await js.consumer_info(queue.name, queue.consumer)
         return {"waiting": info.num_pending, "in_flight": info.num_ack_pending,
-                "redelivered": info.num_redelivered, "leader": info.cluster.leader if info.cluster else None}
+                "redelivered": info.num_redelivered, "leader": info.cluster.leader if info.cluster else None,
+                "backoff_s": tuple(info.config.backoff or ())}
 
     return broker.run(broker._using_jetstream(servers, work, 5.0), timeout=20)
 

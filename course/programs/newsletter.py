@@ -149,6 +149,10 @@ class Measured:
     # order puts the confirmation first this is at most one per other worker (a claim that found it
     # locked by the worker taking it, and skipped it) however busy the machine is.
     newsletter_overtaking: int = 0
+    # Pairs of newsletter runs by two different workers that ran at the same moment: one started while
+    # the other was in its `service_s` of work (each run writes down its start, then works). Above 0 shows
+    # the workers run side by side, at any speed; a rate cannot (a slow machine halves it either way).
+    overlapping_runs: int = 0
 
     @property
     def bulk_drain_s(self) -> float:
@@ -183,7 +187,7 @@ def run_layout(schema: str, layout: str, *, bulk_jobs: int = 240, service_s: flo
             _watch(conn, confirmation, bulk_jobs, measure_bulk_s, progress, timeout_s)
         finally:
             pool.stop()
-        return _measure(conn, layout, bulk_jobs, len(plan.worker_queues), confirmation, visible_by)
+        return _measure(conn, layout, bulk_jobs, len(plan.worker_queues), confirmation, visible_by, service_s)
 
 
 def _watch(conn, confirmation: int, bulk_jobs: int, measure_bulk_s: float,
@@ -205,7 +209,8 @@ def _watch(conn, confirmation: int, bulk_jobs: int, measure_bulk_s: float,
     raise TimeoutError(f"the confirmation had not run after {timeout_s:g} s (are the workers alive?)")
 
 
-def _measure(conn, layout: str, bulk_jobs: int, workers: int, confirmation: int, visible_by) -> Measured:
+def _measure(conn, layout: str, bulk_jobs: int, workers: int, confirmation: int, visible_by,
+             service_s: float) -> Measured:
     wait, claimed_at, its_queue = conn.execute(
         "SELECT extract(epoch FROM started_at - enqueued_at)::float8, claimed_at, queue FROM runs "
         "WHERE job_id = %s", [confirmation]).fetchone()
@@ -216,9 +221,13 @@ def _measure(conn, layout: str, bulk_jobs: int, workers: int, confirmation: int,
     [overtaking] = conn.execute(
         "SELECT count(*) FROM runs WHERE type = 'send_newsletter' AND queue = %s "
         "AND claimed_at > %s AND claimed_at < %s", [its_queue, visible_by, claimed_at]).fetchone()
+    [overlapping] = conn.execute(
+        "SELECT count(*) FROM runs a JOIN runs b ON b.claimed_by <> a.claimed_by "
+        "AND b.started_at >= a.started_at AND b.started_at < a.started_at + make_interval(secs => %s) "
+        "WHERE a.type = 'send_newsletter' AND b.type = 'send_newsletter'", [service_s]).fetchone()
     # n jobs started over the span from the first start to the last: n - 1 gaps between starts
     throughput = (started - 1) / (last - first) if started > 1 and last > first else float("nan")
-    return Measured(layout, bulk_jobs, workers, wait, before, started, throughput, overtaking)
+    return Measured(layout, bulk_jobs, workers, wait, before, started, throughput, overtaking, overlapping)
 
 
 # -- reading the results ---------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ class Pool:
 
 
 def start(app: str, *, schema: str, queues: Sequence[str] = ("default",), concurrency: int = 1,
-          lease: float = 30.0, env: Mapping[str, str] | None = None, prefix: str | None = None,
+          lease_s: float = 30.0, env: Mapping[str, str] | None = None, prefix: str | None = None,
           ready_timeout: float = READY_TIMEOUT_S) -> Pool:
     """Start one worker process per entry of `queues` (a queue name may repeat); return once all listen."""
     prefix = prefix or f"{schema}-{secrets.token_hex(2)}"
@@ -72,8 +72,8 @@ def start(app: str, *, schema: str, queues: Sequence[str] = ("default",), concur
         for index, queue_name in enumerate(queues):
             name = f"{prefix}-{queue_name}-{index}"
             dsn = db.conninfo(schema, application_name=name)
-            children.append(worker.spawn(app, dsn=dsn, queue=queue_name, concurrency=concurrency, lease_s=lease,
-                                         poll_interval=0.5, name=name, env=dict(env or {})))
+            children.append(worker.spawn(app, dsn=dsn, queue=queue_name, concurrency=concurrency, lease_s=lease_s,
+                                         poll_interval_s=0.5, name=name, env=dict(env or {})))
             names.append(name)
         pool = Pool(schema, names, list(queues), children)
         _wait_until_listening(pool, ready_timeout)

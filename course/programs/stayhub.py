@@ -46,6 +46,7 @@ from course.core.backoff import backoff_delay
 from course.errors import CourseError, InvalidArgument
 from course.core import arguments
 from course.core.queue import PermanentError
+from course.core.operations import reference_operations
 from course.core.worker import Registry
 from course.programs.email_provider import send_email
 from course.programs.http import ServiceUnreachable, call
@@ -113,11 +114,25 @@ def charge(conn: psycopg.Connection, guest_id: int, room_id: int, nights: int) -
     thinks holds its locks and its connection for nothing."""
     arguments.whole("guest_id", guest_id)
     arguments.whole("nights", nights)
+    started = time.monotonic()
     row = conn.execute(sql.query("stayhub", "room_price"), {"room_id": arguments.whole("room_id", room_id)}).fetchone()
     if row is None:
         raise InvalidArgument(f"there is no room {room_id}; the rooms are 1, 2 and 3. Nothing was charged.")
-    time.sleep(PAYMENT_S)
-    return Payment(f"auth_{secrets.token_hex(5)}", row[0] * nights)
+    nightly_cents, schema = row
+    payment = Payment(f"auth_{secrets.token_hex(5)}", nightly_cents * nights)
+    with db.connect(schema) as provider:  # the provider's own record, whatever the caller's transaction does
+        provider.execute(sql.query("stayhub", "record_authorisation"), {
+            "ref": payment.ref, "guest_id": guest_id, "room_id": room_id, "nights": nights,
+            "total_cents": payment.total_cents, "caller": conn.info.backend_pid})
+    time.sleep(max(0.0, PAYMENT_S - (time.monotonic() - started)))
+    return payment
+
+
+def authorisations(conn: psycopg.Connection) -> list[dict]:
+    """The payment provider's record of the cards it authorised, oldest first (see charge)."""
+    with conn.cursor(row_factory=dict_row) as cursor:
+        return cursor.execute("SELECT payment_ref, guest_id, room_id, nights, total_cents, caller_state "
+                              "FROM card_authorisations ORDER BY at, payment_ref").fetchall()
 
 
 def insert_booking(conn: psycopg.Connection, guest_id: int, room_id: int, nights: int, payment: Payment,
@@ -425,21 +440,18 @@ def since(started: float) -> float:
 def queue_operations(backoff_scale: float = 1.0) -> SimpleNamespace:
     """The reference queue, with the material's retry policy (course.core.backoff: random(0, 2^(n-1)) s,
     capped at 5 minutes) and its waits multiplied by `backoff_scale` (0.01: a hundred times faster)."""
-    return SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, ack_and_claim=queue.ack_and_claim,
-                           bury=queue.bury,
-                           extend_leases=queue.extend_leases,
-                           fail=partial(queue.fail, backoff=lambda attempt: backoff_delay(attempt) * backoff_scale))
+    return reference_operations(fail=partial(queue.fail,
+                                             backoff=lambda attempt: backoff_delay(attempt) * backoff_scale))
 
 
-@arguments.renamed(lease="lease_s")
 def spawn_worker(schema: str, *, provider_url: str, channel_manager_url: str | None = None,
                  name: str = "stayhub-worker", concurrency: int = 4, lease_s: float = LEASE_S,
-                 backoff_scale: float = 1.0, poll_interval: float = 0.5,
+                 backoff_scale: float = 1.0, poll_interval_s: float = 0.5,
                  invoice_s: float | None = None) -> processes.Child:
     """A worker process running StayHub's handlers on `schema` (course.core.worker.Worker underneath).
 
     A retry is not announced (no NOTIFY): the worker finds it at its next poll. With waits scaled down
-    to milliseconds, poll often too (poll_interval=0.1), or the poll, not the backoff, sets the pace."""
+    to milliseconds, poll often too (poll_interval_s=0.1), or the poll, not the backoff, sets the pace."""
     if isinstance(backoff_scale, bool) or not isinstance(backoff_scale, (int, float)) or not 0 < backoff_scale <= 1:
         raise InvalidArgument(f"backoff_scale must be more than 0 and at most 1; got {backoff_scale!r}.")
     env = {PROVIDER_URL_ENV: provider_url}
@@ -449,8 +461,8 @@ def spawn_worker(schema: str, *, provider_url: str, channel_manager_url: str | N
         env[INVOICE_S_ENV] = str(invoice_s)
     dsn = db.conninfo(schema, application_name=_application_name(name))
     return processes.python(name, "course.programs.stayhub", "worker", "--dsn", dsn,
-                            "--concurrency", str(concurrency), "--lease", str(lease_s),
-                            "--backoff-scale", str(backoff_scale), "--poll-interval", str(poll_interval),
+                            "--concurrency", str(concurrency), "--lease-s", str(lease_s),
+                            "--backoff-scale", str(backoff_scale), "--poll-interval-s", str(poll_interval_s),
                             env=env)
 
 
@@ -459,7 +471,7 @@ def _application_name(worker_name: str) -> str:
     return f"{worker_name}-{os.getpid()}"[:63]
 
 
-def wait_until_ready(conn: psycopg.Connection, workers: Iterable[processes.Child], timeout: float = 30.0) -> None:
+def wait_until_ready(conn: psycopg.Connection, workers: Iterable[processes.Child], timeout: float = 120.0) -> None:
     """Return once every worker process is connected and listening (both its sessions are up), so the
     next job is picked up at once instead of after a slow start on a busy machine."""
     workers = list(workers)
@@ -499,12 +511,12 @@ def main(argv: list[str] | None = None) -> int:
     work = commands.add_parser("worker", help="run StayHub's jobs")
     work.add_argument("--dsn", required=True)
     work.add_argument("--concurrency", type=int, default=4)
-    work.add_argument("--lease", type=float, default=LEASE_S)
+    work.add_argument("--lease-s", type=float, default=LEASE_S)
     work.add_argument("--backoff-scale", type=float, default=1.0)
-    work.add_argument("--poll-interval", type=float, default=0.5)
+    work.add_argument("--poll-interval-s", type=float, default=0.5)
     args = top.parse_args(argv)
-    return run_worker(args.dsn, concurrency=args.concurrency, lease_s=args.lease, backoff_scale=args.backoff_scale,
-                      poll_interval_s=args.poll_interval)
+    return run_worker(args.dsn, concurrency=args.concurrency, lease_s=args.lease_s, backoff_scale=args.backoff_scale,
+                      poll_interval_s=args.poll_interval_s)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ def _lease(conn: psycopg.Connection) -> int:
 def _lease_unindexed(conn: psycopg.Connection) -> int:
     params = {"queue": queue.DEFAULT_QUEUE, "limit": BATCH, "lease_s": LEASE_S, "worker": None}
     claimed = conn.execute(lab_sql.query("write_amplification", "hot_claim"), params).fetchall()
-    if claimed:  # the ack is the reference's: it reads only id and lease
+    if claimed:  # the ack is the reference's: it reads only id and lease_token
         conn.execute(sql.query("queue", "ack_many"), {"ids": [job_id for job_id, _ in claimed],
                                                       "lease_tokens": [token for _, token in claimed]})
     return len(claimed)

@@ -1,15 +1,13 @@
-"""The one home of argument checks (course.core.arguments), and the worker's contract for its queue operations."""
+"""The one home of argument checks (course.core.arguments)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
-from types import SimpleNamespace
 
 import pytest
 
 from course.core import arguments, queue
 from course.errors import InvalidArgument, InvalidJob
-from course.core.worker import QueueOperations, Registry, Worker, check_operations
 
 # -- whole -------------------------------------------------------------------------------------------
 
@@ -82,63 +80,41 @@ def test_name_refuses_others_with_an_example_and_says_nothing_was_written(value)
         arguments.name("queue", value)
 
 
-# -- renamed ---------------------------------------------------------------------------------------------
+# -- names in seconds end in _s, on the command line too ----------------------------------------------------
 
 
-def test_renamed_refuses_the_old_keyword_naming_the_new_one_and_lets_the_new_one_through():
-    calls = []
+def float_flags(parser) -> list[str]:
+    """Every option taking a number with a fraction, in `parser` and its subcommands."""
+    import argparse
 
-    @arguments.renamed(lease="lease_s")
-    def claim(conn, *, lease_s=30.0):
-        calls.append(lease_s)
-        return lease_s
-
-    assert claim("conn", lease_s=5) == 5
-    with pytest.raises(InvalidArgument) as refused:
-        claim("conn", lease=5)
-    assert str(refused.value) == "claim() takes lease_s= now, not lease=: pass claim(..., lease_s=5). Nothing was done."
-    assert calls == [5], "the refused call did not run"
+    flags = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags += float_flags(sub)
+        elif action.type is float:
+            flags += [option for option in action.option_strings if option.startswith("--")]
+    return flags
 
 
-def test_renamed_keeps_the_signature_for_help_and_for_the_workers_contract_check():
+def test_the_queue_programs_number_flags_are_all_in_seconds_and_say_so():
+    """The worker command, the outbox relay and the scheduler: every fractional flag is a duration in
+    seconds, and its name ends in -s as the keyword's does in _s (--pace was a pause of seconds)."""
+    from course import cli
+    from course.core import outbox, scheduler
+
+    flags = {name: float_flags(parser()) for name, parser in
+             [("worker", cli.parser), ("relay", outbox.parser), ("scheduler", scheduler.parser)]}
+    assert all(flags.values()), flags  # each has some: the check looks where the flags are
+    assert {name: [f for f in found if not f.endswith("-s")] for name, found in flags.items()} == \
+        {"worker": [], "relay": [], "scheduler": []}
+
+
+def test_the_relays_spawn_takes_its_durations_in_seconds_by_name():
     import inspect
 
-    assert list(inspect.signature(queue.claim).parameters) == ["conn", "queue", "limit", "lease_s", "worker"]
-    assert queue.claim.__doc__.startswith("Lease up to")
+    from course.core import outbox
 
-
-# -- the worker's contract: QueueOperations ----------------------------------------------------------------
-
-
-def test_course_queue_itself_satisfies_the_contract():
-    check_operations(queue)  # no error
-    ops: QueueOperations = queue  # what a type checker accepts; course.core.queue is the default ops
-    assert Worker("", Registry()).ops is ops
-
-
-def test_a_fake_ops_missing_operations_is_refused_at_construction_naming_them():
-    fake = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many)
-    with pytest.raises(InvalidArgument) as refused:
-        Worker("", Registry(), ops=fake)
-    message = str(refused.value)
-    assert "no extend_leases(); no fail(); no bury()" in message
-    assert "Pass course.core.queue" in message and "QueueOperations" in message and "Nothing was started." in message
-    assert "\n" not in message
-
-
-def test_a_fake_ops_with_a_mis_shaped_operation_is_refused_at_construction():
-    def claim(conn, queue, *, limit, lease, worker):  # the old keyword: the worker passes lease_s=
-        return []
-
-    fake = SimpleNamespace(claim=claim, ack_many=queue.ack_many, extend_leases=queue.extend_leases,
-                           fail=queue.fail, bury=queue.bury)
-    with pytest.raises(InvalidArgument, match=r"claim\(conn, queue, \*, limit, lease, worker\) cannot take the "
-                                              r"worker's call"):
-        Worker("", Registry(), ops=fake)
-
-
-def test_an_operation_that_is_not_callable_is_refused():
-    fake = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, extend_leases=queue.extend_leases,
-                           fail="queue.fail", bury=queue.bury)
-    with pytest.raises(InvalidArgument, match=r"no fail\(\)"):
-        Worker("", Registry(), ops=fake)
+    durations = {"poll_interval_s", "pace_s", "duplicate_window_s", "publish_timeout_s"}
+    assert durations <= set(inspect.signature(outbox.spawn).parameters)
+    assert outbox.parser().parse_args(["relay", "--pace-s", "0.5", "--publish-timeout-s", "2"]).pace_s == 0.5

@@ -147,7 +147,7 @@ def test_a_crash_between_publish_and_mark_sent(db, nats_url, stream, start_relay
 
 def test_sigterm_finishes_the_batch_in_hand_and_exits_0(db, nats_url, stream, start_relay):
     place_orders(db, stream, 100)
-    relay = start_relay(stream=stream, nats_url=nats_url, batch=20, pace=0.05)  # a batch takes about 1 s
+    relay = start_relay(stream=stream, nats_url=nats_url, batch=20, pace_s=0.05)  # a batch takes about 1 s
     wait_until(lambda: stored(stream, nats_url) > 0, 60, what="the first publish")
     relay.signal(signal.SIGTERM)
     assert relay.wait(60) == 0, relay.log_tail()
@@ -159,7 +159,7 @@ def test_sigterm_finishes_the_batch_in_hand_and_exits_0(db, nats_url, stream, st
 
 def test_two_relays_share_the_work_without_publishing_a_row_twice(db, nats_url, stream, start_relay):
     ids = place_orders(db, stream, 200)
-    relays = [start_relay(stream=stream, nats_url=nats_url, msg_id=False, batch=10, pace=0.002) for _ in range(2)]
+    relays = [start_relay(stream=stream, nats_url=nats_url, msg_id=False, batch=10, pace_s=0.002) for _ in range(2)]
     wait_all_sent(db, timeout=90)
     for relay in relays:
         assert relay.terminate() == 0, relay.log_tail()
@@ -172,7 +172,7 @@ def test_the_relay_reconnects_to_postgres_and_to_nats_by_itself(db, tmp_path, st
     try:
         url = server.url()
         ids = place_orders(db, stream, 20)
-        relay = start_relay(stream=stream, nats_url=url, batch=5, pace=0.02, publish_timeout=2)
+        relay = start_relay(stream=stream, nats_url=url, batch=5, pace_s=0.02, publish_timeout_s=2)
         wait_until(lambda: sent_ids(db), 60, what="the first batch")
 
         # PostgreSQL drops the relay's connection (a failover, an idle timeout, a DBA).

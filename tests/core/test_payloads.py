@@ -55,8 +55,51 @@ def test_json_that_is_not_an_object_is_dead_lettered_at_once_and_the_rest_still_
 def test_an_oversized_payload_is_refused_at_the_limit_not_before(conn):
     envelope = len('{"blob":""}')
     assert queue.enqueue(conn, "import", {"blob": "x" * (queue.MAX_PAYLOAD_BYTES - envelope)})
-    with pytest.raises(InvalidJob, match="the limit is 64 KiB. Put ids in the job"):
+    with pytest.raises(InvalidJob, match=re.escape("the limit is 65,536 (64 KiB). Put ids in the job")):
         queue.enqueue(conn, "import", {"blob": "x" * (queue.MAX_PAYLOAD_BYTES - envelope + 1)})
     with pytest.raises(InvalidJob, match="payload number 2"):
         queue.enqueue_many(conn, "import", [{"n": 1}, {"n": 2}, {"blob": "é" * 40_000}])  # 2 bytes each
     assert count(conn) == 1, "only the job at the limit: none of the batch with an oversized payload"
+
+
+def test_the_payload_limit_counts_the_utf8_bytes_of_what_is_stored_not_escaped_json(conn):
+    """11,000 CJK characters are 33,000 bytes of UTF-8: half the limit. Escaped as \\uXXXX they were 66,000
+    characters, and refused as "64 KiB; the limit is 64 KiB"."""
+    assert queue.enqueue(conn, "import", {"text": "\N{CJK UNIFIED IDEOGRAPH-4E2D}" * 11_000})
+    envelope = len('{"blob":""}')
+    room = queue.MAX_PAYLOAD_BYTES - envelope
+    at_the_limit = "\N{EURO SIGN}" * (room // 3) + "x" * (room % 3)  # three bytes each, then one each
+    assert queue.enqueue(conn, "import", {"blob": at_the_limit})
+    with pytest.raises(InvalidJob, match=r"payload is 65,537 bytes of UTF-8; the limit is 65,536 \(64 KiB\)"):
+        queue.enqueue(conn, "import", {"blob": at_the_limit + "x"})
+    stored = conn.execute("SELECT payload->>'text', octet_length(payload::text) FROM jobs ORDER BY id").fetchall()
+    assert stored[0][0] == "\N{CJK UNIFIED IDEOGRAPH-4E2D}" * 11_000
+    assert count(conn) == 2
+
+
+def nested(depth: int, leaf=1):
+    value = leaf
+    for level in range(depth):
+        value = [value] if level % 2 else {"a": value}
+    return value
+
+
+LONE_SURROGATE = "\ud800"  # what a bad decode (errors="surrogateescape") leaves in a str: not valid Unicode
+
+
+def test_a_payload_nested_to_the_limit_is_stored_and_read_back(conn):
+    deep = {"deep": nested(queue.MAX_PAYLOAD_DEPTH - 1)}
+    job_id = queue.enqueue(conn, "send", deep)
+    [job] = queue.claim(conn)
+    assert (job.id, job.payload) == (job_id, deep)
+
+
+def test_a_payload_too_deep_for_python_written_with_sql_is_dead_lettered_by_the_claim_not_raised(conn):
+    """Another producer wrote it with SQL, past our checks: jsonb took it, json.loads cannot read it back
+    (RecursionError). The claim buries it with the reason and hands out the jobs behind it."""
+    conn.execute("INSERT INTO jobs (type, payload, priority) VALUES ('send', (repeat('[', 5000) || repeat(']', 5000))::jsonb, 5)")
+    good = queue.enqueue(conn, "send", {"n": 1})
+    assert [job.id for job in queue.claim(conn, limit=5)] == [good]
+    [dead] = queue.dead_jobs(conn)
+    assert (dead.reason, dead.attempts) == ("bad_payload", 1)
+    assert "nested deeper than" in dead.error and isinstance(dead.payload, queue.UnreadablePayload)

@@ -3,15 +3,20 @@ against a small in-memory model of what the queue promises.
 
 Hypothesis drives a state machine: enqueue (delays, unique keys, priorities, one or many), claim (one or a
 batch, on any of three connections, and one claim while another connection's claim still holds its rows
-locked), ack, ack_many, extend_lease, fail (transient and permanent), bury, redrive, and time passing.
-After every step the whole database is compared with the model:
+locked), ack, ack_many, extend_lease, fail (transient and permanent), bury, redrive, time passing, a real
+worker running jobs of its own queue, and PostgreSQL restarting (fast or immediate) while that worker's
+handler thread sits idle with its connection. After every step the whole database is compared with the model:
 
   * each job is in exactly one of ready / leased / scheduled / dead / done;
   * an operation with a stale lease (the job was claimed again, retried, acked or buried since) changes
     nothing at all;
   * attempts never decrease and never pass max_attempts;
   * a job is dead-lettered only at max_attempts or on a permanent error (or by an explicit bury);
-  * stats() agrees with the model, lateness included.
+  * stats() agrees with the model, lateness included;
+  * a job the worker runs and whose handler succeeds is done, at any point of the sequence: with
+    max_attempts=1, an attempt lost to an earlier restart would be a dead letter the model does not have.
+
+The test runs on a PostgreSQL of its own (the shared one is never restarted).
 
 Time is moved, not waited for: "time passes" shifts every moment stored in the jobs table back by the same
 amount, which to every statement that compares with now() is the clock moving forward. Delays, leases and
@@ -30,6 +35,7 @@ Bounded and seeded for `make test` (derandomized, well under a minute). A longer
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,8 +48,12 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test  # noqa: E402
 
-from course.infra import db
+import psycopg  # noqa: E402
+
 from course.core import queue  # noqa: E402
+from course.core.worker import Registry, Settings, Worker  # noqa: E402
+from course.infra.private_server import PrivateServer  # noqa: E402
+from course.infra.processes import wait_until  # noqa: E402
 
 QUEUES = ("a", "b")
 DELAYS = (0, 100, 300)  # seconds; every moment the model compares is a multiple of 100 s ...
@@ -51,6 +61,8 @@ LEASES = (100, 200)
 BACKOFF_S = 100.0
 SHIFTS = (50, 150, 250, 1050)  # ... and time moves by amounts that fall between them
 KEYS = ("k1", "k2")
+WORKER_QUEUE = "w"  # served by a real worker in this process; the claim rules never touch it
+RESTARTS_PER_RUN = 1  # each costs a second or so
 
 EXAMPLES = int(os.environ.get("COURSE_MODEL_EXAMPLES", "40"))
 STEPS = int(os.environ.get("COURSE_MODEL_STEPS", "40"))
@@ -112,7 +124,7 @@ class Model:
 
 
 def check_against(conn, model: Model, seen_attempts: dict[int, int]) -> None:
-    rows = conn.execute("""SELECT id, queue, priority, attempts, max_attempts, lease, unique_key,
+    rows = conn.execute("""SELECT id, queue, priority, attempts, max_attempts, lease_token, unique_key,
                                   run_at <= now() AS visible
                            FROM jobs ORDER BY id""").fetchall()
     dead = conn.execute("SELECT id, attempts, max_attempts, reason FROM dead_jobs ORDER BY id").fetchall()
@@ -123,9 +135,9 @@ def check_against(conn, model: Model, seen_attempts: dict[int, int]) -> None:
     assert set(db_jobs) == set(model.jobs), (sorted(db_jobs), sorted(model.jobs))
     assert set(db_dead) == set(model.dead), (sorted(db_dead), sorted(model.dead))
     assert not (set(db_jobs) | set(db_dead)) & model.done, "a done job came back"
-    for job_id, (_, q, priority, attempts, max_attempts, lease, key, visible) in db_jobs.items():
+    for job_id, (_, q, priority, attempts, max_attempts, token, key, visible) in db_jobs.items():
         m = model.jobs[job_id]
-        assert (q, priority, attempts, max_attempts, lease, key) == (
+        assert (q, priority, attempts, max_attempts, token, key) == (
             m.queue, m.priority, m.attempts, m.max_attempts, m.lease_token, m.unique_key), job_id
         assert visible == (model.state(m) == "ready"), (job_id, model.state(m))
         assert 0 <= attempts <= max_attempts, (job_id, attempts, max_attempts)
@@ -154,19 +166,38 @@ def snapshot(conn):
             conn.execute("SELECT id, attempts, reason, error FROM dead_jobs ORDER BY id").fetchall())
 
 
-def make_machine(schema: str):
+def touch(job, conn):
+    """The worker's one handler: it uses its thread's connection, as most real handlers do."""
+    conn.execute("SELECT %s::bigint", [job.id])
+
+
+def make_machine(server: PrivateServer, schema: str):
+    conninfo = server.conninfo(schema)
+    registry = Registry()
+    registry.handler("touch")(touch)
+
     class QueueMachine(RuleBasedStateMachine):
         def __init__(self):
             super().__init__()
-            self.conns = [db.connect(schema) for _ in range(3)]
-            self.conn = self.conns[0]
+            self.connect()
             self.conn.execute("TRUNCATE jobs, dead_jobs")
             self.model = Model()
             self.handles: list[queue.Job] = []  # every Job a claim ever returned, current or stale
             self.seen_attempts: dict[int, int] = {}
             self.payload_n = 0
+            self.worker: Worker | None = None
+            self.worker_thread: threading.Thread | None = None
+            self.restarts = 0
+
+        def connect(self):
+            self.conns = [psycopg.connect(conninfo, autocommit=True) for _ in range(3)]
+            self.conn = self.conns[0]
 
         def teardown(self):
+            if self.worker is not None:
+                self.worker.stop()
+                self.worker_thread.join(60)
+                assert not self.worker_thread.is_alive(), "the worker did not stop"
             for conn in self.conns:
                 conn.close()
 
@@ -234,10 +265,8 @@ def make_machine(schema: str):
                     return runnable
 
         def took(self, jobs: list[queue.Job], expected: list[int]) -> None:
-            # Which jobs: the most urgent ones (priority, then run_at, then id). In what order within the
-            # batch: by priority, then id (claim sorts the rows UPDATE ... RETURNING gives in any order).
-            urgency = {j: (-self.model.jobs[j].priority, j) for j in expected}
-            assert [j.id for j in jobs] == sorted(expected, key=urgency.get), ([j.id for j in jobs], expected)
+            # The most urgent jobs (priority, then run_at, then id), and in that order within the batch.
+            assert [j.id for j in jobs] == expected, ([j.id for j in jobs], expected)
             for job in jobs:
                 m = self.model.jobs[job.id]
                 assert job.attempts == m.attempts and job.attempts <= job.max_attempts
@@ -392,6 +421,38 @@ def make_machine(schema: str):
                                                at, at[0])
                 self.seen_attempts.pop(job_id, None)  # a redriven job starts again from 0, on purpose
 
+        # -- a real worker, and the database restarting under it --
+
+        @rule(n=st.integers(1, 3))
+        def worker_runs(self, n):
+            """Jobs for the worker, each with one attempt: a handler that succeeds must leave each one done,
+            whatever happened to the database between this step and the last."""
+            self.tick("worker_runs")
+            if self.worker is None:
+                # One handler thread: whichever job comes first runs on the connection it kept from before.
+                self.worker = Worker(conninfo, registry, Settings(queue=WORKER_QUEUE, concurrency=1, lease_s=600,
+                                                                  poll_interval_s=0.1))
+                self.worker_thread = threading.Thread(target=self.worker.run, name="model-worker", daemon=True)
+                self.worker_thread.start()
+            ids = queue.enqueue_many(self.conn, "touch", [{"n": i} for i in range(n)], queue=WORKER_QUEUE,
+                                     max_attempts=1)
+            left = "SELECT count(*) FROM jobs WHERE id = ANY(%s)"
+            wait_until(lambda: self.conn.execute(left, [ids]).fetchone()[0] == 0, 60, what="the worker's jobs")
+            dead = self.conn.execute("SELECT id, error FROM dead_jobs WHERE id = ANY(%s)", [ids]).fetchall()
+            assert dead == [], f"jobs whose handler cannot fail were dead-lettered: {dead}"
+            self.model.done.update(ids)
+
+        @precondition(lambda self: self.worker is not None and self.restarts < RESTARTS_PER_RUN)
+        @rule(mode=st.sampled_from(["fast", "immediate"]))
+        def database_restarts(self, mode):
+            """Between steps the worker is idle, its handler thread holding the connection its last job used."""
+            self.tick(f"restart_{mode}")
+            self.restarts += 1
+            for conn in self.conns:
+                conn.close()
+            server.restart(mode)
+            self.connect()  # what committed is all there, and the model is unchanged
+
         # -- time --
 
         @rule(seconds=st.sampled_from(SHIFTS))
@@ -411,11 +472,23 @@ def make_machine(schema: str):
     return QueueMachine
 
 
+@pytest.fixture(scope="module")
+def server():
+    with PrivateServer(prefix="model-") as private:
+        yield private
+
+
+@pytest.mark.slow  # a server of its own, restarted
 @pytest.mark.timeout(0 if "COURSE_MODEL_EXAMPLES" in os.environ else 300)  # a long run takes what it takes
-def test_the_queue_behaves_like_its_model_under_random_interleavings(schema):
+def test_the_queue_behaves_like_its_model_under_random_interleavings(server):
     if BUDGET_S and SEED is None:
         pytest.fail("COURSE_MODEL_SECONDS needs COURSE_MODEL_SEED: without a seed every batch would repeat the first")
-    machine = make_machine(schema)
+    schema = "model"
+    with psycopg.connect(server.conninfo(), autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
+    with psycopg.connect(server.conninfo(schema), autocommit=True) as conn:
+        queue.install(conn)
+    machine = make_machine(server, schema)
     RAN.clear()
     print(f"\nmodel test: seed {SEED or 'none (derandomized)'}, {EXAMPLES} runs of up to {STEPS} steps a batch"
           + (f", batches for {BUDGET_S:g} s" if BUDGET_S else ""), flush=True)
@@ -432,4 +505,5 @@ def test_the_queue_behaves_like_its_model_under_random_interleavings(schema):
     total = sum(RAN.values())
     print(f"model test: seed {SEED or 'none'}, {batches} batch(es) of {EXAMPLES} runs, {total} operations: "
           + ", ".join(f"{name} {n}" for name, n in sorted(RAN.items())))
-    assert RAN["claim"] and RAN["fail"] and RAN["time_passes"] and RAN["redrive"], RAN
+    assert RAN["claim"] and RAN["fail"] and RAN["time_passes"] and RAN["redrive"] and RAN["worker_runs"], RAN
+    assert RAN["restart_fast"] and RAN["restart_immediate"], RAN

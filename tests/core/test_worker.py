@@ -68,7 +68,7 @@ def test_a_heartbeat_keeps_a_job_longer_than_its_lease_from_running_twice(runs, 
 def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, start_workers):
     queue.enqueue(runs, "record", {"sleep_s": 2})
     [w] = start_workers(1, concurrency=1, lease_s=5)
-    wait_until(lambda: runs.execute("SELECT count(*) FROM jobs WHERE lease IS NOT NULL").fetchone()[0], 30,
+    wait_until(lambda: runs.execute("SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL").fetchone()[0], 30,
                what="the claim")
     w.signal(signal.SIGTERM)
     queue.enqueue(runs, "record", {"late": True})
@@ -81,7 +81,7 @@ def test_sigterm_finishes_the_running_job_claims_nothing_new_and_exits_0(runs, s
 def test_failing_jobs_retry_with_backoff_then_dead_letter_at_max_attempts(conn, start_workers):
     queue.enqueue(conn, "always_fails", {}, max_attempts=3)
     queue.enqueue(conn, "invalid_address", {})
-    start_workers(1, concurrency=2, lease_s=5, poll_interval=0.2)
+    start_workers(1, concurrency=2, lease_s=5, poll_interval_s=0.2)
     wait_until(lambda: len(queue.dead_jobs(conn)) == 2, timeout=60, what="both jobs in the dead-letter table")
     dead = {d.type: d for d in queue.dead_jobs(conn)}
     assert (dead["always_fails"].reason, dead["always_fails"].attempts) == ("max_attempts", 3)
@@ -101,28 +101,20 @@ def test_unknown_types_and_bad_payloads_are_dead_lettered_at_once(conn, start_wo
 
 
 def test_notify_wakes_an_idle_worker_long_before_its_poll(runs, start_workers):
-    start_workers(1, concurrency=1, lease_s=5, poll_interval=30)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval_s=30)
     time.sleep(2)  # let it go idle, listening
     queue.enqueue(runs, "record", {})
     wait_until(lambda: jobs_left(runs) == 0, timeout=15, what="the notified worker to run the job")
 
 
 def test_a_polling_worker_finds_jobs_without_notify(runs, start_workers):
-    start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
+    start_workers(1, concurrency=1, lease_s=5, poll_interval_s=0.2, listen=False)
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the polling worker to run the job")
 
 
-def test_a_bad_app_argument_gets_one_clear_line(schema):
-    from course.core import worker
-
-    child = worker.spawn("tests/apps/recording.py:nothing_here", schema=schema)
-    assert child.wait(30) == 2
-    assert "has no 'nothing_here'" in child.log() and "Traceback" not in child.log()
-
-
 def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, start_workers):
-    [w] = start_workers(1, concurrency=1, lease_s=5, poll_interval=0.2, listen=False)
+    [w] = start_workers(1, concurrency=1, lease_s=5, poll_interval_s=0.2, listen=False)
     wait_until(lambda: "queue 'default'" in w.log(), 30, what="the worker to start")
     runs.execute("ALTER TABLE jobs RENAME TO jobs_away")  # the claim now fails: no such table
     time.sleep(1.5)
@@ -130,11 +122,15 @@ def test_a_failing_statement_is_logged_once_and_the_worker_carries_on(runs, star
     runs.execute("ALTER TABLE jobs_away RENAME TO jobs")
     queue.enqueue(runs, "record", {}, notify=False)
     wait_until(lambda: jobs_left(runs) == 0, timeout=30, what="the worker to run the job once the table is back")
-    assert w.log().count('relation "jobs" does not exist') == 1, w.log_tail()
+    log = w.log()
+    assert log.count('relation "jobs" does not exist') == 1, w.log_tail()
+    assert "retrying every 0.2 s" in log, w.log_tail()  # not "every 0 s"
+    assert log.count("statements succeed again") == 1, w.log_tail()
+    assert log.index('relation "jobs" does not exist') < log.index("statements succeed again")
 
 
 def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
-    """retry_base_s/retry_cap_s (--retry-base/--retry-cap) reach fail(): every wait stays under the cap."""
+    """retry_base_s/retry_cap_s (--retry-base-s/--retry-cap-s) reach fail(): every wait stays under the cap."""
     import threading
 
     from course.infra import db
@@ -177,9 +173,9 @@ def test_the_worker_settings_choose_the_retry_backoff(conn, schema):
 def test_a_bad_retry_backoff_argument_gets_one_clear_line(schema):
     from course.infra import processes
 
-    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base", "0")
+    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--retry-base-s", "0")
     assert child.wait(30) == 2
-    assert "--retry-base/--retry-cap" in child.log() and "Traceback" not in child.log()
+    assert "--retry-base-s/--retry-cap-s" in child.log() and "Traceback" not in child.log()
 
 
 # -- nothing a handler does may stop a worker or strand a job (in-process workers, to watch them) --------
@@ -222,12 +218,17 @@ def worker_thread(schema, registry, *, hooks=None, ops=queue, **settings):
     assert outcome == {"exit": 0}, outcome
 
 
-def test_a_handler_error_holding_a_nul_byte_is_dead_lettered_and_the_next_job_runs(conn, schema):
+@pytest.mark.parametrize("odd, shown", [("\x00", "\N{REPLACEMENT CHARACTER}"), ("\udc80", "\\udc80")],
+                         ids=["NUL", "lone surrogate"])
+def test_a_handler_error_text_postgresql_cannot_store_is_dead_lettered_and_the_next_job_runs(conn, schema, odd,
+                                                                                              shown):
+    """NUL cannot be stored in text; a lone surrogate (a bad decode's leftovers) cannot even be sent as UTF-8.
+    Either one in an error message must not stop the job from being retried and buried, nor the worker."""
     registry, ran = Registry(), []
 
     @registry.handler("nul")
     def nul(job):
-        raise RuntimeError("bad\x00byte")
+        raise RuntimeError(f"bad{odd}byte")
 
     @registry.handler("ok")
     def ok(job):
@@ -239,7 +240,7 @@ def test_a_handler_error_holding_a_nul_byte_is_dead_lettered_and_the_next_job_ru
         wait_until(lambda: ran and queue.dead_jobs(conn), timeout=30, what="the poison job buried, the next run")
     [dead] = queue.dead_jobs(conn)
     assert (dead.id, dead.attempts, ran) == (bad, 2, [good])
-    assert "bad" in dead.error and "\x00" not in dead.error
+    assert f"bad{shown}byte" in dead.error and f"bad{shown}byte" in dead.traceback
 
 
 @pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()],
@@ -346,45 +347,6 @@ def test_an_ack_that_committed_before_the_connection_dropped_counts_as_an_ack(co
     assert acked == [{job_id}] and worker.counters.lost_leases == 0 and worker.counters.succeeded == 1
 
 
-def test_a_worker_given_a_schema_that_does_not_exist_says_so_and_exits(database):
-    from course.infra import processes
-
-    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", "no_such_schema_x")
-    assert child.wait(30) == 2, child.log_tail()
-    assert "no_such_schema_x" in child.log() and "Traceback" not in child.log()
-
-
-def test_a_worker_given_a_schema_without_the_jobs_table_says_so_and_exits(schema, conn):
-    from course.infra import processes
-
-    conn.execute("DROP TABLE jobs")
-    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema)
-    assert child.wait(30) == 2, child.log_tail()
-    assert "install" in child.log() and "Traceback" not in child.log()
-
-
-@pytest.mark.parametrize("interval", ["0", "-1", "nan"])
-def test_a_poll_interval_that_is_not_positive_is_refused_in_one_line(schema, interval):
-    from course.infra import processes
-
-    child = processes.python("worker", "course", "worker", "--app", RECORDING_APP, "--schema", schema,
-                             "--poll-interval", interval)
-    assert child.wait(30) == 2, child.log_tail()
-    assert "poll" in child.log() and "Traceback" not in child.log()
-
-
-@pytest.mark.parametrize("app, says", [
-    ("no_such_module_here:handlers", "no_such_module_here"),
-    ("tests/apps/raises_on_import.py:handlers", "ZeroDivisionError"),
-])
-def test_a_handlers_module_that_cannot_be_imported_gets_one_clear_line(schema, app, says):
-    from course.core import worker
-
-    child = worker.spawn(app, schema=schema)
-    assert child.wait(30) == 2, child.log_tail()
-    assert says in child.log() and "Traceback" not in child.log(), child.log_tail()
-
-
 @pytest.mark.parametrize("permanent, fate", [(False, "retry scheduled"), (True, "dead")])
 def test_a_fail_that_committed_before_the_connection_dropped_is_reported_as_what_it_is(conn, schema, caplog,
                                                                                         permanent, fate):
@@ -423,8 +385,8 @@ def test_a_fail_that_committed_before_the_connection_dropped_is_reported_as_what
     if permanent:
         assert [d.id for d in queue.dead_jobs(conn)] == [job_id]
     else:
-        lease, attempts = conn.execute("SELECT lease, attempts FROM jobs WHERE id = %s", [job_id]).fetchone()
-        assert (lease, attempts) == (None, 1), "retried once, by the first report"
+        token, attempts = conn.execute("SELECT lease_token, attempts FROM jobs WHERE id = %s", [job_id]).fetchone()
+        assert (token, attempts) == (None, 1), "retried once, by the first report"
 
 
 def test_a_fail_whose_job_moved_on_after_the_drop_is_reported_as_unknown_not_as_a_retry(conn, schema, caplog):
@@ -508,3 +470,66 @@ def test_handler_threads_adding_connections_at_once_lose_none(monkeypatch):
     b.join(30)
     assert len(opened) == 2
     assert sorted(map(id, worker._handler_conns)) == sorted(map(id, opened)), "a connection was lost"
+
+
+def test_a_handler_connection_the_server_closed_while_idle_is_replaced_before_the_handler_gets_it(conn, schema):
+    """The server closes an idle handler connection (pg_terminate_backend here; a restart does the same to
+    all of them): psycopg does not know yet, but the next job must get a new connection, not that one."""
+    worker = Worker(db.conninfo(schema), Registry())
+    first = worker._handler_connection()
+    pid = first.info.backend_pid
+    assert conn.execute("SELECT pg_terminate_backend(%s, 10000)", [pid]).fetchone()[0]
+    assert not first.closed and not first.broken, "psycopg learns of it only at the next statement"
+    second = worker._handler_connection()
+    assert second is not first and first.closed
+    assert second.execute("SELECT 1").fetchone() == (1,)
+    assert worker._handler_connection() is second, "a healthy connection is kept"
+    second.close()
+
+
+def test_a_handler_connection_is_retried_while_the_database_restarts_and_given_up_after_a_lease(monkeypatch):
+    from course.core import worker as worker_module
+
+    tries = []
+    answers_from = 3  # the try the database answers; later reset to never
+
+    def connect(*args, **kwargs):
+        tries.append(time.monotonic())
+        if len(tries) < answers_from:
+            raise psycopg.OperationalError("the database system is starting up")
+        return SimpleNamespace(closed=False, broken=False)
+
+    monkeypatch.setattr(worker_module.psycopg, "connect", connect)
+    worker = Worker("", Registry(), Settings(lease_s=1))
+    assert worker._handler_connection() is not None and len(tries) == 3
+    tries.clear()
+    answers_from = float("inf")
+    worker._handler_local.conn = None
+    with pytest.raises(psycopg.OperationalError, match="starting up"):
+        worker._handler_connection()
+    assert len(tries) >= 3 and tries[-1] - tries[0] < 1, "retried, and given up within a lease (1 s)"
+
+
+def test_a_handler_that_leaves_a_transaction_open_fails_its_attempt_and_the_next_job_starts_clean(conn, schema):
+    """The thread's connection is autocommit, but `BEGIN` opens a transaction all the same. Left open, the
+    handler's work is not committed (acking the job would lose it) and the next job on that thread would
+    run inside it. The worker rolls it back and fails the attempt, saying why."""
+    conn.execute("CREATE TABLE effects (job_id bigint)")
+    registry = Registry()
+
+    @registry.handler("forgets_commit")
+    def forgets_commit(job, conn):
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO effects VALUES (%s)", [job.id])
+
+    @registry.handler("ok")
+    def ok(job, conn):
+        conn.execute("INSERT INTO effects VALUES (%s)", [job.id])
+
+    bad = queue.enqueue(conn, "forgets_commit", {}, max_attempts=1)
+    good = queue.enqueue(conn, "ok", {})
+    with worker_thread(schema, registry):  # one handler thread: the second job runs on the same connection
+        wait_until(lambda: jobs_left(conn) == 0, timeout=30, what="both jobs reported")
+    [dead] = queue.dead_jobs(conn)
+    assert dead.id == bad and "returned with a transaction still open" in dead.error, dead.error
+    assert conn.execute("SELECT job_id FROM effects").fetchall() == [(good,)]

@@ -50,9 +50,24 @@ def _reach(functions: dict, name: str) -> list[ast.FunctionDef]:
     return list(seen.values())
 
 
-def _strings(nodes) -> list[str]:
-    return [node.value for tree in nodes for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+def _strings(nodes, constants: dict[str, str] | None = None) -> list[str]:
+    """The string literals in these trees, and the values of the module's string constants they name
+    (a wrong-answer table may say JITTER for "full jitter: ...")."""
+    found = []
+    for tree in nodes:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append(node.value)
+            elif isinstance(node, ast.Name) and constants and node.id in constants:
+                found.append(constants[node.id])
+    return found
+
+
+def _constants(lab_id: str) -> dict[str, str]:
+    """Module-level NAME = "a string" assignments of the lab's wrong-answer file."""
+    return {target.id: node.value.value for node in _tree(lab_id).body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            for target in node.targets if isinstance(target, ast.Name)}
 
 
 def _same_check(fragment: str, text: str) -> bool:
@@ -102,7 +117,7 @@ def wrong_answer_problem(exercise: manifest.Exercise, rule: manifest.Rule, test_
         asserted = _case(asserted, case.rstrip("]"), _tables(exercise.lab_id))
         if asserted is None:
             return f"{where}: the test has no parametrized case {case.rstrip(']')!r}"
-    own = _strings([asserted])
+    own = _strings([asserted], _constants(exercise.lab_id))
     if not any(_same_check(fragment, text) for fragment in rule.checks for text in own):
         return f"{where} asserts none of the rule's checks {list(rule.checks)} among its failures"
     return None

@@ -40,6 +40,17 @@ def test_a_schema_is_read_as_plain_data_with_times_from_now(box):
     assert len(state["loose"]) == 2  # no primary key: the same row twice is two rows
 
 
+def test_a_column_named_a_moment_is_read_as_the_datetime_it_holds(box):
+    """A simulated clock's moment (a slot in 2099) means itself, not seconds from now."""
+    from datetime import datetime, timezone
+
+    box.conn.execute("INSERT INTO things (id, at) VALUES (1, '2099-03-14 02:10:00+00'), (2, NULL)")
+    state = Reader.of(box.conn, moments=("things.at",)).read(box.conn)
+    assert state["things"][(1,)]["at"] == datetime(2099, 3, 14, 2, 10, tzinfo=timezone.utc)
+    assert state["things"][(2,)]["at"] is None
+    assert isinstance(Reader.of(box.conn).read(box.conn)["things"][(1,)]["at"], At)
+
+
 def test_states_differ_by_row_and_column_with_times_within_a_slack():
     ours = {"t": {(1,): {"id": 1, "at": At(30.1)}, (2,): {"id": 2, "at": At(0.0)}}}
     theirs = {"t": {(1,): {"id": 1, "at": At(30.0)}, (3,): {"id": 3, "at": At(0.0)}}}
@@ -178,6 +189,16 @@ def test_a_search_reports_every_check_once_with_its_smallest_example_and_replays
     assert first == report(7)
     assert first == [("no number above five", False, "numbers [6]"), ("no three then four", False, "numbers [3, 4]"),
                      ("never fails", True, None)]
+
+
+def test_the_boundaries_given_first_are_tried_before_any_drawn_scenario():
+    seen = []
+    t = Trial("99.test")
+    verdicts = diff.Verdicts(t, ["no number above five", "no three then four"])
+    diff.search(verdicts, lambda rng: Numbers((0,)), lambda s: seen.append(s) or judge(s), seed=1, count=2,
+                first=[Numbers((3, 4)), Numbers((1,))])
+    assert seen[0] == Numbers((3, 4)) and seen[-3:] == [Numbers((1,)), Numbers((0,)), Numbers((0,))]  # shrinks between
+    assert verdicts.failed("no three then four") and not verdicts.failed("no number above five")
 
 
 def test_families_are_drawn_in_turn():

@@ -80,7 +80,7 @@ def test_a_failure_shows_expected_got_and_the_smallest_example():
 
     text = run_check("00.first_job", enqueue_welcome=enqueue_welcome).render()
     assert "expected: {'user_id': 7}" in text and "got:      {'user': 7}" in text
-    assert "smallest failing example: enqueue_welcome(conn, 7)" in text
+    assert "smallest failing example: an empty jobs table; then user 7 signs up" in text
 
 
 def test_passing_says_these_checks_passed_never_everything_is_correct():
@@ -124,3 +124,17 @@ def test_the_command_line_prints_progress_and_compares(capsys):
     out = capsys.readouterr().out
     assert "YOUR CODE" in out or "your code" in out
     assert "not started" in out
+
+
+def test_what_a_check_tells_is_printed_under_its_checks_whether_they_pass_or_fail():
+    from course.grading.report import Report
+    from course.grading.trial import Trial
+
+    t = Trial("99.test")
+    t.expect("a check", ok=True)
+    t.tell("Tried 3 things: a right answer fails it less than once in 1,000,000 runs.")
+    passed = Report("99.test", tuple(t.results), notes=tuple(t.notes)).render()
+    t.expect("another", ok=False)
+    failed = Report("99.test", tuple(t.results), notes=tuple(t.notes)).render()
+    said = "Tried 3 things: a right answer fails it less than once in 1,000,000 runs."
+    assert passed.splitlines()[-1] == said and said in failed.splitlines()

@@ -134,3 +134,49 @@ def test_explore_finds_the_interleaving_the_reference_does_not_allow(arena):
     finding, told = interleave.explore(arena, Scenario(), answer=read_then_take, reference=reference,
                                        acts=[(act, act)], holds=[], judge=judge)
     assert finding.check == "takes a free item" and told.between and "just before your statement 2" in str(told)
+
+
+def test_an_answer_seen_waiting_is_told_at_which_of_its_statements(arena):
+    hold = interleave.InTransaction("another session holds item 1", lambda conn: conn.execute(
+        "SELECT id FROM items WHERE id = 1 FOR UPDATE").fetchall())
+
+    def takes_two_then_all(conn):  # takes item 2 (passing over 1), then marks every free item: waits on 1
+        take("FOR UPDATE SKIP LOCKED")(conn)
+        conn.execute("UPDATE items SET taken_by = 'A' WHERE taken_by IS NULL")
+        return Attempt(2)
+
+    got = arena.under(takes_two_then_all, Scenario(), hold)
+    assert got.waited and got.waited_at == (2, "UPDATE items SET taken_by = 'A' WHERE taken_by IS NULL")
+    assert arena.under(take("FOR UPDATE"), Scenario(), hold).waited_at[0] == 1
+    assert arena.under(take("FOR UPDATE SKIP LOCKED"), Scenario(), hold).waited_at is None
+
+
+def test_a_kill_point_cuts_the_session_before_its_step_and_stops_the_answer(arena):
+    """What committed before the kill stays, what was in the open transaction is rolled back, nothing after
+    runs: as a SIGKILL of the answer's process leaves the database."""
+    arena.reset(Scenario())
+    conn = arena.connect()
+    effects = []
+
+    def answer(conn):
+        conn.execute("UPDATE items SET taken_by = 'A' WHERE id = 1")  # autocommit: kept
+        with conn.transaction():
+            conn.execute("UPDATE items SET taken_by = 'A' WHERE id = 2")  # rolled back with the kill
+            kill.step("an email")  # a step of the check's own (a publish, a send)
+            effects.append("sent")
+            conn.execute("UPDATE items SET taken_by = 'A' WHERE id = 3")
+
+    kill = interleave.KillPoint(arena.watch, conn, 3)
+    with pytest.raises(interleave.Killed), kill.watching():
+        answer(conn)
+    assert kill.steps == ["UPDATE items SET taken_by = 'A' WHERE id = 1",
+                          "UPDATE items SET taken_by = 'A' WHERE id = 2", "an email"]
+    assert effects == [] and (conn.closed or conn.broken)
+    conn.close()
+    assert [row["taken_by"] for _, row in sorted(arena.read()["items"].items())] == ["A", None, None]
+    with pytest.raises(interleave.Killed):
+        kill.step("anything after the kill")  # a dead process does nothing more
+    counting = interleave.KillPoint(arena.watch, arena.conn, 0)
+    with counting.watching():
+        arena.conn.execute("SELECT 1")
+    assert counting.steps == ["SELECT 1"] and not counting.dead

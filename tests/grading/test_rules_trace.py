@@ -99,7 +99,7 @@ def test_the_build_rewrites_a_stale_rules_block_and_leaves_the_statement_alone()
 
 def test_one_case_of_a_parametrized_wrong_answer_is_traced_by_its_own_row():
     exercise = COURSE.exercise("05.relay")
-    rule = manifest.Rule(id="x", text="x", checks=["takes at most `limit` rows per call"], wrong_answers=())
-    assert wrong_answer_problem(exercise, rule, "test_relay_wrong_answers_fail[ignores_the_limit]") is None
-    assert "asserts none" in wrong_answer_problem(exercise, rule, "test_relay_wrong_answers_fail[newest_first]")
-    assert "no parametrized case" in wrong_answer_problem(exercise, rule, "test_relay_wrong_answers_fail[nope]")
+    rule = manifest.Rule(id="x", text="x", checks=["takes up to `limit` rows per call"], wrong_answers=())
+    assert wrong_answer_problem(exercise, rule, "test_wrong_relays_fail[ignores_the_limit]") is None
+    assert "asserts none" in wrong_answer_problem(exercise, rule, "test_wrong_relays_fail[newest_first]")
+    assert "no parametrized case" in wrong_answer_problem(exercise, rule, "test_wrong_relays_fail[nope]")

@@ -51,8 +51,10 @@ def test_with_priorities_the_confirmation_is_claimed_before_the_newsletter(schem
 
 @pytest.mark.slow
 def test_with_two_queues_the_confirmation_has_a_worker_of_its_own(schema):
-    result = run(schema, "two queues")
-    assert result.newsletter_overtaking == 0  # no newsletter job shares its queue
+    """The layout's guarantee, from the recorded runs: the confirmation ran in its own queue, on a worker that
+    ran nothing else, so no newsletter job can be ahead of it. (Counting newsletter jobs in the
+    confirmation's queue, as this test once did, counted what the layout leaves empty.)"""
+    run(schema, "two queues")
     with db.connect(schema) as conn:
         queues = dict(conn.execute("SELECT type, min(queue) FROM runs GROUP BY type").fetchall())
         workers = dict(conn.execute("SELECT type, array_agg(DISTINCT claimed_by) FROM runs GROUP BY type"))

@@ -220,7 +220,7 @@ def test_workers_run_the_three_jobs_of_a_booking(hub, schema, provider, partner,
 @pytest.mark.slow
 def test_scaled_backoff_reaches_the_dead_letter_table_after_eight_quick_attempts(hub, schema, provider, started):
     provider.configure(down=True)
-    worker = stayhub.spawn_worker(schema, provider_url=provider.url, backoff_scale=0.01, poll_interval=0.05,
+    worker = stayhub.spawn_worker(schema, provider_url=provider.url, backoff_scale=0.01, poll_interval_s=0.05,
                                   name="test-stayhub-fast")
     started.append(worker)
     booking_id = a_booking(hub)

@@ -30,8 +30,20 @@ RETURNING id;
 -- Channel names are limited to 63 bytes; LISTEN truncates a longer name the same way.
 SELECT pg_notify(left('jobs:' || current_schema(), 63), %(queue)s);
 
+-- name: channel
+-- The channel `notify` wakes this schema's workers on, for their LISTEN (which takes no parameters:
+-- course.core.queue.listen puts the name into the statement, quoted).
+SELECT left('jobs:' || current_schema(), 63);
+
+-- name: where
+-- Where this connection's tables resolve: its schema (NULL when no schema on the search path exists),
+-- the search path itself (to name in an error), and whether the queue's jobs table is there.
+SELECT current_schema() AS schema, current_setting('search_path') AS search_path,
+       to_regclass('jobs') IS NOT NULL AS installed;
+
 -- name: claim
--- Take up to `limit` visible jobs, most urgent first. SKIP LOCKED: rows another worker is claiming
+-- Take up to `limit` visible jobs, most urgent first: the highest priority, then the longest due (the
+-- earliest run_at), then the first stored (the lowest id). SKIP LOCKED: rows another worker is claiming
 -- right now are passed over instead of waited for. The CTE locks exactly the rows the UPDATE then
 -- changes. The UPDATE finds them by primary key (= ANY of an array): joined to the CTE instead, the
 -- planner may hash the whole table (at 100 per claim with 20,000 jobs waiting it read every row, 5 ms
@@ -45,14 +57,14 @@ WITH next AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE jobs
-    SET run_at     = now() + make_interval(secs => %(lease_s)s),
-        lease      = gen_random_uuid(),
-        attempts   = jobs.attempts + 1,
-        claimed_by = %(worker)s,
-        claimed_at = now()
+    SET run_at      = now() + make_interval(secs => %(lease_s)s),
+        lease_token = gen_random_uuid(),
+        attempts    = jobs.attempts + 1,
+        claimed_by  = %(worker)s,
+        claimed_at  = now()
     WHERE jobs.id = ANY(ARRAY(SELECT id FROM next))
     RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
-              jobs.max_attempts, jobs.lease AS lease_token, jobs.run_at AS lease_expires_at
+              jobs.max_attempts, jobs.lease_token, jobs.run_at AS lease_expires_at
 )
 SELECT claimed.*
 FROM claimed JOIN next USING (id)
@@ -61,14 +73,14 @@ ORDER BY next.priority DESC, next.run_at, next.id;
 -- name: ack
 -- Done: delete the job, but only while our lease is the current one. A worker whose lease ran out and
 -- whose job was claimed again deletes nothing.
-DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease_token)s;
+DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s;
 
 -- name: ack_many
 -- The arrays go in binary (the b ending their placeholders): as text, psycopg writes and escape-checks
 -- each element and the server parses it back, a sixth of a worker's own CPU (94k -> 78k instructions a job).
 DELETE FROM jobs
-USING unnest(%(ids)b::bigint[], %(lease_tokens)b::uuid[]) AS done (id, lease)
-WHERE jobs.id = done.id AND jobs.lease = done.lease
+USING unnest(%(ids)b::bigint[], %(lease_tokens)b::uuid[]) AS done (id, lease_token)
+WHERE jobs.id = done.id AND jobs.lease_token = done.lease_token
 RETURNING jobs.id;
 
 -- name: ack_and_claim
@@ -81,8 +93,8 @@ RETURNING jobs.id;
 -- statement still returns that one row.
 WITH acked AS (
     DELETE FROM jobs
-    USING unnest(%(ids)b::bigint[], %(lease_tokens)b::uuid[]) AS done (id, lease)
-    WHERE jobs.id = done.id AND jobs.lease = done.lease
+    USING unnest(%(ids)b::bigint[], %(lease_tokens)b::uuid[]) AS done (id, lease_token)
+    WHERE jobs.id = done.id AND jobs.lease_token = done.lease_token
     RETURNING jobs.id
 ), next AS (
     SELECT id, priority, run_at
@@ -93,14 +105,14 @@ WITH acked AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE jobs
-    SET run_at     = now() + make_interval(secs => %(lease_s)s),
-        lease      = gen_random_uuid(),
-        attempts   = jobs.attempts + 1,
-        claimed_by = %(worker)s,
-        claimed_at = now()
+    SET run_at      = now() + make_interval(secs => %(lease_s)s),
+        lease_token = gen_random_uuid(),
+        attempts    = jobs.attempts + 1,
+        claimed_by  = %(worker)s,
+        claimed_at  = now()
     WHERE jobs.id = ANY(ARRAY(SELECT id FROM next))
     RETURNING jobs.id, jobs.queue, jobs.type, jobs.payload, jobs.priority, jobs.attempts,
-              jobs.max_attempts, jobs.lease AS lease_token, jobs.run_at AS lease_expires_at
+              jobs.max_attempts, jobs.lease_token, jobs.run_at AS lease_expires_at
 )
 SELECT (SELECT array_agg(asked) FROM unnest(%(ids)b::bigint[]) AS asked
         WHERE asked NOT IN (SELECT id FROM acked)) AS lost,
@@ -112,27 +124,27 @@ ORDER BY next.priority DESC, next.run_at, next.id;
 -- name: extend_lease
 -- The heartbeat: push the end of our lease forward, only if it is still ours.
 UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
-WHERE id = %(id)s AND lease = %(lease_token)s
+WHERE id = %(id)s AND lease_token = %(lease_token)s
 RETURNING run_at AS lease_expires_at;
 
 -- name: extend_leases
 UPDATE jobs SET run_at = now() + make_interval(secs => %(lease_s)s)
-FROM unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS running (id, lease)
-WHERE jobs.id = running.id AND jobs.lease = running.lease
+FROM unnest(%(ids)s::bigint[], %(lease_tokens)s::uuid[]) AS running (id, lease_token)
+WHERE jobs.id = running.id AND jobs.lease_token = running.lease_token
 RETURNING jobs.id;
 
 -- name: retry
--- Hand the job back to run again after a delay. Clearing the lease fences out our own late ack.
+-- Hand the job back to run again after a delay. Clearing the lease token fences out our own late ack.
 UPDATE jobs
-SET run_at = now() + make_interval(secs => %(delay_s)s), lease = NULL, claimed_by = NULL,
+SET run_at = now() + make_interval(secs => %(delay_s)s), lease_token = NULL, claimed_by = NULL,
     last_error = %(error)s
-WHERE id = %(id)s AND lease = %(lease_token)s;
+WHERE id = %(id)s AND lease_token = %(lease_token)s;
 
 -- name: bury
 -- Move the job to the dead-letter table, in one statement: it is in exactly one of the two tables.
 -- attempts counts runs: a claim that found the job out of attempts buries it without running it.
 WITH dead AS (
-    DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease_token)s RETURNING *
+    DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s RETURNING *
 )
 INSERT INTO dead_jobs (id, queue, type, payload, priority, attempts, max_attempts, unique_key,
                        created_at, reason, error, traceback)
@@ -140,6 +152,22 @@ SELECT id, queue, type, payload, priority, least(attempts, max_attempts), max_at
        created_at, %(reason)s, %(error)s, %(traceback)s
 FROM dead
 RETURNING id;
+
+-- name: fate
+-- Where a job is whose fail() lost its answer with the connection, asked once a retry of that fail()
+-- found the lease gone: dead, or waiting for its retry with our attempt count (our first report most
+-- likely committed), or neither (no row: it has moved on, acked or claimed by another worker since).
+SELECT 'dead' FROM dead_jobs WHERE id = %(id)s
+UNION ALL
+SELECT 'retry scheduled' FROM jobs WHERE id = %(id)s AND lease_token IS NULL AND attempts = %(attempts)s;
+
+-- name: gone
+-- Which of these jobs are in neither table. Asked of the jobs an ack_many retried after a lost
+-- connection: no other worker can finish a job while our lease holds, so one that is gone was deleted
+-- by our first ack_many, whose answer the connection lost.
+SELECT id FROM unnest(%(ids)s::bigint[]) AS asked (id)
+WHERE NOT EXISTS (SELECT FROM jobs WHERE jobs.id = asked.id)
+  AND NOT EXISTS (SELECT FROM dead_jobs WHERE dead_jobs.id = asked.id);
 
 -- name: alert_dead
 -- Tell whoever listens (a dashboard, an on-call bot) that a job was dead-lettered.
@@ -177,8 +205,8 @@ LIMIT %(limit)s;
 -- enqueued with an hour's delay is on time the moment it becomes due.
 SELECT queue,
        count(*) FILTER (WHERE run_at <= now())                        AS ready,
-       count(*) FILTER (WHERE lease IS NOT NULL AND run_at > now())   AS in_flight,
-       count(*) FILTER (WHERE lease IS NULL AND run_at > now())       AS scheduled,
+       count(*) FILTER (WHERE lease_token IS NOT NULL AND run_at > now()) AS in_flight,
+       count(*) FILTER (WHERE lease_token IS NULL AND run_at > now())     AS scheduled,
        coalesce(extract(epoch FROM now() - min(due_at) FILTER (WHERE run_at <= now())), 0)::float8
                                                                       AS oldest_ready_age_s
 FROM jobs

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     due_at       timestamptz NOT NULL DEFAULT now(),
     attempts     integer     NOT NULL DEFAULT 0,
     max_attempts integer     NOT NULL DEFAULT 8 CHECK (max_attempts >= 1),
-    lease        uuid,                                -- token of the current claim; NULL if never claimed
+    lease_token  uuid,                                -- token of the current claim; NULL if never claimed
                                                       -- or handed back for a retry
     claimed_by   text,
     claimed_at   timestamptz,
@@ -28,6 +28,16 @@ CREATE TABLE IF NOT EXISTS jobs (
 
 -- A jobs table made before due_at existed gets it (its jobs count as due since it was added).
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS due_at timestamptz NOT NULL DEFAULT now();
+
+-- A jobs table made when the token's column was called `lease` (a name that read like a duration) gets
+-- the new name.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM information_schema.columns
+               WHERE table_schema = current_schema() AND table_name = 'jobs' AND column_name = 'lease') THEN
+        ALTER TABLE jobs RENAME COLUMN lease TO lease_token;
+    END IF;
+END $$;
 
 -- The claim reads this index in order and stops at the first rows it can lock.
 CREATE INDEX IF NOT EXISTS jobs_next ON jobs (queue, priority DESC, run_at, id);

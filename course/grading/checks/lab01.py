@@ -8,87 +8,327 @@
 
 from __future__ import annotations
 
+import contextlib
+import random
+import re
+import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 
+from psycopg import sql
+
+from course.infra import processes
 from course.programs import tiffin
 from course.programs.checkout import CheckoutApp
-from course.programs.email_provider import Delivery, EmailProvider, ServiceUnreachable, Settings
+from course.programs.email_provider import Delivery, EmailProvider, Settings
 
-from course.grading.trial import Trial
+from course.grading import differential as diff
+from course.grading.snapshot import Reader, mismatches
+from course.grading.trial import Attempt, Trial, short
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
 
-# -- 01.receipts_lost -------------------------------------------------------------------------------
+# -- 01.receipts_lost: the orders (the database) against the deliveries (the provider) -----------------------
+#
+# The learner's receipts_lost and the reference (the solution's function) run on the same orders table and
+# deliveries, drawn from everything the statement allows: customers with several orders, orders inserted out
+# of id order and with every status, order numbers that are pieces of one another (981, 9812, 98120),
+# receipts delivered twice, receipts for orders not in the table, emails that are not receipts (some naming
+# an order: "Your Tiffin order #9813 is on its way"), more orders than a page. It only reads, so no other
+# session acts between its statements.
+
+RECEIPTS_SEED = 1  # the scenarios `check("01.receipts_lost")` draws unless given another seed
+RECEIPT_SCENARIOS = 32
+ELSEWHERE = "someone@elsewhere.example"  # an address no customer has (an experiment's)
+NAMES = {n: email for n, (_, email, _) in enumerate(tiffin.SEED_CUSTOMERS, start=1)}  # 1: ana@example.com
+STATUSES = ("placed", "preparing", "on_its_way", "delivered", "cancelled")
+NOT_RECEIPTS = ("Your Tiffin order #{n} is on its way", "Rate your Tiffin order #{n}", "Refund for order #{n}",
+                "Tiffin newsletter #{n}", "Tiffin: 20% off your next thali this weekend", "Welcome to Tiffin!")
 
 
-def _receipt(message: int, order_id: int, to: str) -> Delivery:
-    return _email(message, to, tiffin.SUBJECT.format(order_id=order_id))
+def email_of(customer: int) -> str:
+    return NAMES.get(customer, f"guest{customer}@example.com")
 
 
-def _email(message: int, to: str, subject: str) -> Delivery:
-    return Delivery(id=f"msg_{message:06d}", to=to, subject=subject, body="(a receipt)", idempotency_key=None,
-                    at=1_760_000_000.0 + message)
+@dataclass(frozen=True)
+class Order:
+    id: int
+    customer: int = 1
+    status: str = "placed"
+
+    def told(self) -> str:
+        status = "" if self.status == "placed" else f", {self.status}"
+        return f"{self.id} ({email_of(self.customer).split('@')[0].capitalize()}{status})"
 
 
-ANA, BEN, CHEN = "ana@example.com", "ben@example.com", "chen@example.com"
+@dataclass(frozen=True)
+class Mail:
+    to: str
+    subject: str
+
+    def told(self) -> str:
+        return f"{self.subject!r} to {self.to}"
 
 
-def _ascending(got):
-    """The ids sorted, when they can be: which ids is one check, their order another."""
-    try:
-        return sorted(got) if isinstance(got, list) else got
-    except TypeError:
-        return got
+def receipt(order_id: int, to: str) -> Mail:
+    return Mail(to, tiffin.SUBJECT.format(order_id=order_id))
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A scenario: the orders table, as inserted (in this order), and the provider's deliveries."""
+    orders: tuple[Order, ...]
+    mails: tuple[Mail, ...]
+
+    def told(self) -> str:
+        orders = ("no orders" if not self.orders else "orders " + ", ".join(o.told() for o in self.orders)
+                  + (" (inserted in that order)" if [o.id for o in self.orders] != sorted(o.id for o in self.orders)
+                     else ""))
+        mails = ("no deliveries" if not self.mails else "deliveries: " + "; ".join(m.told() for m in self.mails))
+        return f"{orders}; {mails}; receipts_lost(conn, deliveries)"
+
+    def deliveries(self) -> list[Delivery]:
+        return [Delivery(id=f"msg_{n:06d}", to=m.to, subject=m.subject, body=f"{m.subject}\n\nTiffin",
+                         idempotency_key=None, at=1_760_000_000.0 + n) for n, m in enumerate(self.mails, start=1)]
+
+    def shrinks(self) -> Iterator["Lost"]:
+        for part in ("mails", "orders"):
+            rows = getattr(self, part)
+            size = max(1, len(rows) // 2) if rows else 0
+            while size >= 1:
+                for start in range(0, len(rows), size):
+                    yield replace(self, **{part: rows[:start] + rows[start + size:]})
+                size //= 2
+        for index, order in enumerate(self.orders):
+            if order.status != "placed":
+                yield replace(self, orders=self.orders[:index] + (replace(order, status="placed"),)
+                              + self.orders[index + 1:])
+        if [o.id for o in self.orders] != sorted(o.id for o in self.orders):
+            yield replace(self, orders=tuple(sorted(self.orders, key=lambda o: o.id)))
+
+
+def install_orders(scene: Lost) -> sql.Composable:
+    customers = sorted({o.customer for o in scene.orders if o.customer not in NAMES})
+    parts = [sql.SQL("INSERT INTO customers (id, name, email, address) VALUES ({}, 'Guest', {}, '1 High Street')")
+             .format(sql.Literal(c), sql.Literal(email_of(c))) for c in customers]
+    if scene.orders:
+        rows = [[sql.Literal(o.id), sql.Literal(o.customer), sql.Literal(o.status), sql.Literal(1000 + o.id % 97)]
+                for o in scene.orders]
+        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents) ") + diff.values(rows))
+    return sql.SQL("; ").join(parts) if parts else sql.SQL("SELECT")
+
+
+def _ids(rng: random.Random, count: int, related: bool = False) -> list[int]:
+    """Order numbers: from 9812 with gaps; with `related`, numbers that are pieces of one another."""
+    if related:
+        base = rng.choice([981, 9812, 9813, 1234])
+        pool = {base, base * 10, base * 10 + rng.randint(0, 9), int(f"1{base}"), base // 10, base + 1, base * 100}
+        return rng.sample(sorted(pool), min(count, len(pool)))
+    return rng.sample(range(9812, 9812 + 3 * count + 3), count)
+
+
+def _lost(rng: random.Random, ids: list[int], *, customers: list[int], delivered: float, noise: int = 0,
+          statuses: bool = False) -> Lost:
+    orders = [Order(i, rng.choice(customers), rng.choice(STATUSES) if statuses else "placed") for i in ids]
+    mails = [receipt(o.id, email_of(o.customer)) for o in orders if rng.random() < delivered]
+    for _ in range(noise):
+        n = rng.choice(ids) if ids and rng.random() < 0.7 else rng.randint(1, 99999)
+        kind = rng.choice(["twice", "stray", "other", "other"])
+        if kind == "twice" and mails:
+            mails.append(rng.choice(mails))
+        elif kind == "stray":
+            mails.append(receipt(rng.choice([n * 10, n * 10 + 3, int(f"1{n}"), n // 10 or 7, n + 10000]),
+                                 email_of(rng.choice(customers))))
+        else:
+            mails.append(Mail(email_of(rng.choice(customers)), rng.choice(NOT_RECEIPTS).format(n=n)))
+    rng.shuffle(orders)  # inserted out of id order: a query without ORDER BY reads them so
+    rng.shuffle(mails)
+    return Lost(tuple(orders), tuple(mails))
+
+
+def lost_families() -> list[Callable[[random.Random], Lost]]:
+    def plain(rng):
+        return _lost(rng, _ids(rng, rng.randint(1, 6)), customers=[1, 2, 3, 4, 5], delivered=0.6)
+
+    def regulars(rng):  # one customer, several orders, fewer receipts
+        return _lost(rng, _ids(rng, rng.randint(2, 4)), customers=[rng.randint(1, 5)], delivered=0.5)
+
+    def noise(rng):  # duplicates, strays, emails that are not receipts
+        return _lost(rng, _ids(rng, rng.randint(1, 5)), customers=[1, 2, 3], delivered=0.5, noise=rng.randint(1, 5))
+
+    def numbers(rng):  # order numbers that are pieces of one another
+        return _lost(rng, _ids(rng, rng.randint(2, 5), related=True), customers=[1, 2], delivered=0.5,
+                     noise=rng.randint(0, 2))
+
+    def edges(rng):  # nothing, or everything delivered
+        ids = _ids(rng, rng.randint(0, 3))
+        return _lost(rng, ids, customers=[1, 2, 3], delivered=rng.choice([0.0, 1.0]), noise=rng.choice([0, 0, 2]))
+
+    def statuses(rng):  # orders delivered, cancelled, on their way: still orders
+        return _lost(rng, _ids(rng, rng.randint(2, 6)), customers=[1, 2, 3, 4, 5], delivered=0.4, statuses=True)
+
+    def many(rng):  # more orders than a page, and customers beyond the demo's five
+        return _lost(rng, _ids(rng, rng.randint(25, 40)), customers=list(range(1, 9)), delivered=0.5,
+                     noise=rng.randint(0, 6))
+
+    return [plain, regulars, noise, numbers, edges, statuses, many]
+
+
+def reference_lost(conn, deliveries) -> list[int]:
+    """The solution's function: the number of each receipt's whole subject; every order without one."""
+    received = set()
+    for delivery in deliveries:
+        match = re.fullmatch(r"Your Tiffin receipt for order #(\d+)", delivery.subject)
+        if match:
+            received.add(int(match.group(1)))
+    return [order_id for (order_id,) in conn.execute("SELECT id FROM orders ORDER BY id") if order_id not in received]
+
+
+LIST = "returns a list of order ids ([] when nothing is missing)"
+EVERY = "lists each order whose receipt never came, even when its customer got a receipt for another order"
+NOT_FOOLED = "is not fooled by a duplicate receipt, an email that is not a receipt or another order's number"
+ASCENDING = "lists the order ids in ascending order"
+LOST_CHECKS = (LIST, EVERY, NOT_FOOLED, ASCENDING)
+
+
+class LostJudge:
+    def __init__(self, t: Trial, conn, reader: Reader, answer: Callable):
+        self.t, self.conn, self.reader, self.answer = t, conn, reader, answer
+
+    def run(self, scene: Lost) -> tuple[Attempt, list[int], bool]:
+        """(what the answer did, what the reference returns, whether the answer changed any table), on the
+        scene's rows, in one transaction rolled back afterwards."""
+        def both(conn):
+            ref = reference_lost(conn, scene.deliveries())
+            before = self.reader.read(conn)
+            done = self.t.attempt(self.answer, conn, scene.deliveries())
+            return Attempt(value=(done, ref, before))
+        both_done, state = diff.in_rollback(self.conn, self.reader, install_orders(scene), both)
+        done, ref, before = both_done.value
+        return done, ref, bool(mismatches(before, state))
+
+    def compare(self, scene: Lost) -> diff.Finding | None:
+        done, ref, wrote = self.run(scene)
+        if done.error is not None:
+            quiet = replace(scene, mails=tuple(m for m in scene.mails if _is_receipt(m)))
+            if quiet != scene and self.run(quiet)[0].error is None:
+                return diff.Finding(NOT_FOOLED, got=f"yours raised {done.error}", expected=short(ref),
+                                    note="it raised on an email that is not a receipt: skip every subject that is not "
+                                         "exactly a receipt's")
+            return diff.Finding(LIST, got=f"yours raised {done.error}", expected=short(ref))
+        mine = done.value
+        if not isinstance(mine, list):
+            return diff.Finding(LIST, got=f"{short(mine)} ({type(mine).__name__})", expected=short(ref),
+                                note="a list, in ascending order: sorted(...) or a list comprehension over "
+                                     "SELECT ... ORDER BY id gives one")
+        if any(type(i) is not int for i in mine):
+            return diff.Finding(LIST, got=short(mine), expected=short(ref), note="the order ids themselves, as ints")
+        if mine != ref and sorted(mine) == ref:
+            return diff.Finding(ASCENDING, got=short(mine), expected=short(ref),
+                                note="smallest id first: SELECT ... ORDER BY id (a table without ORDER BY comes back "
+                                     "in whatever order its rows are stored)")
+        if mine != ref:
+            return self._which(scene, mine, ref)
+        if wrote:
+            return diff.Finding(EVERY, got="your function changed the tables", expected="it only reads them")
+        return None
+
+    def _which(self, scene: Lost, mine: list, ref: list) -> diff.Finding:
+        left_out, extra = [i for i in ref if i not in mine], [i for i in mine if i not in ref]
+        got = short(mine) + "".join(f"; {what} {short(ids)}" for what, ids in
+                                    (("it leaves out", left_out), ("it lists too", extra)) if ids)
+        expected = short(ref)
+        table = {o.id for o in scene.orders}
+        stranger = next((i for i in mine if i not in table), None)
+        if stranger is not None:
+            return diff.Finding(NOT_FOOLED, got=got, expected=expected, note=(
+                f"{stranger} is not an order in the table: list only the orders in `orders`"))
+        if len(mine) != len(set(mine)):
+            return diff.Finding(EVERY, got=got, expected=expected, note="each order once")
+        # The cause, by experiment: the difference goes when one thing is changed in the scenario.
+        receipts = [m for m in scene.mails if _is_receipt(m)]
+        experiments = [
+            (EVERY, replace(scene, mails=tuple(Mail(ELSEWHERE, m.subject) for m in scene.mails)),
+             "which orders you list changes with the addresses the emails went to, and it must not: match each "
+             "receipt to its order by the number in its subject, not by the address (a customer can have several "
+             "orders, and one receipt is not all of theirs){}", ""),
+            (EVERY, replace(scene, orders=tuple(replace(o, status="placed") for o in scene.orders)),
+             "every order in the table, whatever its status{}", ""),
+            (NOT_FOOLED, replace(scene, mails=tuple(receipts)),
+             "{!r} is not a receipt, though it names an order: only a subject that is exactly \"Your Tiffin receipt for "
+             "order #<n>\" is one", next((m.subject for m in scene.mails if not _is_receipt(m)), "")),
+            (NOT_FOOLED, replace(scene, mails=tuple(m for m in scene.mails if not _is_receipt(m) or _number(m) in table)),
+             "{!r} is the receipt of an order not in the table: compare whole numbers ('#98130' contains '9813' "
+             "without being its receipt)", next((m.subject for m in receipts if _number(m) not in table), "")),
+            (NOT_FOOLED, _one_length(scene),
+             "an order's number inside another's ({}) is not its receipt: compare whole numbers, not substrings",
+             _pieces(scene)),
+            (NOT_FOOLED, replace(scene, mails=tuple(dict.fromkeys(scene.mails))),
+             "a receipt delivered twice is one order with its receipt{}", ""),
+            (NOT_FOOLED, _one_length(replace(scene, mails=tuple(dict.fromkeys(m for m in receipts
+                                                                            if _number(m) in table)))),
+             "only the exact receipt of an order in the table counts, once: not an email that merely names a number, "
+             "not a receipt for a number that contains this one (compare whole numbers){}", ""),
+        ]
+        for check, variant, note, detail in experiments:
+            if variant != scene and self._agrees(variant):
+                return diff.Finding(check, got=got, expected=expected, note=note.format(detail))
+        return diff.Finding(EVERY, got=got, expected=expected,
+                            note="the orders whose number no delivered receipt's subject names, all of them")
+
+    def _agrees(self, scene: Lost) -> bool:
+        done, ref, _ = self.run(scene)
+        return done.error is None and done.value == ref
+
+
+def _is_receipt(mail: Mail) -> bool:
+    return re.fullmatch(r"Your Tiffin receipt for order #\d+", mail.subject) is not None
+
+
+def _number(mail: Mail) -> int:
+    return int(mail.subject.rsplit("#", 1)[1])
+
+
+def _one_length(scene: Lost) -> Lost:
+    """The scene with every order number replaced by one of five digits (none a piece of another), in its
+    subjects too: an experiment that takes substrings out of the picture."""
+    numbers = sorted({o.id for o in scene.orders} | {int(n) for m in scene.mails if (n := _named(m))})
+    new = {old: 70001 + n for n, old in enumerate(numbers)}
+
+    def renamed(mail: Mail) -> Mail:
+        head, hash_, tail = mail.subject.rpartition("#")
+        number = tail.split(" ")[0]
+        if not hash_ or not number.isdigit():
+            return mail
+        return Mail(mail.to, f"{head}#{new[int(number)]}{tail[len(number):]}")
+    return replace(scene, orders=tuple(replace(o, id=new[o.id]) for o in scene.orders),
+                   mails=tuple(renamed(m) for m in scene.mails))
+
+
+def _named(mail: Mail) -> str | None:
+    """The number after the subject's last '#', as written, or None."""
+    head, hash_, tail = mail.subject.rpartition("#")
+    number = tail.split(" ")[0]
+    return number if hash_ and number.isdigit() else None
+
+
+def _pieces(scene: Lost) -> str:
+    numbers = sorted({str(o.id) for o in scene.orders} | {n for m in scene.mails if (n := _named(m))})
+    pair = next(((a, b) for a in numbers for b in numbers if a != b and a in b), None)
+    return f"{pair[0]} in #{pair[1]}" if pair else "one in another"
 
 
 @exercise_check("01.receipts_lost")
-def receipts_lost_check(t: Trial, receipts_lost):
+def receipts_lost_check(t: Trial, receipts_lost, seed=None):
+    t.seed = RECEIPTS_SEED if seed is None else seed
     box = t.scratch()
     tiffin.install(box.conn)
-
-    got = t.call(receipts_lost, box.conn, [], during="receipts_lost(conn, []) with no orders yet")
-    t.require("returns a list (no orders, no deliveries: [])", ok=got == [] and isinstance(got, list), got=got,
-              expected=[], example="an empty orders table and no deliveries")
-
-    # Ana (customer 1) orders twice; Ben and Chen once each: orders 9812 to 9815.
-    first, second, third, fourth = (tiffin.place_order(box.conn, customer, total_cents=1000 + customer)["id"]
-                                    for customer in (1, 2, 1, 3))
-    # Stored out of id order: a row updated gets a new version at the end of the table, so a query
-    # without ORDER BY reads the first two orders last.
-    box.conn.execute("UPDATE orders SET total_cents = total_cents WHERE id IN (%s, %s)", [first, second])
-
-    got = t.call(receipts_lost, box.conn, [_receipt(1, first, ANA), _receipt(2, second, BEN), _receipt(3, fourth, CHEN)],
-                 during="receipts_lost(conn, deliveries) with one receipt missing")
-    t.expect("finds the one order without a receipt, although its customer got a receipt for another order",
-             got=got, expected=[third],
-             example=f"Ana placed orders {first} and {third}; only {first}'s receipt was delivered",
-             note="match each receipt to its order by the order number in the subject, not by the address: "
-                  "a customer can have several orders")
-
-    deliveries = [
-        _receipt(1, first, ANA),
-        _receipt(2, first, ANA),  # the same receipt twice: still one order with a receipt
-        _email(3, BEN, "Tiffin: 20% off your next thali this weekend"),  # not a receipt
-        _receipt(4, second * 10, BEN),  # a receipt for order 98130, which is not in this table
-    ]
-    got = t.call(receipts_lost, box.conn, deliveries, during="receipts_lost(conn, deliveries) with noise")
-    t.expect("is not fooled by a duplicate receipt, a newsletter or another order's number",
-             got=_ascending(got), expected=[second, third, fourth],  # the order itself is judged below
-             example=(f"orders {first}-{fourth}; deliveries: {first}'s receipt twice, a newsletter, and a receipt "
-                      f"for order #{second * 10}"),
-             note=f"counting deliveries is not enough (4 orders, 4 deliveries, 3 receipts missing); and "
-                  f"'#{second * 10}' contains '{second}' without being its receipt")
-
-    emails = {first: ANA, second: BEN, third: ANA, fourth: CHEN}
-    everything = [_receipt(n, order_id, emails[order_id]) for n, order_id in enumerate((fourth, second, third, first), 1)]
-    got = t.call(receipts_lost, box.conn, everything, during="receipts_lost(conn, deliveries), all delivered")
-    t.expect("returns [] when every order has its receipt (delivered in any order)", got=got, expected=[],
-             example=f"receipts for {fourth}, {second}, {third}, {first}")
-
-    fifth = tiffin.place_order(box.conn, 2, total_cents=990)["id"]
-    got = t.call(receipts_lost, box.conn, [_receipt(1, second, BEN)], during="receipts_lost(conn, deliveries)")
-    t.expect("lists the order ids in ascending order", got=got, expected=[first, third, fourth, fifth],
-             example=f"five orders, a receipt only for {second}")
+    judge = LostJudge(t, box.conn, Reader.of(box.conn, only=("customers", "orders", "jobs")), receipts_lost)
+    verdicts = diff.Verdicts(t, LOST_CHECKS)
+    diff.search(verdicts, diff.in_turn(lost_families()), judge.compare, seed=t.seed, count=RECEIPT_SCENARIOS)
+    verdicts.report()
 
 
 # -- 01.predict and 01.quiz -------------------------------------------------------------------------
@@ -114,15 +354,63 @@ def quiz_check(t: Trial, q1, q2, q3, q4):
 
 
 # -- 01.lose_a_receipt ----------------------------------------------------------------------------------
+#
+# A real checkout and a real provider for each way, and the learner's function run once on each. What
+# happened is read from records the learner's code cannot rewrite: the orders table, the app's own log
+# (one line per request, and one per receipt: "sent", or "lost" with the provider's answer), its exit code,
+# and the provider's deliveries. The provider has worked before (receipts delivered, one send refused), as
+# a provider has: an answer that waits for "a request" or "a refusal" without asking whose finds one at once.
 
-# When the app must die before a receipt leaves it, rendering takes longer than any graceful stop: the
-# loss is then the learner's doing, not a race. When the app lives on, receipts are quick.
+# When the app must die before a receipt leaves it, rendering takes longer than any graceful stop: the loss
+# is then the learner's doing, not a race. When the app lives on, a receipt takes a second: an answer that
+# puts the provider back at once would have to stall a whole second for its receipt to be refused anyway.
 RENDER_S_WHEN_STOPPED = 10.0  # costs nothing: the app dies long before
-RENDER_S_WHEN_RUNNING = 0.3
-SETTLE_S = 1.0  # after that, a receipt thread that was going to send has sent
+RENDER_S_WHEN_RUNNING = 1.0
+FATE_S = 60.0  # only bounds a hang: how long a running app may take to try its receipt once
 HOWS = ("deploy", "crash", "provider_error")
-EXIT_CODES = {"deploy": (0, "SIGTERM, a rolling deploy's graceful stop: exit code 0 (app.terminate())"),
-              "crash": (-9, "SIGKILL, what the out-of-memory killer sends: exit code -9 (app.kill())")}
+STOPS = {"deploy": (0, "SIGTERM", "a rolling deploy's graceful stop: the app drains its requests and exits with "
+                                  "code 0 (app.terminate())"),
+         "crash": (-9, "SIGKILL", "what the out-of-memory killer sends: no warning, exit code -9 (app.kill())")}
+HISTORY = ("Your Tiffin receipt for order #1001", "Your Tiffin receipt for order #1002")
+
+
+def placed(how: str) -> str:
+    return f"{how}: places one order through app and returns its id"
+
+
+def _with_history(provider: EmailProvider) -> None:
+    """Receipts delivered and one send refused, before the learner's turn, all by the check itself."""
+    provider.reset(settings=True)
+    for subject in HISTORY:
+        provider.send("earlier@example.com", subject, "(an earlier receipt)")
+    provider.configure(down=True)
+    try:
+        provider.send("earlier@example.com", "Your Tiffin receipt for order #1003", "(refused)")
+    except Exception:  # noqa: BLE001 (the refusal the history is made of)
+        pass
+    provider.healthy()
+
+
+def _start_apps(box, provider: EmailProvider) -> dict[str, CheckoutApp]:
+    """One checkout per way, started side by side (each takes a moment to answer its first request)."""
+    def start(how: str) -> CheckoutApp:
+        render_s = RENDER_S_WHEN_RUNNING if how == "provider_error" else RENDER_S_WHEN_STOPPED
+        return CheckoutApp.start(schema=box.schema, provider_url=provider.url, mode="thread", install=False,
+                                 receipt_render_s=render_s, name=f"check-checkout-{how.replace('_', '-')}")
+    with ThreadPoolExecutor(len(HOWS)) as pool:
+        return dict(zip(HOWS, pool.map(start, HOWS)))
+
+
+@dataclass(frozen=True)
+class Loss:
+    """What one call left behind, from the records."""
+    returned: object
+    new_orders: tuple
+    posted: int  # orders the app's log shows it took during the call
+    exit_code: int | None  # None: still running
+    settings: dict | None  # the provider's, the moment the function returned (None: it did not answer)
+    fate: str  # the app's log line about the order's receipt: "sent ...", "lost: ...", or "" (never tried)
+    delivered: int  # receipts the provider delivered for the order
 
 
 @exercise_check("01.lose_a_receipt")
@@ -130,91 +418,141 @@ def lose_a_receipt_check(t: Trial, lose_a_receipt):
     box = t.scratch()
     tiffin.install(box.conn)
     provider = EmailProvider.start(latency_s=0.0, name="check-provider")
-    apps: list[CheckoutApp] = []
+    apps: dict[str, CheckoutApp] = {}
     try:
+        apps = _start_apps(box, provider)
         for how in HOWS:
-            provider.reset(settings=True)
-            render_s = RENDER_S_WHEN_RUNNING if how == "provider_error" else RENDER_S_WHEN_STOPPED
-            app = CheckoutApp.start(schema=box.schema, provider_url=provider.url, mode="thread", install=False,
-                                    receipt_render_s=render_s, name=f"check-checkout-{how.replace('_', '-')}")
-            apps.append(app)
-            order_id = t.call(lose_a_receipt, app, provider, how, during=f'lose_a_receipt(app, provider, "{how}")')
-            if _placed(t, box, how, order_id):
-                _judge(t, how, app, provider, order_id)
+            loss = _lose(t, box, provider, apps[how], how, lose_a_receipt)
+            if not _judge_loss(t, how, loss, provider):
+                return
+            if how == "provider_error" and (loss.fate.startswith("sent") or loss.delivered):
+                _why_it_arrived(t, box, provider, lose_a_receipt)
     finally:
-        for app in apps:
+        for app in apps.values():
             if app.alive():
                 app.kill()
         if provider.alive():
             provider.kill()
 
 
-def _placed(t: Trial, box, how: str, order_id) -> bool:
-    is_id = isinstance(order_id, int) and not isinstance(order_id, bool)
-    found = is_id and box.conn.execute("SELECT 1 FROM orders WHERE id = %s", [order_id]).fetchone() is not None
-    return t.expect(f"{how}: returns the id of an order the checkout accepted", ok=found, got=order_id,
-                    expected="the new order's id, e.g. 9812",
-                    note=None if found else "place the order through the app (app.place_order(...)['id']) "
-                                            "and return its id")
-
-
-def _judge(t: Trial, how: str, app: CheckoutApp, provider: EmailProvider, order_id: int) -> None:
-    if how in EXIT_CODES:
-        expected_code, meaning = EXIT_CODES[how]
-        code = _exit_code(app)
-        t.expect(f"{how}: the app was stopped with {meaning.split(',')[0]}", got=_describe_exit(code),
-                 expected=_describe_exit(expected_code), ok=code == expected_code, note=meaning)
+def _lose(t: Trial, box, provider: EmailProvider, app: CheckoutApp, how: str, lose_a_receipt,
+          history: bool = True) -> Loss:
+    if history:
+        _with_history(provider)
     else:
-        t.expect(f"{how}: the app is still running (it loses this receipt without any restart)", ok=app.alive(),
-                 got=_describe_exit(_exit_code(app)) if not app.alive() else "running", expected="running")
-        time.sleep(SETTLE_S)
-    try:
-        if how == "provider_error":
-            _provider_refused(t, provider)
-        received = tiffin.receipts_by_order(provider.deliveries())[order_id]
-    except ServiceUnreachable:
-        t.expect(f"{how}: the email provider is still running", ok=False,
-                 note="make it fail (provider.configure(down=True)), don't stop it: the check needs its records")
-        return
-    t.expect(f"{how}: no receipt ever arrives for order {order_id}", got=f"{received} receipt(s)",
-             expected="0 receipts", ok=received == 0,
-             note=None if received == 0 else _why_it_arrived(how))
-    if how == "provider_error":
-        _provider_healthy_again(t, provider)
+        provider.reset(settings=True)
+    last = box.conn.execute("SELECT coalesce(max(id), 0) FROM orders").fetchone()[0]
+    posts = app.child.log().count('"POST /orders')
+    returned = t.call(lose_a_receipt, app, provider, how, during=f'lose_a_receipt(app, provider, "{how}")')
+    settings = _settings(provider)
+    exit_code = _exit_code(app, wait=how in STOPS)
+    new = tuple(i for (i,) in box.conn.execute("SELECT id FROM orders WHERE id > %s ORDER BY id", [last]))
+    order_id = new[0] if len(new) == 1 else returned
+    fate = _fate(app, order_id) if isinstance(order_id, int) else ""
+    if not fate and app.alive() and isinstance(order_id, int):
+        with contextlib.suppress(TimeoutError):
+            fate = processes.wait_until(lambda: _fate(app, order_id), FATE_S, interval=0.05, what="the receipt's try")
+    with contextlib.suppress(Exception):  # a send the dead app had handed over still completes
+        processes.wait_until(lambda: provider.health()["requests_in_flight"] == 0, FATE_S, what="the provider idle")
+    delivered = 0
+    with contextlib.suppress(Exception):
+        delivered = tiffin.receipts_by_order(provider.deliveries())[order_id] if isinstance(order_id, int) else 0
+    return Loss(returned, new, app.child.log().count('"POST /orders') - posts, exit_code, settings, fate, delivered)
 
 
-def _exit_code(app: CheckoutApp) -> int | None:
+def _settings(provider: EmailProvider) -> dict | None:
     try:
-        return app.child.wait(10)
-    except Exception:  # still running after 10 s (subprocess.TimeoutExpired)
+        return provider.settings()
+    except Exception:  # noqa: BLE001 (stopped or killed: no answer is an answer)
         return None
+
+
+def _exit_code(app: CheckoutApp, *, wait: bool) -> int | None:
+    try:
+        return app.child.wait(10 if wait else 0.01)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _fate(app: CheckoutApp, order_id: int) -> str:
+    """The app's own line about this order's receipt: 'sent (msg_...)' or 'lost: <error>', or ''."""
+    found = re.findall(rf"receipt for order {order_id} (sent .*|lost: .*)", app.child.log())
+    return found[-1] if found else ""
+
+
+def _judge_loss(t: Trial, how: str, loss: Loss, provider: EmailProvider) -> bool:
+    """The checks of one way; False when the rest cannot be judged (the provider is gone)."""
+    is_id = isinstance(loss.returned, int) and not isinstance(loss.returned, bool)
+    one = is_id and loss.new_orders == (loss.returned,) and loss.posted == 1
+    t.expect(placed(how), ok=one, got=f"returned {short(loss.returned)}; orders stored: {list(loss.new_orders)}; "
+             f"orders the app took: {loss.posted}", expected="one order taken by the app, and its id returned",
+             note=None if one else "place one order with app.place_order(...) and return its id "
+                                   "(app.place_order(...)['id'])")
+    if how in STOPS:
+        code, name, meaning = STOPS[how]
+        t.expect(f"{how}: the app was stopped the way {'a deploy' if how == 'deploy' else 'a crash'} stops it "
+                 f"({name})", ok=loss.exit_code == code, got=_describe_exit(loss.exit_code),
+                 expected=_describe_exit(code), note=meaning)
+    else:
+        t.expect("provider_error: the app is still running (it loses this receipt without any restart)",
+                 ok=loss.exit_code is None, got=_describe_exit(loss.exit_code), expected="running")
+        if not t.expect("provider_error: the email provider is still running", ok=loss.settings is not None,
+                        got="it does not answer", expected="running", note="make it refuse "
+                        "(provider.configure(down=True)), don't stop it: the next customer needs it"):
+            return False
+        refused = loss.fate.startswith("lost") and "HTTP 503" in loss.fate
+        t.expect("provider_error: the provider refused the receipt's send (503)", ok=refused,
+                 got=f"the app's log: receipt {loss.fate or 'never tried'}", expected="receipt lost: ... HTTP 503",
+                 note=None if refused else _why_not_refused(loss))
+    arrived = loss.delivered or loss.fate.startswith("sent")
+    order = loss.new_orders[0] if len(loss.new_orders) == 1 else "(yours)"
+    t.expect(f"{how}: no receipt ever arrives for order {order}", ok=not arrived,
+             got=f"{loss.delivered} receipt(s) delivered" + (f"; the app's log: receipt {loss.fate}" if loss.fate
+                                                              else ""),
+             expected="0 receipts", note=None if not arrived else (
+                 "the receipt left the app before it stopped: stop it right after the order, while the receipt "
+                 "renders" if how in STOPS else None))
+    if how == "provider_error":
+        healthy = not Settings(**loss.settings).down_at(time.time()) and loss.settings["failure_rate"] == 0
+        t.expect("provider_error: the provider works again when your function returns", ok=healthy,
+                 got={k: loss.settings[k] for k in ("down", "down_from", "down_until", "failure_rate")},
+                 expected="down=False, no outage window now, failure_rate=0",
+                 note=None if healthy else "leave the provider working (provider.healthy()): the next customer's "
+                                           "receipt should go out")
+    return True
+
+
+def _why_not_refused(loss: Loss) -> str:
+    if loss.fate.startswith("lost"):
+        return ("the receipt was lost, but not refused: the provider must answer (503), not be gone or too slow: "
+                "make it fail with provider.configure(down=True)")
+    if loss.fate.startswith("sent"):
+        return ("the receipt's one try went through: the provider was not failing when it came. Make it fail "
+                "first (provider.configure(down=True)), and put it back only once it has refused this receipt")
+    return "the app never tried to send it before your function returned and the provider was checked"
+
+
+def _why_it_arrived(t: Trial, box, provider: EmailProvider, lose_a_receipt) -> None:
+    """The cause, by experiment: the same call again, with a provider that has no history. If the receipt is
+    refused then, the answer waited for a request (or a refusal) that was already there."""
+    app = CheckoutApp.start(schema=box.schema, provider_url=provider.url, mode="thread", install=False,
+                            receipt_render_s=RENDER_S_WHEN_RUNNING, name="check-checkout-again")
+    try:
+        again = _lose(t, box, provider, app, "provider_error", lose_a_receipt, history=False)
+    finally:
+        app.kill()
+    for result in t.results:
+        if result.name.startswith(("provider_error: no receipt ever arrives", "provider_error: the provider refused")) \
+                and not result.passed:
+            result.note = (
+                "with a provider that had never been asked anything, your function lost the receipt; with one "
+                "that had (earlier receipts, an earlier refusal), the receipt went out: you waited for a request "
+                "(or a refusal) that was already there. Count what the provider has seen before you place the "
+                "order, and wait for one more" if not again.delivered and not again.fate.startswith("sent") else
+                "the receipt's one try came after the provider was working again: wait until the provider has "
+                "refused it before you put it back")
 
 
 def _describe_exit(code: int | None) -> str:
     return {None: "still running", 0: "exit code 0 (SIGTERM)", -9: "exit code -9 (SIGKILL)"}.get(
         code, f"exit code {code}")
-
-
-def _provider_refused(t: Trial, provider: EmailProvider) -> None:
-    refused = [r for r in provider.requests() if r.status >= 400]
-    t.expect("provider_error: the provider refused the receipt's send", ok=bool(refused),
-             got=f"{len(provider.requests())} request(s), none refused", expected="at least one refused send",
-             note="make the provider fail (provider.configure(down=True)) before the receipt's thread sends, "
-                  "and wait until it has tried (provider.requests())")
-
-
-def _provider_healthy_again(t: Trial, provider: EmailProvider) -> None:
-    settings = provider.settings()
-    healthy = not Settings(**settings).down_at(time.time()) and settings["failure_rate"] == 0
-    t.expect("provider_error: the provider works again when your function returns", ok=healthy,
-             got={k: settings[k] for k in ("down", "down_from", "down_until", "failure_rate")},
-             expected="down=False, no outage window now, failure_rate=0",
-             note="leave the provider as you found it (provider.healthy()): the next customer's receipt should "
-                  "go out")
-
-
-def _why_it_arrived(how: str) -> str:
-    if how == "provider_error":
-        return ("the receipt's one attempt came after the provider was working again: wait until the provider "
-                "has refused it (provider.requests() shows it) before you put the provider back")
-    return "the receipt left the app before it stopped: stop the app right after the order, while the receipt renders"

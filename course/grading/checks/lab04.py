@@ -157,7 +157,7 @@ def install(jobs: Jobs) -> sql.Composable:
                  sql.Literal(_token(r.lease, r.id)), sql.Literal("worker" if r.lease else None),
                  diff.from_now(-60.0) if r.lease else sql.NULL] for r in jobs.rows]  # claimed a minute ago
         statements.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload, priority, run_at, attempts, "
-                                  "max_attempts, lease, claimed_by, claimed_at) ") + diff.values(rows))
+                                  "max_attempts, lease_token, claimed_by, claimed_at) ") + diff.values(rows))
     if jobs.dead:
         rows = [[sql.Literal(i), sql.Literal("default"), sql.Literal("send_receipt"),
                  sql.Literal(Jsonb({"order_id": i})), sql.Literal(0), sql.Literal(8), sql.Literal(8),
@@ -253,7 +253,7 @@ def _holder(jobs: Jobs, theirs: diff.Outcome) -> str:
     stored = theirs.state["jobs"].get((jobs.job_id,))
     if stored is None:
         return "gone"
-    return "nobody" if stored["lease"] is None else "ours" if stored["lease"] == str(OURS) else "theirs"
+    return "nobody" if stored["lease_token"] is None else "ours" if stored["lease_token"] == str(OURS) else "theirs"
 
 
 def _where(m) -> str:
@@ -324,7 +324,7 @@ class Judge:
                         "by the clock would have it run again)")
             return diff.Finding(DELETES, got="the job is still there", expected="the job deleted", note=note)
         if had and not kept_ours and kept_theirs:
-            now_whose = theirs.state["jobs"][key]["lease"]
+            now_whose = theirs.state["jobs"][key]["lease_token"]
             if now_whose is None:
                 return diff.Finding(RETRIED, got="the job was deleted", expected="the job kept, for its retry",
                                     note="no one holds the job now, and your token is not its token: its retry is the "
@@ -373,11 +373,11 @@ class Judge:
                         "longer with every beat it made" if added else ""))
                     return diff.Finding(EXTENDS, got=got, expected=expected, note=note)
                 return diff.Finding(FENCED, got=got, expected=expected, note=raised or (
-                    "fence the UPDATE with the lease token: WHERE id = ... AND lease = ...; the job is "
+                    "fence the UPDATE with the lease token: WHERE id = ... AND lease_token = ...; the job is "
                     + ("another worker's now" if owner == "theirs" else "waiting for its retry, held by no one")))
             return diff.Finding(ONLY_RUN_AT, got=got, expected=expected, note=raised or (
                 "a heartbeat moves its own job's run_at and nothing else" + (
-                    ": its lease token is how the worker acks the job later" if m.column == "lease" else "")))
+                    ": its lease token is how the worker acks the job later" if m.column == "lease_token" else "")))
         if ours.returned != theirs.returned or raised:
             got = raised or short(ours.returned)
             if theirs.returned:
@@ -395,7 +395,7 @@ class Judge:
 def _changed(stored: dict, row: Row, slack_s: float) -> bool:
     """Whether the answer changed the row it was asked to delete (marked it done instead, say)."""
     token = _token(row.lease, row.id)
-    return (stored["lease"] != (token and str(token)) or stored["attempts"] != row.attempts
+    return (stored["lease_token"] != (token and str(token)) or stored["attempts"] != row.attempts
             or not isinstance(stored["run_at"], At) or abs(stored["run_at"].seconds - row.run_at) > slack_s)
 
 
@@ -410,14 +410,14 @@ def _b_claims(then: str | None) -> Callable[[psycopg.Connection], str]:
     def act(conn: psycopg.Connection) -> str:
         conn.execute("UPDATE jobs SET run_at = now() - interval '1 second' WHERE id = 1")
         claimed = conn.execute(
-            "UPDATE jobs SET run_at = now() + make_interval(secs => %s), lease = %s, attempts = attempts + 1, "
+            "UPDATE jobs SET run_at = now() + make_interval(secs => %s), lease_token = %s, attempts = attempts + 1, "
             "claimed_by = 'worker B', claimed_at = now() WHERE id = 1 AND run_at <= now() RETURNING id",
             [B_LEASE_S, B_TOKEN]).fetchone() is not None
         if claimed and then == "retry":
-            conn.execute("UPDATE jobs SET run_at = now() + interval '60 seconds', lease = NULL, claimed_by = NULL, "
-                         "last_error = 'HTTP 503' WHERE id = 1 AND lease = %s", [B_TOKEN])
+            conn.execute("UPDATE jobs SET run_at = now() + interval '60 seconds', lease_token = NULL, claimed_by = NULL, "
+                         "last_error = 'HTTP 503' WHERE id = 1 AND lease_token = %s", [B_TOKEN])
         elif claimed and then == "ack":
-            conn.execute("DELETE FROM jobs WHERE id = 1 AND lease = %s", [B_TOKEN])
+            conn.execute("DELETE FROM jobs WHERE id = 1 AND lease_token = %s", [B_TOKEN])
         return "B claimed job 1" if claimed else "B found nothing to claim"
     return act
 
@@ -449,7 +449,7 @@ def _between(judge: Judge, jobs: Jobs, ours: diff.Outcome, allowed: list[diff.Ou
         return None
     return replace(finding, note="worker B's move fell between your statements: what your first statement "
                    "checked was no longer true when the next one ran. Check and act in one statement "
-                   "(... WHERE id = ... AND lease = ...), so no one can come between them.\n" + (finding.note or ""))
+                   "(... WHERE id = ... AND lease_token = ...), so no one can come between them.\n" + (finding.note or ""))
 
 
 def judged(t: Trial, answer: Callable, *, heartbeat: bool, seed: int | None):

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import random
+import re
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 import psycopg
 
 from course.core import monitoring, queue
 
+from course.grading import differential as diff
 from course.grading.trial import Trial, short
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
@@ -118,85 +123,241 @@ def _waiting_hint(name: str) -> str:
         "emails": "a job waiting for its retry is still late: the customer has not had the email. It has "
                   "run_at in the future, but attempts > 0",
         "invoices": "a job that is running is still unfinished: count it (its run_at is the end of its lease)",
-        "syncs": "a job whose lease ran out is due again, lease or not: run_at <= now()",
+        "syncs": "a job whose lease ran out is due again, lease token or not: run_at <= now()",
         "wakeups": "count from due_at, when the job became due, not from created_at: the hour it was "
                    "enqueued ahead for is not lateness (run_at will not do either: it moves at every claim)",
     }.get(name, "")
 
 
 # -- 11.alerts ------------------------------------------------------------------------------------------
+#
+# Differential: snapshots drawn from everything the statement allows (no queue, one, many; several late
+# at once, ties, exactly at the limit and a hair either side, empty queues, deep queues that are not
+# late, late queues with nothing ready, dead letters from one to thousands, dead tuples in the millions),
+# the answer's messages read for what they are about (the queue each names, the count the others say)
+# and compared with the reference's. Free: the wording and the order of the messages.
+
+ALERTS_SEED = 11
+ALERTS_SCENARIOS = 90  # pure Python: a few ms in all
+LIMIT_S = monitoring.LATE_AFTER_S  # the statement's LIMIT_S: 120 s
+
+A_STRINGS = "returns a list of strings, whatever the snapshot"
+A_LATE = "each queue over 120 s raises one alert of its own that names it (several late queues: one each)"
+A_BOUNDARY = "exactly 120 s is not over the limit: no alert (the boundary)"
+A_CALM = "a queue at most 120 s behind raises none, however deep (depth is not lateness)"
+A_DEAD = "dead letters raise one alert that says how many"
+A_NO_DEAD = "no dead letters, no other alert (dead tuples are not dead letters)"
+ALERT_CHECKS = (A_STRINGS, A_LATE, A_BOUNDARY, A_CALM, A_DEAD, A_NO_DEAD)
+
+# Queue names no alert's wording contains by chance ("late", "dead", "jobs", "queue", "table" are not
+# among them), none a part of another.
+QUEUE_NAMES = ("receipts", "emails", "invoices", "syncs", "newsletter", "reminders", "wakeups", "welcomes",
+               "exports", "payouts", "reviews", "refunds")
+PLAIN_WAITS = (0.0, 5.0, 720.0, 121.0, 119.0, LIMIT_S)  # the shrinker's vocabulary, plainest first
 
 
-def _snap(*queues: tuple[str, int, float], dead_letters: int = 0, dead_tuples: int = 0) -> monitoring.Snapshot:
-    views = tuple(monitoring.QueueView(name, ready, 0, 0, waiting) for name, ready, waiting in queues)
-    return monitoring.Snapshot(0.0, views, dead_letters, dead_tuples)
+@dataclass(frozen=True)
+class Line:
+    """One queue's line of a snapshot, as the dashboard shows it."""
+    queue: str
+    waiting_s: float
+    ready: int = 1
+    in_flight: int = 0
+    scheduled: int = 0
+
+    def told(self) -> str:
+        depth = [f"{n:,} {what}" for n, what in ((self.ready, "ready"), (self.in_flight, "in flight"),
+                                                 (self.scheduled, "scheduled")) if n]
+        return f"{self.queue} ({', '.join(depth) or 'empty'}; oldest waited {self.waiting_s:g} s)"
 
 
-def _mentions(alerts: list, word: str) -> int:
-    return sum(word in a for a in alerts)
+@dataclass(frozen=True)
+class Reading:
+    """A scenario: one snapshot."""
+    lines: tuple[Line, ...]
+    dead_letters: int = 0
+    dead_tuples: int = 0
+
+    def snapshot(self) -> monitoring.Snapshot:
+        views = tuple(monitoring.QueueView(l.queue, l.ready, l.in_flight, l.scheduled, l.waiting_s)
+                      for l in self.lines)
+        return monitoring.Snapshot(0.0, views, self.dead_letters, self.dead_tuples)
+
+    def told(self) -> str:
+        queues = "; ".join(l.told() for l in self.lines) if self.lines else "no queues at all"
+        return f"{queues}; {self.dead_letters:,} dead letters, {self.dead_tuples:,} dead tuples"
+
+    def shrinks(self) -> Iterator["Reading"]:
+        n = len(self.lines)
+        size = max(1, n // 2) if n else 0
+        while size >= 1:
+            for start in range(0, n, size):
+                yield replace(self, lines=self.lines[:start] + self.lines[start + size:])
+            size //= 2
+        if self.dead_tuples:
+            yield replace(self, dead_tuples=0)
+        if self.dead_letters > 1:
+            yield replace(self, dead_letters=3 if self.dead_letters > 3 else 1)
+        for index, line in enumerate(self.lines):
+            for simpler in (replace(line, in_flight=0, scheduled=0), replace(line, ready=1),
+                            *(replace(line, waiting_s=w) for w in PLAIN_WAITS), replace(line, queue=_plainer_name(
+                                line.queue, self.lines))):
+                if _weight(simpler) < _weight(line):
+                    yield replace(self, lines=self.lines[:index] + (simpler,) + self.lines[index + 1:])
+
+
+def _weight(line: Line) -> tuple:
+    rank = PLAIN_WAITS.index(line.waiting_s) if line.waiting_s in PLAIN_WAITS else len(PLAIN_WAITS)
+    return (line.in_flight + line.scheduled, line.ready != 1, rank, QUEUE_NAMES.index(line.queue))
+
+
+def _plainer_name(name: str, lines: tuple[Line, ...]) -> str:
+    taken = {l.queue for l in lines}
+    return next((n for n in QUEUE_NAMES if n not in taken and QUEUE_NAMES.index(n) < QUEUE_NAMES.index(name)), name)
+
+
+def _wait(rng: random.Random) -> float:
+    return rng.choice((0.0, 0.4, 1.5, 30.0, 59.9, 119.0, 119.5, 119.999, LIMIT_S, 120.001, 120.5, 121.0, 180.0,
+                       300.0, 720.0, 3_600.0, 86_400.0 * 3))
+
+
+def _depth(rng: random.Random) -> tuple[int, int, int]:
+    return rng.choice(((0, 0, 0), (1, 0, 0), (12, 0, 0), (40, 2, 0), (10_000, 50, 0), (250_000, 0, 0), (0, 3, 0),
+                       (0, 0, 4), (0, 1, 7), (3, 2, 1)))
+
+
+def _lines(rng: random.Random, n: int, wait=_wait) -> tuple[Line, ...]:
+    return tuple(Line(name, wait(rng), *_depth(rng)) for name in rng.sample(QUEUE_NAMES, n))
+
+
+def _dead(rng: random.Random) -> tuple[int, int]:
+    return (rng.choice((0, 0, 0, 1, 3, 12, 1_234, 100_000)),
+            rng.choice((0, 0, 40, 99_999, 100_001, 250_000, 4_000_000)))
+
+
+def _mixed(rng: random.Random) -> Reading:
+    return Reading(_lines(rng, rng.randint(0, 8)), *_dead(rng))
+
+
+def _several_late(rng: random.Random) -> Reading:
+    """Two to seven late queues, often with the same age (ties), beside calm ones."""
+    ages = [rng.choice((121.0, 300.0, 720.0, 720.0, 3_600.0)) for _ in range(3)]
+    late = _lines(rng, rng.randint(2, 7), wait=lambda r: r.choice(ages))
+    calm = tuple(Line(name, rng.choice((0.0, 5.0, 119.0)), *_depth(rng))
+                 for name in rng.sample([n for n in QUEUE_NAMES if n not in {l.queue for l in late}], rng.randint(0, 3)))
+    lines = list(late + calm)
+    rng.shuffle(lines)
+    return Reading(tuple(lines), *_dead(rng))
+
+
+def _at_the_limit(rng: random.Random) -> Reading:
+    edge = (119.0, 119.999, LIMIT_S, LIMIT_S, 120.001, 120.5, 121.0)
+    return Reading(_lines(rng, rng.randint(1, 5), wait=lambda r: r.choice(edge)), *_dead(rng))
+
+
+def _deep_or_empty(rng: random.Random) -> Reading:
+    """Deep queues that are not late, late queues with nothing ready (in flight, or a retry scheduled),
+    empty queues; or no queue at all."""
+    if rng.random() < 0.2:
+        return Reading((), *_dead(rng))
+    lines = []
+    for name in rng.sample(QUEUE_NAMES, rng.randint(1, 6)):
+        lines.append(rng.choice((Line(name, rng.choice((2.0, 30.0, 119.0)), rng.choice((10_000, 250_000)), 40),
+                                 Line(name, 0.0, 0, 0, 0),
+                                 Line(name, rng.choice((300.0, 720.0)), 0, rng.randint(0, 2), rng.randint(1, 3)))))
+    return Reading(tuple(lines), *_dead(rng))
+
+
+def _dead_letters(rng: random.Random) -> Reading:
+    return Reading(_lines(rng, rng.randint(0, 3)), rng.choice((1, 2, 3, 7, 12, 1_234, 100_000)),
+                   rng.choice((0, 250_000, 4_000_000)))
+
+
+ALERT_FAMILIES = (_mixed, _several_late, _at_the_limit, _deep_or_empty, _dead_letters)
+
+
+def _names(message: str, queues: Iterator[str]) -> list[str]:
+    """The queues a message names, in any case and any punctuation ("[RECEIPTS]", "receipts-queue")."""
+    return [q for q in queues if q.casefold() in message.casefold()]
+
+
+def _numbers_in(message: str) -> set[int]:
+    """Every whole number a message says, with thousands separators or not ("1,234", "1 234", "1234")."""
+    joined = re.sub(r"(?<=\d)[,_\u00a0\u202f ](?=\d{3}(?!\d))", "", message)
+    return {int(n) for n in re.findall(r"\d+", joined)}
+
+
+def _reference(reading: Reading) -> tuple[list[str], int]:
+    """What the reference (course.core.monitoring, StayHub's rules) alerts on: the late queues, in order,
+    and the dead-letter count it reports (0: no such alert)."""
+    raised = monitoring.evaluate(reading.snapshot(), (monitoring.OldestJobOver(LIMIT_S), monitoring.DeadLetters()))
+    queues = {l.queue for l in reading.lines}
+    return [a.subject for a in raised if a.subject in queues], reading.dead_letters if any(
+        a.subject == "dead letters" for a in raised) else 0
+
+
+def _judge_alerts(reading: Reading, done) -> diff.Finding | None:
+    if done.error is not None:
+        return diff.Finding(A_STRINGS, got=f"your code raised {done.error}", expected="a list of strings",
+                            note="every snapshot the dashboard can show is one to answer: no queues, empty queues, "
+                                 "no dead letters")
+    got = done.value
+    if not (isinstance(got, list) and all(isinstance(m, str) for m in got)):
+        return diff.Finding(A_STRINGS, got=short(got), expected="a list of strings (the messages)")
+    names = [l.queue for l in reading.lines]
+    about = [_names(m, names) for m in got]
+    late_queues, dead_letters = _reference(reading)
+    late = [l for l in reading.lines if l.queue in late_queues]
+    for line in late:
+        naming = [m for m, named in zip(got, about) if line.queue in named]
+        if len(naming) != 1 or len(_names(naming[0], names)) != 1:
+            return diff.Finding(A_LATE, got=short(got), expected=f"one alert naming {line.queue} "
+                                f"(and one for each of {', '.join(l.queue for l in late)})" if len(late) > 1 else
+                                f"one alert naming {line.queue}", note=_late_note(naming, late))
+    calm = {l.queue: l for l in reading.lines if l.queue not in late_queues}
+    wrong = [calm[q] for named in about for q in named if q in calm]
+    if wrong:
+        under = [l for l in wrong if l.waiting_s < LIMIT_S]
+        if not under:
+            return diff.Finding(A_BOUNDARY, got=short(got), expected=f"no alert naming {wrong[0].queue}",
+                                note="alert when the oldest job is *over* LIMIT_S: waiting_s > LIMIT_S, not >=")
+        return diff.Finding(A_CALM, got=short(got), expected=f"no alert naming {under[0].queue}",
+                            note=f"{under[0].queue}'s oldest job has waited {under[0].waiting_s:g} s, not over "
+                                 f"{LIMIT_S:g} s: alert on how long the oldest job has waited (in seconds), not on "
+                                 "how many jobs there are")
+    others = [m for m, named in zip(got, about) if not named]
+    if dead_letters:
+        saying = [m for m in others if dead_letters in _numbers_in(m)]
+        if len(others) != 1 or not saying:
+            return diff.Finding(A_DEAD, got=short(others), expected=f"one alert, besides the queues', that says "
+                                f"{dead_letters:,}", note="one alert for the dead-letter table, with its count"
+                                ": not one per dead job, not none")
+    elif others:
+        return diff.Finding(A_NO_DEAD, got=short(others), expected="no alert but the late queues'",
+                            note="dead_tuples counts row versions vacuum has not removed; dead_letters counts jobs "
+                                 "that gave up: only dead_letters > 0 is an alert")
+    return None
+
+
+def _late_note(naming: list[str], late: list[Line]) -> str:
+    if not naming:
+        return ("every queue whose oldest job has waited over LIMIT_S seconds gets its own message, not only the "
+                "worst: loop over snapshot.queues" if len(late) > 1 else
+                "a queue whose oldest job has waited over LIMIT_S seconds (waiting_s, in seconds) raises an alert, "
+                "however few jobs it holds, ready or not")
+    return "one message per late queue, each naming its queue (view.queue): not one for all, not two for one"
 
 
 @exercise_check("11.alerts")
-def alerts(t: Trial, alerts):
-    def run(snap, during):
-        got = t.call(alerts, snap, during=during)
-        t.require("returns a list of strings", ok=isinstance(got, list) and all(isinstance(a, str) for a in got),
-                  got=got, example=during)
-        return got
+def alerts(t: Trial, alerts, seed=None):
+    t.seed = ALERTS_SEED if seed is None else seed
+    verdicts = diff.Verdicts(t, ALERT_CHECKS)
 
-    calm = _snap(("receipts", 12, 1.5), ("newsletter", 300, 4.0))
-    got = run(calm, "alerts(snapshot) when every queue is a few seconds behind")
-    t.expect("a calm snapshot raises no alert", got=got, expected=[], example="receipts 12 jobs, 1.5 s; newsletter "
-                                                                               "300 jobs, 4 s; no dead letters")
+    def compare(reading: Reading) -> diff.Finding | None:
+        return _judge_alerts(reading, t.attempt(alerts, reading.snapshot()))
 
-    burst = _snap(("newsletter", 10_000, 30.0), ("receipts", 40, 720.0))
-    got = run(burst, "alerts(snapshot): 10,000 newsletter jobs 30 s behind, 40 receipts 12 minutes behind")
-    t.expect("the receipts, 12 minutes behind, raise one alert that names the queue",
-             ok=len(got) == 1 and _mentions(got, "receipts") == 1, got=got,
-             expected="one alert mentioning 'receipts'", example="newsletter 10,000 jobs / 30 s; receipts 40 jobs / 720 s")
-    t.expect("10,000 newsletter jobs only 30 s behind raise none (depth is not lateness)",
-             ok=_mentions(got, "newsletter") == 0, got=got, expected="no alert mentioning 'newsletter'",
-             example="newsletter 10,000 jobs, oldest 30 s old", note="alert on how long the oldest job has waited "
-             "(over 120 s), not on how many there are, and not in minutes")
-
-    edge = _snap(("syncs", 1, 121.0), ("emails", 5, 119.0))
-    got = run(edge, "alerts(snapshot): syncs 121 s behind, emails 119 s behind")
-    t.expect("the limit is 2 minutes: 121 s alerts, 119 s does not",
-             ok=_mentions(got, "syncs") == 1 and _mentions(got, "emails") == 0 and len(got) == 1, got=got,
-             expected="one alert, for 'syncs'", example="syncs 121 s, emails 119 s")
-    exactly = _snap(("invoices", 2, 120.0))
-    got = run(exactly, "alerts(snapshot): invoices exactly 120 s behind")
-    t.expect("exactly 120 s is not over the limit: no alert (the boundary)", got=got, expected=[],
-             example="invoices 2 jobs, oldest exactly 120 s old", note="alert when the oldest job is *over* "
-             "LIMIT_S: waiting_s > LIMIT_S, not >=")
-
-    dead = _snap(("receipts", 3, 2.0), dead_letters=3)
-    got = run(dead, "alerts(snapshot) with 3 jobs in the dead-letter table")
-    t.expect("3 dead letters raise one alert that says how many", ok=len(got) == 1 and _mentions(got, "3") == 1,
-             got=got, expected="one alert mentioning 3", example="3 dead letters, queues calm",
-             note="one alert for the table, with the count: not one per dead job")
-
-    not_dead = _snap(("receipts", 3, 2.0), dead_tuples=250_000)
-    got = run(not_dead, "alerts(snapshot) with 250,000 dead tuples and no dead letters")
-    t.expect("dead tuples are not dead letters: no alert from these two conditions", got=got, expected=[],
-             example="dead_tuples=250,000, dead_letters=0",
-             note="dead_tuples counts row versions vacuum has not removed; dead_letters counts jobs that gave up")
-
-    both = _snap(("receipts", 40, 720.0), ("emails", 2, 1.0), dead_letters=1)
-    got = run(both, "alerts(snapshot): receipts 12 minutes behind and 1 dead letter")
-    t.expect("both conditions at once: two alerts", ok=len(got) == 2, got=got, expected="2 alerts",
-             example="receipts 720 s behind, 1 dead letter")
-
-    box = t.scratch()
-    queue.enqueue_many(box.conn, "send_newsletter", [{"guest_id": n} for n in range(10_000)], queue="newsletter")
-    late = queue.enqueue_many(box.conn, "send_receipt", [{"order_id": n} for n in range(3)], queue="receipts")
-    box.conn.execute("UPDATE jobs SET created_at = now() - interval '12 minutes', due_at = now() - interval '12 minutes' "
-                     "WHERE id = ANY(%s)", [late])
-    real = monitoring.snapshot(box.conn)
-    got = run(real, "alerts(monitoring.snapshot(conn)) on a real jobs table")
-    t.expect("on a real snapshot (10,000 fresh newsletter jobs, 3 receipts 12 minutes old): one alert, receipts",
-             ok=len(got) == 1 and _mentions(got, "receipts") == 1, got=got, expected="one alert mentioning 'receipts'",
-             example=f"monitoring.snapshot(conn) = {short(real)}")
+    diff.search(verdicts, diff.in_turn(ALERT_FAMILIES), compare, seed=t.seed, count=ALERTS_SCENARIOS)
+    verdicts.report()
 
 
 # -- 11.vacuum_blockers -----------------------------------------------------------------------------------

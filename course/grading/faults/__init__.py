@@ -187,7 +187,7 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
         # Read what is left before the workers stop: their SIGTERM drain would finish some of it.
         left = _left(box, job_ids)
         stuck = [dict(zip(("id", "attempts", "leased", "visible_in_s", "last_error"), row)) for row in box.conn.execute(
-            "SELECT id, attempts, lease IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
+            "SELECT id, attempts, lease_token IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
             " last_error FROM jobs WHERE id = ANY(%s) ORDER BY id LIMIT 5", [job_ids])]
     finally:
         calm.touch()

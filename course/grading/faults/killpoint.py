@@ -24,16 +24,21 @@ import psycopg.sql
 
 from course.infra import processes
 
+# How long a child may go without reaching its point, or its end, before it is taken for hung. It bounds a
+# hang, never a race for the CPU: a child starting Python on a loaded 2-core machine (load 20) has taken
+# more than 20 s to get there.
+HANG_S = 120.0
+
 
 def run_and_kill(box, handler, job, *, when: Callable[[str], bool], env: dict[str, str],
-                 timeout_s: float = 20.0) -> str:
+                 timeout_s: float = HANG_S) -> str:
     """Run handler(job, conn) in a child process; SIGKILL it as soon as when(application_name) is true,
     then end its server session (a transaction it had open is rolled back, as a crash would leave it).
     Returns what happened: "killed", or "finished (exit code N)" when the point was never reached."""
     name, spec, child = _start(box, handler, job, env)
     try:
-        deadline = time.monotonic() + timeout_s
-        while child.alive() and time.monotonic() < deadline:
+        bound = processes.HangBound(timeout_s)
+        while child.alive() and not bound.passed():
             if when(name):
                 child.kill()
                 box.conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
@@ -138,7 +143,7 @@ def waiting_on_a_held_statement(box) -> Callable[[str], bool]:
 
 
 def run_and_hold(box, handler, job, *, table: str, meanwhile: Callable[[], object], env: dict[str, str],
-                 timeout_s: float = 20.0) -> str:
+                 timeout_s: float = HANG_S) -> str:
     """Run handler(job, conn) in a child process and stop it at its COMMIT with every lock it took still
     held; run meanwhile() (another worker's run of the same job, say) while it waits there; then let it
     commit and finish. Returns what happened: "held at its commit, then committed", or how it ended
@@ -148,9 +153,9 @@ def run_and_hold(box, handler, job, *, table: str, meanwhile: Callable[[], objec
     name, spec, child = _start(box, handler, job, env)
     held = False
     try:
-        deadline = time.monotonic() + timeout_s
+        bound = processes.HangBound(timeout_s)
         waiting = waiting_on_a_held_statement(box)
-        while child.alive() and time.monotonic() < deadline and not held:
+        while child.alive() and not bound.passed() and not held:
             held = waiting(name)
             time.sleep(0 if held else 0.01)
         if held:

@@ -15,12 +15,12 @@ import signal
 import sys
 import threading
 from functools import partial
-from types import SimpleNamespace
 
 from psycopg.conninfo import make_conninfo
 
 from course.infra import eventlog, processes
 from course.core import queue
+from course.core.operations import reference_operations
 from course.core.worker import Hooks, Registry, Settings, Worker
 from course.grading.faults import TASK
 
@@ -90,10 +90,7 @@ class Recorder(Hooks):
 
 def queue_operations(scenario):
     """The reference queue, with the learner's lease extension and quick retries where the scenario says."""
-    ops = SimpleNamespace(claim=queue.claim, ack_many=queue.ack_many, ack_and_claim=queue.ack_and_claim,
-                          bury=queue.bury,
-                          extend_leases=queue.extend_leases,
-                          fail=partial(queue.fail, backoff=lambda attempt: scenario.retry_delay_s))
+    ops = reference_operations(fail=partial(queue.fail, backoff=lambda attempt: scenario.retry_delay_s))
     if scenario.extend_lease is not None:
         def extend_leases(conn, jobs, lease_s):
             return {job.id for job in jobs if scenario.extend_lease(conn, job, lease_s)}

@@ -36,6 +36,20 @@ CREATE TABLE IF NOT EXISTS bookings (
     created_at  timestamptz NOT NULL DEFAULT now()
 );
 
+-- The payment provider's own record of each card it authorised, written from a session of its own (so
+-- it stays whatever the caller's transaction does). caller_state is what the server said of the caller's
+-- session while the provider held the call: 'idle', or 'idle in transaction' when a transaction was left
+-- open across another company's server (it holds its locks and its connection for nothing).
+CREATE TABLE IF NOT EXISTS card_authorisations (
+    payment_ref  text        PRIMARY KEY,
+    guest_id     bigint      NOT NULL,
+    room_id      bigint      NOT NULL,
+    nights       integer     NOT NULL,
+    total_cents  integer     NOT NULL,
+    caller_state text,
+    at           timestamptz NOT NULL DEFAULT now()
+);
+
 -- One row per confirmation email the provider accepted. The primary key is the job's duplicate
 -- protection: 'confirm:<booking id>', the same key the provider gets as Idempotency-Key.
 CREATE TABLE IF NOT EXISTS confirmations (
@@ -81,7 +95,15 @@ FROM (VALUES (1, 'Priya Raman', 'priya@example.com'), (2, 'Tomás Alves', 'tomas
 WHERE NOT EXISTS (SELECT 1 FROM guests) ORDER BY n;
 
 -- name: room_price
-SELECT nightly_cents FROM rooms WHERE id = %(room_id)s;
+-- The price, and the schema it came from (where the payment provider writes down the authorisation).
+SELECT nightly_cents, current_schema() FROM rooms WHERE id = %(room_id)s;
+
+-- name: record_authorisation
+-- Run by the payment provider on its own session while the caller waits for the charge: the caller's
+-- session is idle then, in a transaction or not, and pg_stat_activity says which.
+INSERT INTO card_authorisations (payment_ref, guest_id, room_id, nights, total_cents, caller_state)
+SELECT %(ref)s, %(guest_id)s, %(room_id)s, %(nights)s, %(total_cents)s,
+       (SELECT state FROM pg_stat_activity WHERE pid = %(caller)s);
 
 -- name: insert_booking
 -- The booking row. The pg_sleep stands in for StayHub's availability check and room lock: with the

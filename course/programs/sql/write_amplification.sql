@@ -27,12 +27,12 @@ WITH next AS (
 )
 UPDATE jobs
 SET lease_until = now() + make_interval(secs => %(lease_s)s),
-    lease       = gen_random_uuid(),
+    lease_token = gen_random_uuid(),
     attempts    = jobs.attempts + 1,
     claimed_by  = %(worker)s,
     claimed_at  = now()
 WHERE jobs.id = ANY(ARRAY(SELECT id FROM next))
-RETURNING jobs.id, jobs.lease AS lease_token;
+RETURNING jobs.id, jobs.lease_token;
 
 -- name: hot_claim_search
 -- That claim's search alone, to run under EXPLAIN (ANALYZE, BUFFERS) and roll back.

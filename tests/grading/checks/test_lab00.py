@@ -1,62 +1,148 @@
-"""Lab 00's check fails plausible wrong first jobs, each for the one rule it breaks."""
+"""Lab 00's check fails plausible wrong first jobs, each for the rule it breaks (and no other).
+
+Each wrong answer is a function a learner could write. The check runs it and the reference on the same
+generated tables and callers (a real PostgreSQL), then with another sign-up committing between its
+statements; the test asserts exactly which checks fail.
+"""
+
+import json
+
+import pytest
+from psycopg.types.json import Jsonb
 
 from course.core import queue
 from course.infra import db
 from course.grading import run_check
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import fails_exactly
+
+WELCOME = "send_welcome_email"
 
 
 def test_the_model_answer_passes():
     report = run_check("00.first_job", enqueue_welcome=lambda conn, user_id: queue.enqueue(
-        conn, "send_welcome_email", {"user_id": user_id}))
+        conn, WELCOME, {"user_id": user_id}))
     assert report.passed, report.render()
 
 
-def test_enqueueing_twice_stores_two_welcome_emails():
-    def enqueue_welcome(conn, user_id):
-        queue.enqueue(conn, "send_welcome_email", {"user_id": user_id})
-        return queue.enqueue(conn, "send_welcome_email", {"user_id": user_id})
-
-    report = run_check("00.first_job", enqueue_welcome=enqueue_welcome)
-    assert failed(report) == ["stores exactly one job"], report.render()
+def twice(conn, user_id):
+    queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    return queue.enqueue(conn, WELCOME, {"user_id": user_id})
 
 
-def test_a_job_of_another_type_is_not_the_welcome_email():
-    report = run_check("00.first_job", enqueue_welcome=lambda conn, user_id: queue.enqueue(
-        conn, "welcome_email", {"user_id": user_id}))
-    assert failed(report) == ["the job's type is 'send_welcome_email'"], report.render()
+def another_type(conn, user_id):
+    return queue.enqueue(conn, "welcome_email", {"user_id": user_id})
 
 
-def test_a_copy_of_the_user_in_the_payload_is_data_not_an_id():
-    report = run_check("00.first_job", enqueue_welcome=lambda conn, user_id: queue.enqueue(
-        conn, "send_welcome_email", {"user_id": user_id, "email": f"user{user_id}@example.com"}))
-    assert failed(report) == ["the payload carries the user's id and nothing else"], report.render()
+def data_in_the_payload(conn, user_id):
+    return queue.enqueue(conn, WELCOME, {"user_id": user_id, "email": f"user{user_id}@example.com"})
 
 
-def test_returning_nothing_is_not_the_jobs_id():
-    def enqueue_welcome(conn, user_id):
-        queue.enqueue(conn, "send_welcome_email", {"user_id": user_id})
-
-    report = run_check("00.first_job", enqueue_welcome=enqueue_welcome)
-    assert failed(report) == ["returns the new job's id (an int)"], report.render()
+def the_id_as_text(conn, user_id):
+    return queue.enqueue(conn, WELCOME, {"user_id": str(user_id)})
 
 
-def test_returning_the_users_id_is_not_the_jobs_id():
-    def enqueue_welcome(conn, user_id):
-        queue.enqueue(conn, "send_welcome_email", {"user_id": user_id})
-        return user_id
-
-    report = run_check("00.first_job", enqueue_welcome=enqueue_welcome)
-    assert failed(report) == ["the returned id is the stored job's id"], report.render()
+def always_user_seven(conn, user_id):
+    return queue.enqueue(conn, WELCOME, {"user_id": 7})
 
 
-def test_a_connection_of_its_own_escapes_the_callers_transaction():
-    def enqueue_welcome(conn, user_id):
-        schema = conn.execute("SELECT current_schema()").fetchone()[0]
-        with db.connect(schema) as own:  # commits at once, whatever the caller does
-            return queue.enqueue(own, "send_welcome_email", {"user_id": user_id})
+def returns_nothing(conn, user_id):
+    queue.enqueue(conn, WELCOME, {"user_id": user_id})
 
-    report = run_check("00.first_job", enqueue_welcome=enqueue_welcome)
-    assert_fails_with(report, "uses the connection it is given")
-    assert len(failed(report)) == 1, report.render()
+
+def returns_the_users_id(conn, user_id):
+    queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    return user_id
+
+
+def returns_the_row(conn, user_id):
+    return conn.execute("INSERT INTO jobs (type, payload) VALUES (%s, %s) RETURNING id",
+                        [WELCOME, Jsonb({"user_id": user_id})]).fetchone()
+
+
+def the_newest_id(conn, user_id):
+    """The largest id is mine, surely: not when another sign-up stores its job in between."""
+    queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    return conn.execute("SELECT max(id) FROM jobs").fetchone()[0]
+
+
+def the_number_of_jobs(conn, user_id):
+    queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    return conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+
+
+def a_connection_of_its_own(conn, user_id):
+    schema = conn.execute("SELECT current_schema()").fetchone()[0]
+    with db.connect(schema) as own:  # commits at once, whatever the caller does
+        return queue.enqueue(own, WELCOME, {"user_id": user_id})
+
+
+def commits_to_be_safe(conn, user_id):
+    job_id = queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    conn.commit()
+    return job_id
+
+
+def rolls_back_first(conn, user_id):
+    conn.rollback()  # "start clean"
+    return queue.enqueue(conn, WELCOME, {"user_id": user_id})
+
+
+def one_key_for_everyone(conn, user_id):
+    return queue.enqueue(conn, WELCOME, {"user_id": user_id}, unique_key="welcome")
+
+
+def clears_old_welcomes(conn, user_id):
+    conn.execute("DELETE FROM jobs WHERE type = %s", [WELCOME])  # "so the worker has only the new one"
+    return queue.enqueue(conn, WELCOME, {"user_id": user_id})
+
+
+def json_text_in_the_payload(conn, user_id):
+    """The payload stored as a JSON string that holds JSON, not as a JSON object."""
+    return conn.execute("INSERT INTO jobs (type, payload) VALUES (%s, %s) RETURNING id",
+                        [WELCOME, Jsonb(json.dumps({"user_id": user_id}))]).fetchone()[0]
+
+
+def the_first_welcome_job(conn, user_id):
+    queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    return conn.execute("SELECT id FROM jobs WHERE type = %s ORDER BY id LIMIT 1", [WELCOME]).fetchone()[0]
+
+
+WRONG = {  # the wrong answer, the checks it must fail, and checks it may fail too
+    "twice": (twice, ["stores exactly one job"], []),
+    "another_type": (another_type, ["the job's type is 'send_welcome_email'"], []),
+    "data_in_the_payload": (data_in_the_payload, ["the payload carries the user's id and nothing else"], []),
+    "the_id_as_text": (the_id_as_text, ["the payload carries the user's id and nothing else"], []),
+    "always_user_seven": (always_user_seven, ["the payload carries the user's id and nothing else"], []),
+    "json_text_in_the_payload": (json_text_in_the_payload, ["the payload carries the user's id and nothing else"],
+                                 []),
+    "returns_nothing": (returns_nothing, ["returns the new job's id (an int)"], []),
+    "returns_the_row": (returns_the_row, ["returns the new job's id (an int)"], []),
+    "returns_the_users_id": (returns_the_users_id, ["the returned id is the stored job's id"], []),
+    "the_number_of_jobs": (the_number_of_jobs, ["the returned id is the stored job's id"], []),
+    "the_newest_id": (the_newest_id, ["the returned id is the stored job's id"], []),
+    "the_first_welcome_job": (the_first_welcome_job, ["the returned id is the stored job's id"], []),
+    "a_connection_of_its_own": (a_connection_of_its_own, ["uses the connection it is given"], []),
+    "commits_to_be_safe": (commits_to_be_safe, ["uses the connection it is given"], []),
+    "rolls_back_first": (rolls_back_first, ["uses the connection it is given"], []),
+    "one_key_for_everyone": (one_key_for_everyone, ["returns the new job's id (an int)"], ["stores exactly one job"]),
+    "clears_old_welcomes": (clears_old_welcomes, ["stores exactly one job, and changes no other"], []),
+}
+
+
+@pytest.mark.parametrize("case", WRONG)
+def test_wrong_first_jobs_fail(case):
+    answer, must, may = WRONG[case]
+    report = run_check("00.first_job", enqueue_welcome=answer)
+    assert fails_exactly(report, must, may), report.render()
+
+
+def test_the_example_is_the_smallest_and_a_seed_replays_it():
+    first = run_check("00.first_job", enqueue_welcome=data_in_the_payload, seed=5).render()
+    assert "smallest failing example: an empty jobs table; then user 7 signs up" in first, first
+    assert run_check("00.first_job", enqueue_welcome=data_in_the_payload, seed=5).render() == first
+
+
+def test_a_returned_id_taken_from_the_table_is_told_about_the_other_sign_up():
+    text = run_check("00.first_job", enqueue_welcome=the_newest_id).render()
+    assert "another sign-up stored its job between your statements" in text, text

@@ -12,7 +12,7 @@ from course.infra import processes
 from course.grading import run_check
 from course.programs import tiffin
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import assert_fails_with, failed, fails_exactly
 
 
 def order_ids(conn) -> list[int]:
@@ -20,6 +20,12 @@ def order_ids(conn) -> list[int]:
 
 
 # -- 01.receipts_lost ---------------------------------------------------------------------------------
+
+RECEIPT = re.compile(r"Your Tiffin receipt for order #(\d+)")
+
+
+def received(deliveries) -> set:
+    return {int(m.group(1)) for d in deliveries if (m := RECEIPT.fullmatch(d.subject))}
 
 
 def by_email_address(conn, deliveries):
@@ -41,30 +47,90 @@ def by_counting(conn, deliveries):
 
 
 def as_a_set(conn, deliveries):
-    received = {int(m.group(1)) for d in deliveries if (m := re.search(r"order #(\d+)$", d.subject))}
-    return set(order_ids(conn)) - received
+    return set(order_ids(conn)) - received(deliveries)
 
 
-def test_matching_receipts_by_email_address_misses_a_customers_second_order():
-    report = run_check("01.receipts_lost", receipts_lost=by_email_address)
-    assert_fails_with(report, "although its customer got a receipt for another order")
-    assert "a customer can have several orders" in report.render()
+def without_order_by(conn, deliveries):
+    """Found by the mutation sweep: rows stored in id order let a missing ORDER BY pass."""
+    return [order_id for (order_id,) in conn.execute("SELECT id FROM orders") if order_id not in received(deliveries)]
 
 
-def test_finding_the_number_as_a_substring_is_fooled_by_another_orders_number():
-    report = run_check("01.receipts_lost", receipts_lost=by_substring)
-    assert failed(report) == ["is not fooled by a duplicate receipt, a newsletter or another order's number"], \
-        report.render()
+def largest_first(conn, deliveries):
+    return sorted(set(order_ids(conn)) - received(deliveries), reverse=True)
 
 
-def test_counting_deliveries_is_fooled_by_duplicates_and_newsletters():
-    report = run_check("01.receipts_lost", receipts_lost=by_counting)
-    assert_fails_with(report, "is not fooled by a duplicate receipt")
+def split_on_the_hash(conn, deliveries):
+    """Any subject with a '#': a newsletter numbered like an order counts as its receipt."""
+    got = {int(d.subject.split("#")[1].split()[0]) for d in deliveries if "#" in d.subject}
+    return [order_id for order_id in order_ids(conn) if order_id not in got]
 
 
-def test_a_set_is_not_the_list_asked_for():
-    report = run_check("01.receipts_lost", receipts_lost=as_a_set)
-    assert failed(report) == ["returns a list (no orders, no deliveries: [])"], report.render()
+def any_number_in_the_subject(conn, deliveries):
+    got = {int(n) for d in deliveries for n in re.findall(r"\d+", d.subject)}
+    return [order_id for order_id in order_ids(conn) if order_id not in got]
+
+
+def only_orders_still_placed(conn, deliveries):
+    """A cancelled or delivered order 'needs no receipt': but it is an order, and its receipt is lost."""
+    rows = conn.execute("SELECT id FROM orders WHERE status = 'placed' ORDER BY id")
+    return [order_id for (order_id,) in rows if order_id not in received(deliveries)]
+
+
+def the_first_page(conn, deliveries):
+    rows = conn.execute("SELECT id FROM orders ORDER BY id LIMIT 20")
+    return [order_id for (order_id,) in rows if order_id not in received(deliveries)]
+
+
+def the_receipts_numbers(conn, deliveries):
+    """The numbers of the receipts nobody ordered, instead of the orders nobody got a receipt for."""
+    return sorted(received(deliveries) - set(order_ids(conn)))
+
+
+def rows_not_ids(conn, deliveries):
+    return [row for row in conn.execute("SELECT id FROM orders ORDER BY id").fetchall()
+            if row[0] not in received(deliveries)]
+
+
+def ids_as_text(conn, deliveries):
+    return [str(order_id) for order_id in order_ids(conn) if order_id not in received(deliveries)]
+
+
+
+WRONG_LISTS = {  # the wrong answer, the checks it must fail, the checks it may fail too
+    "by_email_address": (by_email_address, ["lists each order whose receipt never came"],
+                         ["is not fooled by a duplicate receipt"]),
+    "by_substring": (by_substring, ["is not fooled by a duplicate receipt"], []),
+    "by_counting": (by_counting, ["lists each order whose receipt never came"],
+                    ["is not fooled by a duplicate receipt"]),
+    "as_a_set": (as_a_set, ["returns a list of order ids"], []),
+    "without_order_by": (without_order_by, ["lists the order ids in ascending order"], []),
+    "largest_first": (largest_first, ["lists the order ids in ascending order"], []),
+    "split_on_the_hash": (split_on_the_hash, ["is not fooled by a duplicate receipt"], []),
+    "any_number_in_the_subject": (any_number_in_the_subject, ["is not fooled by a duplicate receipt"], []),
+    "only_orders_still_placed": (only_orders_still_placed, ["lists each order whose receipt never came"], []),
+    "the_first_page": (the_first_page, ["lists each order whose receipt never came"], []),
+    "the_receipts_numbers": (the_receipts_numbers, ["lists each order whose receipt never came"],
+                             ["is not fooled by a duplicate receipt"]),
+    "rows_not_ids": (rows_not_ids, ["returns a list of order ids"], []),
+    "ids_as_text": (ids_as_text, ["returns a list of order ids"], []),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_LISTS)
+def test_wrong_lists_fail(case):
+    answer, must, may = WRONG_LISTS[case]
+    report = run_check("01.receipts_lost", receipts_lost=answer)
+    assert fails_exactly(report, must, may), report.render()
+
+
+def test_matching_by_address_is_told_to_match_by_number():
+    text = run_check("01.receipts_lost", receipts_lost=by_email_address).render()
+    assert "not by the address" in text, text
+
+
+def test_a_number_inside_another_is_told_to_compare_whole_numbers():
+    text = run_check("01.receipts_lost", receipts_lost=by_substring).render()
+    assert "whole numbers" in text or "is not a receipt" in text, text
 
 
 def test_the_course_function_passes():
@@ -74,21 +140,25 @@ def test_the_course_function_passes():
 # -- 01.lose_a_receipt: real processes, a few seconds each -----------------------------------------------
 
 
-def lose_with(deploy_by="terminate", crash_by="kill", restore_after_refusal=True, restore=True, return_id=True):
+def lose_with(deploy_by="terminate", crash_by="kill", wait_for="one more request", restore=True, return_id=True,
+              orders=1):
     def lose_a_receipt(app, provider, how):
         if how == "provider_error":
+            seen = len(provider.requests())
             provider.configure(down=True)
-        order = app.place_order(1, total_cents=1250)
+        for _ in range(orders):
+            order = app.place_order(1, total_cents=1250)
         if how == "deploy":
             getattr(app, deploy_by)()
         elif how == "crash":
             getattr(app, crash_by)()
-        elif restore_after_refusal:
-            processes.wait_until(provider.requests, timeout=30)
+        else:
+            if wait_for == "one more request":
+                processes.wait_until(lambda: len(provider.requests()) > seen, timeout=30)
+            elif wait_for == "any request":  # the old reference: an earlier request satisfies it at once
+                processes.wait_until(provider.requests, timeout=30)
             if restore:
                 provider.healthy()
-        else:
-            provider.healthy()  # too soon: the receipt is still rendering, and will go through
         return order["id"] if return_id else order
 
     return lose_a_receipt
@@ -97,14 +167,14 @@ def lose_with(deploy_by="terminate", crash_by="kill", restore_after_refusal=True
 @pytest.mark.slow
 def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
-    assert failed(report) == ["deploy: the app was stopped with SIGTERM"], report.render()
+    assert failed(report) == ["deploy: the app was stopped the way a deploy stops it (SIGTERM)"], report.render()
     assert "exit code -9 (SIGKILL)" in report.render()
 
 
 @pytest.mark.slow
 def test_a_crash_by_sigterm_is_a_deploy_not_a_crash():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(crash_by="terminate"))
-    assert failed(report) == ["crash: the app was stopped with SIGKILL"], report.render()
+    assert failed(report) == ["crash: the app was stopped the way a crash stops it (SIGKILL)"], report.render()
 
 
 @pytest.mark.slow
@@ -116,17 +186,49 @@ def test_leaving_the_provider_down_loses_the_next_customers_receipt_too():
 @pytest.mark.slow
 def test_returning_the_order_instead_of_its_id():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(return_id=False))
-    assert_fails_with(report, "deploy: returns the id of an order the checkout accepted",
-                      "crash: returns the id of an order the checkout accepted",
-                      "provider_error: returns the id of an order the checkout accepted")
+    assert_fails_with(report, "deploy: places one order through app and returns its id",
+                      "crash: places one order through app and returns its id",
+                      "provider_error: places one order through app and returns its id")
+
+
+@pytest.mark.slow
+def test_two_orders_are_not_one():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(orders=2))
+    assert fails_exactly(report, ["places one order through app and returns its id"]), report.render()
 
 
 @pytest.mark.slow
 def test_putting_the_provider_back_before_the_receipt_was_refused_loses_nothing():
-    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(restore_after_refusal=False))
-    assert_fails_with(report, "provider_error: the provider refused the receipt's send",
-                      "provider_error: no receipt ever arrives")
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(wait_for=None))
+    assert fails_exactly(report, ["provider_error: the provider refused the receipt's send",
+                                  "provider_error: no receipt ever arrives"]), report.render()
     assert "wait until the provider has refused it" in report.render()
+
+
+@pytest.mark.slow
+def test_waiting_for_any_request_is_satisfied_by_an_earlier_one():
+    """Issue 22: the old reference waited for provider.requests() to be non-empty, true at once on a provider
+    that had been asked anything before; the receipt then went out."""
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(wait_for="any request"))
+    assert fails_exactly(report, ["provider_error: the provider refused the receipt's send",
+                                  "provider_error: no receipt ever arrives"]), report.render()
+    assert "you waited for a request (or a refusal) that was already there" in report.render()
+
+
+@pytest.mark.slow
+def test_stopping_the_provider_is_not_making_it_refuse():
+    def lose_a_receipt(app, provider, how):
+        if how == "provider_error":
+            provider.stop()
+        order = app.place_order(1, total_cents=1250)
+        if how == "deploy":
+            app.terminate()
+        elif how == "crash":
+            app.kill()
+        return order["id"]
+
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_a_receipt)
+    assert fails_exactly(report, ["provider_error: the email provider is still running"]), report.render()
 
 
 # -- 01.predict and 01.quiz ---------------------------------------------------------------------------
@@ -141,17 +243,3 @@ def test_predicting_that_a_graceful_stop_saves_the_receipts_fails_without_giving
 def test_the_quiz_wants_the_durable_record_answer():
     report = run_check("01.quiz", q1="b", q2="a", q3="b", q4="c")
     assert failed(report) == ["q2: how many receipts are waiting right now, in thread mode"], report.render()
-
-
-def test_receipts_lost_without_order_by_comes_back_in_storage_order():
-    """Found by the mutation sweep: the check's rows were stored in id order, so a missing ORDER BY passed."""
-    import re
-
-    def receipts_lost(conn, deliveries):
-        received = {int(m.group(1)) for d in deliveries
-                    if (m := re.fullmatch(r"Your Tiffin receipt for order #(\d+)", d.subject))}
-        return [order_id for (order_id,) in conn.execute("SELECT id FROM orders").fetchall()
-                if order_id not in received]
-
-    report = run_check("01.receipts_lost", receipts_lost=receipts_lost)
-    assert failed(report) == ["lists the order ids in ascending order"], report.render()

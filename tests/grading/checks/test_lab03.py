@@ -440,7 +440,7 @@ def test_the_check_builds_the_table_the_lab_shows():
 def test_the_reference_claims_are_the_solutions_statements():
     """The checks compare with REFERENCE_CLAIM and REFERENCE_BATCH: the solution must say the same."""
     from course.grading import notebooks
-    from course.grading.checks.lab03 import REFERENCE_BATCH, REFERENCE_CLAIM
+    from course.grading.checks.lab03.judge import REFERENCE_BATCH, REFERENCE_CLAIM
 
     def words(text):
         return " ".join(text.replace("(", " ( ").replace(")", " ) ").split())

@@ -15,9 +15,9 @@ from course.grading.trial import Trial
 
 from .wrong_answers import assert_fails_with, failed, fails_exactly
 
-FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease = %(lease)s"
+FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s"
 NOW_PLUS = "now() + make_interval(secs => %(lease_s)s)"
-EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(lease)s"
+EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease_token = %(lease_token)s"
 
 
 # -- 04.fenced_ack ---------------------------------------------------------------------------------------------
@@ -25,7 +25,7 @@ EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease = %(l
 
 def ack_with(statement: str):
     def ack(conn, job_id, lease_token):
-        return conn.execute(statement, {"id": job_id, "lease": lease_token}).rowcount == 1
+        return conn.execute(statement, {"id": job_id, "lease_token": lease_token}).rowcount == 1
 
     return ack
 
@@ -36,11 +36,11 @@ def always_reports_success(conn, job_id, lease_token):
 
 
 def returns_nothing(conn, job_id, lease_token):
-    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token])
 
 
 def raises_when_the_lease_is_lost(conn, job_id, lease_token):
-    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount != 1:
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token]).rowcount != 1:
         raise RuntimeError("lease lost")
     return True
 
@@ -51,7 +51,7 @@ def deletes_its_dead_letter_too(conn, job_id, lease_token):
 
 
 def dead_letters_a_lost_job(conn, job_id, lease_token):
-    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token]).rowcount:
+    if conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token]).rowcount:
         return True
     conn.execute("WITH gone AS (DELETE FROM jobs WHERE id = %s RETURNING *) INSERT INTO dead_jobs (id, queue, type, "
                  "payload, priority, attempts, max_attempts, reason, created_at) SELECT id, queue, type, payload, "
@@ -61,7 +61,7 @@ def dead_letters_a_lost_job(conn, job_id, lease_token):
 
 def true_if_the_job_was_there(conn, job_id, lease_token):
     there = conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job_id]).fetchone() is not None
-    conn.execute("DELETE FROM jobs WHERE id = %s AND lease = %s", [job_id, lease_token])
+    conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token])
     return there
 
 
@@ -73,11 +73,11 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
                              "a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
     "fenced_by_token_and_clock": (ack_with(FENCED + " AND run_at > now()"),
                                   ["deletes the job while lease_token is still its token"]),
-    "a_handed_back_job_counts_as_ours": (ack_with(FENCED.replace("lease = %(lease)s",
-                                                                 "(lease = %(lease)s OR lease IS NULL)")),
+    "a_handed_back_job_counts_as_ours": (ack_with(FENCED.replace("lease_token = %(lease_token)s",
+                                                                 "(lease_token = %(lease_token)s OR lease_token IS NULL)")),
                                          ["a job handed back for a retry"]),
     "marks_instead_of_deleting": (ack_with("UPDATE jobs SET run_at = 'infinity' WHERE id = %(id)s "
-                                           "AND lease = %(lease)s"),
+                                           "AND lease_token = %(lease_token)s"),
                                   ["deletes the job while lease_token is still its token"]),
     "deletes_its_dead_letter_too": (deletes_its_dead_letter_too, ["deletes only that job"]),
     "always_reports_success": (always_reports_success, ["returns something false when it deleted nothing"]),
@@ -87,10 +87,10 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
     # found by the red-team rounds
     "dead_letters_a_lost_job": (dead_letters_a_lost_job, ["a worker that lost its lease deletes nothing",
                                                           "a job handed back for a retry"]),
-    "and_or_without_brackets": (ack_with(FENCED + " OR lease IS NULL"),
+    "and_or_without_brackets": (ack_with(FENCED + " OR lease_token IS NULL"),
                                 ["a job handed back for a retry"], ["deletes only that job"]),
     "true_if_the_job_was_there": (true_if_the_job_was_there, ["returns something false when it deleted nothing"]),
-    "deletes_what_ran_out": (ack_with(FENCED.replace("lease = %(lease)s", "(lease = %(lease)s OR run_at <= now())")),
+    "deletes_what_ran_out": (ack_with(FENCED.replace("lease_token = %(lease_token)s", "(lease_token = %(lease_token)s OR run_at <= now())")),
                              ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
 }
 
@@ -114,7 +114,7 @@ def test_a_clock_fence_is_told_the_lease_ran_out_but_is_still_ours():
 
 def reads_the_token_then_deletes_by_id(conn, job_id, lease_token):
     """Issue 22's example: the check and the delete are two statements, and a rescuer comes between."""
-    row = conn.execute("SELECT lease FROM jobs WHERE id = %s", [job_id]).fetchone()
+    row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job_id]).fetchone()
     if row is None or row[0] != lease_token:
         return False
     return conn.execute("DELETE FROM jobs WHERE id = %s", [job_id]).rowcount == 1
@@ -132,7 +132,7 @@ def test_reading_the_token_then_deleting_by_id_deletes_the_rescuers_job():
 
 def extend_with(statement: str):
     def extend_lease(conn, job, lease_s):
-        return conn.execute(statement, {"id": job.id, "lease": job.lease_token, "lease_s": lease_s}).rowcount == 1
+        return conn.execute(statement, {"id": job.id, "lease_token": job.lease_token, "lease_s": lease_s}).rowcount == 1
 
     return extend_lease
 
@@ -154,7 +154,7 @@ def fenced_by_the_lease_end_it_was_given(conn, job, lease_s):
 
 def extend_with_copy(conn, job, lease_s):
     return conn.execute("UPDATE jobs SET run_at = %s::timestamptz + make_interval(secs => %s) "
-                        "WHERE id = %s AND lease = %s", [job.lease_expires_at, lease_s, job.id, job.lease_token]
+                        "WHERE id = %s AND lease_token = %s", [job.lease_expires_at, lease_s, job.id, job.lease_token]
                         ).rowcount == 1
 
 
@@ -174,7 +174,7 @@ WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those onl
     "hides_the_job_for_good": (extend_with(EXTEND.replace(NOW_PLUS, "'infinity'")), ["moves the end of the lease"]),
     "fenced_by_the_lease_end_it_was_given": (fenced_by_the_lease_end_it_was_given,
                                              ["moves the end of the lease", "returns something true while the lease"]),
-    "a_new_token_every_beat": (extend_with(EXTEND.replace(" WHERE", ", lease = gen_random_uuid() WHERE")),
+    "a_new_token_every_beat": (extend_with(EXTEND.replace(" WHERE", ", lease_token = gen_random_uuid() WHERE")),
                                ["changes nothing but that job's"]),
     "counts_an_attempt_every_beat": (extend_with(EXTEND.replace(" WHERE", ", attempts = attempts + 1 WHERE")),
                                      ["changes nothing but"]),
@@ -184,12 +184,12 @@ WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those onl
     "beats_only_when_a_third_is_left": (extend_with(EXTEND + " AND run_at < now() + make_interval(secs => "
                                                              "%(lease_s)s / 3)"),
                                         ["moves the end of the lease"], ["returns something true while the lease"]),
-    "takes_a_run_out_lease_back": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS}, lease = %(lease)s "
-                                               "WHERE id = %(id)s AND (lease = %(lease)s OR run_at < now())"),
+    "takes_a_run_out_lease_back": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS}, lease_token = %(lease_token)s "
+                                               "WHERE id = %(id)s AND (lease_token = %(lease_token)s OR run_at < now())"),
                                    ["does not extend a lease that is no longer ours"],
                                    ["returns something false when the lease is no longer ours"]),
     "from_the_end_its_copy_says": (extend_with_copy, ["moves the end of the lease"]),
-    "and_or_without_brackets": (extend_with(EXTEND + " OR id = %(id)s AND lease IS NULL"),
+    "and_or_without_brackets": (extend_with(EXTEND + " OR id = %(id)s AND lease_token IS NULL"),
                                 ["does not extend a lease that is no longer ours"],
                                 ["returns something false when the lease is no longer ours"]),
     "lease_s_read_as_milliseconds": (extend_with(EXTEND.replace("%(lease_s)s", "%(lease_s)s / 1000.0")),
@@ -213,7 +213,7 @@ def test_a_heartbeat_that_adds_to_the_end_of_the_lease_is_told_so():
 
 
 def reads_the_token_then_extends_by_id(conn, job, lease_s):
-    row = conn.execute("SELECT lease FROM jobs WHERE id = %s", [job.id]).fetchone()
+    row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job.id]).fetchone()
     if row is None or row[0] != job.lease_token:
         return False
     return conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s",

@@ -1,5 +1,5 @@
-"""Plausible wrong answers to lab 09's exercises. Each must fail its check, and for the reason we expect:
-a check that fails for some other reason would not teach what went wrong."""
+"""Lab 09's checks fail plausible wrong answers, for the reason a learner needs to hear: each breaks one rule
+the statement states (or, where noted, two by its nature), and the test asserts exactly which checks fail."""
 
 import pytest
 
@@ -7,13 +7,13 @@ from course.core import queue
 from course.grading import run_check
 from course.programs.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT, URGENT_WITHIN_S
 
+from .wrong_answers import fails_exactly
 
-def fails_because(report, reason: str) -> None:
-    """The report failed, and one of its failed checks is named with `reason`."""
-    text = report.render()
-    assert report.status == "failed", text
-    failed = [result.name for result in report.results if not result.passed]
-    assert any(reason in name for name in failed), f"expected a failure about {reason!r}:\n{text}"
+BY_IMPACT = "each job type goes to the queue its impact calls for"
+ADDED = "a type added to IMPACT later is routed by its impact"
+REFUSED = "a job type missing from IMPACT is refused"
+AS_GIVEN = "type and payload are stored as given"
+RETURN_ID = "returns the id of the job it stored"
 
 
 # -- 09.route ------------------------------------------------------------------------------------
@@ -61,17 +61,72 @@ def route_but_return_nothing(conn, job_type, payload):
     queue.enqueue(conn, job_type, payload, queue=URGENT if impact.late_after_s <= URGENT_WITHIN_S else BULK)
 
 
-@pytest.mark.parametrize("answer, reason", [
-    (route_by_name, "each job type goes to the queue its impact calls for"),
-    (route_everything_to_urgent, "each job type goes to the queue its impact calls for"),
-    (route_by_a_list_of_names, "a type added to IMPACT later is routed by its impact"),
-    (route_with_a_strict_threshold, "each job type goes to the queue its impact calls for"),
-    (route_unknown_types_to_bulk, "a job type missing from IMPACT is refused"),
-    (route_and_add_data, "type and payload are stored as given"),
-    (route_but_return_nothing, "returns the id of the job it stored"),
-])
-def test_wrong_routes_fail(answer, reason):
-    fails_because(run_check("09.route", enqueue_job=answer), reason)
+def route_then_refuse(conn, job_type, payload):
+    """Stores first, asks later: the unknown type's job is already committed when it refuses."""
+    job_id = queue.enqueue(conn, job_type, payload, queue=BULK)
+    impact = IMPACT[job_type]
+    conn.execute("UPDATE jobs SET queue = %s WHERE id = %s",
+                 [URGENT if impact.late_after_s <= URGENT_WITHIN_S else BULK, job_id])
+    return job_id
+
+
+def refuse_with_a_runtime_error(conn, job_type, payload):
+    if job_type not in IMPACT:
+        raise RuntimeError(f"unknown job type {job_type}")  # says "broken", not "bad argument"
+    impact = IMPACT[job_type]
+    return queue.enqueue(conn, job_type, payload, queue=URGENT if impact.late_after_s <= URGENT_WITHIN_S else BULK)
+
+
+def urgent_within_a_minute(conn, job_type, payload):
+    """The threshold written out as 60 s instead of URGENT_WITHIN_S (120)."""
+    impact = IMPACT[job_type]
+    return queue.enqueue(conn, job_type, payload, queue=URGENT if impact.late_after_s <= 60 else BULK)
+
+
+ROUTES = {name: URGENT if impact.late_after_s <= URGENT_WITHIN_S else BULK for name, impact in IMPACT.items()}
+
+
+def route_from_a_table_made_once(conn, job_type, payload):
+    """The routes worked out once, when the cell ran: a type added to IMPACT since is unknown to it."""
+    return queue.enqueue(conn, job_type, payload, queue=ROUTES[job_type])
+
+
+def route_and_read_the_id_back(conn, job_type, payload):
+    """Reads the new job's id back from the table: another session's job may be the newest."""
+    impact = IMPACT[job_type]
+    queue.enqueue(conn, job_type, payload, queue=URGENT if impact.late_after_s <= URGENT_WITHIN_S else BULK)
+    return conn.execute("SELECT max(id) FROM jobs").fetchone()[0]
+
+
+def route_and_prioritise(conn, job_type, payload):
+    """Urgent jobs get a priority too: not what the statement asks, and it reorders the urgent queue."""
+    impact = IMPACT[job_type]
+    urgent = impact.late_after_s <= URGENT_WITHIN_S
+    return queue.enqueue(conn, job_type, payload, queue=URGENT if urgent else BULK, priority=10 if urgent else 0)
+
+
+WRONG_ROUTES = {  # the answer, the checks it must fail, the checks it may fail as well
+    "route_by_name": (route_by_name, [BY_IMPACT], [ADDED, REFUSED]),
+    "route_everything_to_urgent": (route_everything_to_urgent, [BY_IMPACT], [ADDED]),
+    "route_by_a_list_of_names": (route_by_a_list_of_names, [ADDED], []),
+    "route_with_a_strict_threshold": (route_with_a_strict_threshold, [BY_IMPACT], [ADDED]),
+    "route_unknown_types_to_bulk": (route_unknown_types_to_bulk, [REFUSED], []),
+    "route_and_add_data": (route_and_add_data, [AS_GIVEN], []),
+    "route_but_return_nothing": (route_but_return_nothing, [RETURN_ID], []),
+    "route_then_refuse": (route_then_refuse, [REFUSED], []),
+    "refuse_with_a_runtime_error": (refuse_with_a_runtime_error, [REFUSED], []),
+    "urgent_within_a_minute": (urgent_within_a_minute, [BY_IMPACT], [ADDED]),
+    "route_from_a_table_made_once": (route_from_a_table_made_once, [ADDED], []),
+    "route_and_read_the_id_back": (route_and_read_the_id_back, [RETURN_ID], []),
+    "route_and_prioritise": (route_and_prioritise, [AS_GIVEN], []),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_ROUTES)
+def test_wrong_routes_fail(name):
+    answer, reasons, may = WRONG_ROUTES[name]
+    report = run_check("09.route", enqueue_job=answer)
+    assert fails_exactly(report, reasons, may), report.render()
 
 
 def test_the_table_is_left_as_it_was_even_when_the_answer_fails():
@@ -81,10 +136,15 @@ def test_the_table_is_left_as_it_was_even_when_the_answer_fails():
 
 
 def test_a_misrouted_type_is_named_with_its_impact():
-    text = run_check("09.route", enqueue_job=route_by_name).render()
-    # the most urgent type routed wrongly is the example: the sync is not an email, so it went to bulk
-    assert "enqueue_job(conn, 'sync_channel_manager', ...): late after 120 s" in text
-    assert "expected: 'urgent'" in text and "got:      'bulk'" in text
+    text = run_check("09.route", enqueue_job=route_with_a_strict_threshold).render()
+    assert "smallest failing example: enqueue_job(conn, 'sync_channel_manager', {'booking_id': 981})" in text
+    assert "may be 120 s late" in text and "<=, not <" in text
+    assert "expected: \"on 'urgent'\"" in text and "got:      \"on 'bulk'\"" in text
+
+
+def test_an_id_read_back_is_caught_by_another_session_enqueueing_between_the_statements():
+    text = run_check("09.route", enqueue_job=route_and_read_the_id_back).render()
+    assert "another session enqueued a job and committed" in text and "reading it back" in text
 
 
 # -- 09.newsletter -------------------------------------------------------------------------------
@@ -126,22 +186,66 @@ def newsletter_ids_newest_first(conn, guest_ids):
     return sorted(ids, reverse=True)  # "the latest first", as a list of jobs is often shown
 
 
-@pytest.mark.parametrize("answer, reason", [
-    (newsletter_with_a_high_priority, "is claimed first"),
-    (newsletter_at_the_default_priority, "is claimed first"),
-    (newsletter_one_commit_per_guest, "in one transaction"),
-    (newsletter_on_a_bulk_queue, "on the one queue"),
-    (newsletter_later_guests_first, "goes out in the order given"),
-    (newsletter_with_the_guests_email, "with the guest's id and nothing else"),
-    (newsletter_ids_newest_first, "the ids returned are the stored jobs' ids, in the guests' order"),
-])
-def test_wrong_newsletters_fail(answer, reason):
-    fails_because(run_check("09.newsletter", enqueue_newsletter=answer), reason)
+def newsletter_in_batches(conn, guest_ids):
+    """A thousand at a time, each batch its own statement and (in autocommit) its own transaction."""
+    ids = []
+    for start in range(0, len(guest_ids), 1000):
+        ids += queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids[start:start + 1000]],
+                                  priority=NEWSLETTER_PRIORITY)
+    return ids
 
 
-def test_a_newsletter_that_jumps_the_queue_says_where_the_confirmation_went():
+def newsletter_none_for_no_guests(conn, guest_ids):
+    if not guest_ids:
+        return None
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids], priority=NEWSLETTER_PRIORITY)
+
+
+def newsletter_sorted_guests(conn, guest_ids):
+    """Sorted "to be tidy": the guests' own order is lost."""
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in sorted(guest_ids)],
+                              priority=NEWSLETTER_PRIORITY)
+
+
+ONE_PER_GUEST = "stores one job per guest"
+CONTENT = "with the guest's id and nothing else"
+ONE_QUEUE = "on the one queue"
+BELOW = "is claimed first"
+OWN_ORDER = "goes out in the order given"
+ONE_TX = "in one transaction"
+IDS_ORDER = "the ids returned are the stored jobs' ids, in the guests' order"
+EMPTY = "no guests: returns [] and stores nothing"
+
+WRONG_NEWSLETTERS = {  # the answer, the checks it must fail, the checks it may fail as well
+    "newsletter_with_a_high_priority": (newsletter_with_a_high_priority, [BELOW], []),
+    "newsletter_at_the_default_priority": (newsletter_at_the_default_priority, [BELOW], []),
+    "newsletter_one_commit_per_guest": (newsletter_one_commit_per_guest, [ONE_TX], []),
+    "newsletter_on_a_bulk_queue": (newsletter_on_a_bulk_queue, [ONE_QUEUE], []),
+    # -10, -9, -8 ...: later guests first, and from the eleventh guest on, not below the default any more
+    "newsletter_later_guests_first": (newsletter_later_guests_first, [OWN_ORDER], [BELOW]),
+    "newsletter_with_the_guests_email": (newsletter_with_the_guests_email, [CONTENT], []),
+    "newsletter_ids_newest_first": (newsletter_ids_newest_first, [IDS_ORDER], []),
+    "newsletter_in_batches": (newsletter_in_batches, [ONE_TX], []),
+    "newsletter_none_for_no_guests": (newsletter_none_for_no_guests, [EMPTY], []),
+    "newsletter_sorted_guests": (newsletter_sorted_guests, [OWN_ORDER], [IDS_ORDER]),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_NEWSLETTERS)
+def test_wrong_newsletters_fail(name):
+    answer, reasons, may = WRONG_NEWSLETTERS[name]
+    report = run_check("09.newsletter", enqueue_newsletter=answer)
+    assert fails_exactly(report, reasons, may), report.render()
+
+
+def test_a_newsletter_that_jumps_the_queue_says_why():
     text = run_check("09.newsletter", enqueue_newsletter=newsletter_with_a_high_priority).render()
-    assert "got:      'claimed 6th of 6'" in text and "ORDER BY priority DESC" in text
+    assert "got:      'priority 10'" in text and "ORDER BY priority DESC" in text
+
+
+def test_a_newsletter_committed_in_pieces_is_seen_half_done_by_another_session():
+    text = run_check("09.newsletter", enqueue_newsletter=newsletter_in_batches).render()
+    assert "another session saw 1000 of the 1001 jobs" in text
 
 
 # -- 09.quiz -------------------------------------------------------------------------------------

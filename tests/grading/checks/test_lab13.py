@@ -201,10 +201,13 @@ def test_forgetting_the_ack_fails():
 
 @pytest.mark.slow
 def test_three_quick_retries_do_not_outlast_a_leader_election():
-    """The raise is the rule broken (retry until an ack comes back), named as such: not a crash of the call."""
+    """The raise is the rule broken (retry until an ack comes back), named as such: not a crash of the call.
+    Three retries are enough for lost acks, and the lost-acks round says so: it fails on the election only."""
     report = run_check("13.publish_retry", seed=2, publish_with_retry=retries_three_times)
     assert_fails_with(report, "leader killed: every message stored")
     assert ": raised " in _got(report, "leader killed: every message stored"), report.render()
+    lost_acks = [r for r in report.results if r.name.startswith("lost acks: ")]
+    assert len(lost_acks) == 2 and all(r.passed for r in lost_acks), report.render()
 
 
 def _got(report, name: str) -> str:

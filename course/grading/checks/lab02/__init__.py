@@ -1,0 +1,43 @@
+"""Lab 02: a queue, and what goes in a job.
+
+    02.place_order    the producer: the order and its send_receipt job, ids only, in one transaction
+                      (its check: place_order.py)
+    02.send_receipt   the handler: read the order and the customer now, send, and let a failure raise; run
+                      in this process over generated runs, then in real worker processes against a provider
+                      that refuses a third of the sends (its check: send_receipt.py)
+    02.quiz           check yourself
+"""
+
+from __future__ import annotations
+
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.lab02 import place_order as _place_order
+from course.grading.checks.lab02 import send_receipt as _send_receipt
+from course.grading.checks.quiz import ask
+
+
+@exercise_check("02.place_order")
+def place_order_check(t: Trial, place_order_and_enqueue, seed=None):
+    _place_order.place_order_check(t, place_order_and_enqueue, seed)
+
+
+@exercise_check("02.send_receipt")
+def send_receipt_check(t: Trial, send_receipt, seed=None):
+    _send_receipt.send_receipt_check(t, send_receipt, seed)
+
+
+# -- 02.quiz --------------------------------------------------------------------------------------
+
+
+@exercise_check("02.quiz")
+def quiz_check(t: Trial, q1, q2, q3, q4, q5):
+    ask(t, "q1", q1, "b", "where the receipt job is written",
+        "what does a customer get if the order commits and the next step never runs?")
+    ask(t, "q2", q2, "a", "which job gives the rider the right address",
+        "which address did each receipt show in section 5?")
+    ask(t, "q3", q3, "b", "what a checkout crash does to stored jobs",
+        "count the jobs before and after the SIGKILL in section 2")
+    ask(t, "q4", q4, "a", "why payloads stay small", "try the three designs in section 5 again")
+    ask(t, "q5", q5, "b", "a handler that swallows the provider's error",
+        "the worker decides done or failed from one thing: did the handler raise?")

@@ -1,0 +1,24 @@
+"""Lab 05: the dual write and the outbox — place_order in one transaction, the relay's core step, the quiz.
+
+Each code exercise is judged differentially (issue 22): the learner's answer and the reference run on the
+same tables, drawn from everything the statement allows, then with another session acting between the
+answer's statements, and killed between its steps. One module per exercise: place_order.py, relay.py.
+"""
+
+from __future__ import annotations
+
+from course.grading.checks import exercise_check
+from course.grading.checks.lab05 import place_order, relay  # noqa: F401 (they register their checks)
+from course.grading.checks.quiz import ask
+from course.grading.trial import Trial
+
+
+@exercise_check("05.quiz")
+def quiz(t: Trial, q1, q2, q3, q4):
+    ask(t, "q1", q1, "b", "what a crash between the two writes leaves behind",
+        "the first write had committed; what happened to the second?")
+    ask(t, "q2", q2, "b", "why the relay publishes some rows twice", "what happens between publish and mark sent?")
+    ask(t, "q3", q3, {"b", "c"}, "why consumers stay idempotent with Nats-Msg-Id",
+        "how long does JetStream remember an id, and what does it de-duplicate: the way in or the way out?")
+    ask(t, "q4", q4, "c", "why the event's uuid is the message id, not the row id",
+        "what happens to the ids when the outbox table is created again?")

@@ -1,0 +1,26 @@
+"""Lab 06: idempotency — a conditional UPDATE, the StayHub acceptance test, the quiz.
+
+Each code exercise is judged differentially (issue 22): the learner's handler and the reference run on the
+same StayHub tables, drawn from everything the statement allows, then beside another worker, killed between
+its steps, and last in real worker processes SIGKILLed after the work. One module per exercise: confirm.py,
+send.py; stayhub.py is the world both build.
+"""
+
+from __future__ import annotations
+
+from course.grading.checks import exercise_check
+from course.grading.checks.lab06 import confirm, send  # noqa: F401 (they register their checks)
+from course.grading.checks.quiz import ask
+from course.grading.trial import Trial
+
+
+@exercise_check("06.quiz")
+def quiz(t: Trial, q1, q2, q3, q4):
+    ask(t, "q1", q1, "a", "what a processed-keys table in the same transaction can make happen once",
+        "which of these effects can a rollback of our transaction take back?")
+    ask(t, "q2", q2, "b", "a key made of the job id and the attempt",
+        "what key does the provider see on the second attempt?")
+    ask(t, "q3", q3, "b", "an UPDATE ... WHERE status = 'pending' that changes no row",
+        "why would the booking no longer be pending?")
+    ask(t, "q4", q4, "c", "what makes the confirmation email exactly-once to the guest",
+        "which of these survives a crash after the provider accepted the email?")

@@ -1,0 +1,36 @@
+"""Lab 12: the StayHub capstone — the material's "check before you accept" list and its red flags.
+
+    12.checkout            checkout is fast and the email still arrives (real HTTP, real workers); the
+                           booking and its jobs are stored together or not at all (red flag: jobs
+                           enqueued after the commit)
+    12.confirmation_email  a worker killed after sending: exactly one email; a provider failing every
+                           time: the dead-letter table after 8 attempts, with an alert; an impossible
+                           address: dead at once (red flag: no duplicate protection)
+    12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
+                           forever, or immediately)
+    12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
+
+    stays.py               what the checks share: StayHub's tables, bookings, a job, the stub probe
+    checkout.py, confirmation_email.py (with 12.retry_policy), invoice_worker.py: one exercise each
+"""
+
+from __future__ import annotations
+
+from course.grading.trial import Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.quiz import ask
+from course.grading.checks.lab12 import checkout, confirmation_email, invoice_worker  # noqa: F401 (they register)
+
+
+# -- 12.quiz --------------------------------------------------------------------------------------------------
+
+
+@exercise_check("12.quiz")
+def quiz(t: Trial, q1, q2, q3, q4):
+    ask(t, "q1", q1, {"c", "d", "e"}, "which steps of POST /bookings become jobs",
+        "which results does the guest need before the page can say 'Confirmed'?")
+    ask(t, "q2", q2, "b", "Maya's 'charge later' idea", "what happens when a card is declined after the guest left?")
+    ask(t, "q3", q3, "a", "the order of events when the provider answers 503 every time",
+        "the worker has to call before anything can fail, and a person redrives only after the alert")
+    ask(t, "q4", q4, "b", "a worker killed after the provider accepted the email",
+        "what does the provider do with a second request carrying the same Idempotency-Key?")
