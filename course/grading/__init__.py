@@ -27,7 +27,7 @@ from typing import Any
 from course.errors import CourseError
 from course.grading import hints, manifest
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "ScratchSchema", "faults"]
+__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "ScratchSchema", "faults", "exam"]
 _LATER = {"Report": "course.grading.report", "ScratchSchema": "course.grading.scratch"}
 
 
@@ -35,8 +35,8 @@ def __getattr__(name: str):
     """The public names whose modules need the database driver, imported on first use."""
     if name in _LATER:
         return getattr(importlib.import_module(_LATER[name]), name)
-    if name == "faults":
-        return importlib.import_module("course.grading.faults")
+    if name in ("faults", "exam"):
+        return importlib.import_module(f"course.grading.{name}")
     raise AttributeError(f"module 'course.grading' has no attribute {name!r}")
 
 

@@ -7,7 +7,8 @@ answers loaded outside Jupyter.
     python_source(path)                 every code cell as one Python source (what the layout test parses)
     without_magics(source)              a cell's source with its IPython magics and shell lines blanked
     answers_from(sources, exercise_id, where)   run cells in a fresh namespace, return the answers
-    load_answers(path, exercise_id)     the notebook's setup cells and one exercise cell, run: its answers
+    load_answers(path, exercise_id)     the notebook's setup cells and one exercise cell, run (in the
+                                        notebook's folder, as Jupyter runs them): its answers
 
 An exercise cell must work after the notebook's `setup`-tagged cells alone (imports, constants): that
 is what lets `compare`, `grade`, the mutation sweep and the test suite load a learner's answer, or the
@@ -99,4 +100,6 @@ def load_answers(path: Path, exercise_id: str) -> dict[str, Any]:
     source = found.exercises.get(exercise_id)
     if source is None:
         raise LookupError(f"{path.name} has no cell for exercise {exercise_id}")
-    return answers_from([*found.setup, source], exercise_id, f"{path.name} {exercise_id}")
+    # In the notebook's own folder, as Jupyter runs a notebook: lab 14's answer reads its sibling notebooks.
+    with contextlib.chdir(path.parent):
+        return answers_from([*found.setup, source], exercise_id, f"{path.name} {exercise_id}")

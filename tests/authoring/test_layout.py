@@ -151,7 +151,7 @@ def test_a_lab_is_its_imports_and_their_sql():
     lab03 = manifest.load().lab("03")
     parts = layout.whole_lab(lab03)
     assert "course.core.queue" in parts.modules and "course/core/sql/queue.sql" in parts.sql
-    assert parts.checks == "course/grading/checks/lab03.py" and parts.tests[0] == "tests/grading/checks/test_lab03.py"
+    assert parts.checks == "course/grading/checks/lab03" and parts.tests[0] == "tests/grading/checks/test_lab03.py"
     assert layout._sql_names('sql.show("tiffin", "schema")\nlab_sql.query("lab06", "tables")\nshow("x", "y")\n') \
         == {"tiffin", "lab06"}
     assert layout._sql_names('"""sql.show("tiffin", "schema") in a docstring"""\n') == set()

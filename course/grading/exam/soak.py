@@ -1,0 +1,342 @@
+"""The exam's run: a seeded workload drained by workers made of the learner's pieces, under fire.
+
+    run(pieces, seed=None, progress=True) -> Run
+
+What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N)` replays it):
+  * a fresh schema with lab 14's table (course/programs/sql/exam.sql), and the workload: ordinary jobs
+    (short work), slow jobs (longer than a lease: only the heartbeat keeps them), poison jobs whose work
+    always fails (dead-lettered at their last attempt) and permanent failures (dead at the first);
+  * WORKERS worker processes (course/grading/exam/worker.py), restarted like a supervisor would when
+    they die; they SIGKILL themselves at seeded random points until the kill budget is spent;
+  * on cue, from two threads of the run: another session locks the oldest waiting job's row (a support
+    agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
+    then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
+    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease.
+The run ends when the table is empty, or at its time limit. Nothing here judges: verdict.py reads the
+history, the ledger and the tables afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from psycopg.types.json import Jsonb
+from tqdm.auto import tqdm
+
+from course.errors import CourseError
+from course.grading.exam.pieces import Pieces
+from course.grading.exam.worker import PIECE_RAISED
+from course.grading.scratch import ScratchSchema
+from course.infra import db, eventlog, processes
+from course.programs import sql
+
+WORKERS = 3
+LEASE_S = 2.0
+ORDINARY, SLOW, POISON, PERMANENT = 30, 2, 3, 2
+MAX_ATTEMPTS = 3
+KILL_BUDGET = 4
+TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a correct queue needs well under a minute
+CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
+# cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
+START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(eventlog.Event):
+    """One line of the exam's history; worker -1 is the run itself (kills, freezes, the lock)."""
+
+    worker: int
+    job: int | None = None
+    attempt: int | None = None
+    detail: str = ""
+    facts: dict = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    seed: int
+    kinds: dict[int, str]  # job id -> ordinary, slow, poison, permanent
+    events: list[Event]
+    ledger: dict[int, list[tuple[int, int]]]  # job id -> [(worker, attempt)] of each committed effect
+    dead: dict[int, tuple[int, str]]  # job id -> (attempts, reason)
+    stuck: dict[int, int]  # job id -> attempts, still in the table at the end
+    claims: list[dict]  # claim_log rows: job_id, attempt, was_free, held_until (run seconds), at
+    timed_out: bool
+    elapsed_s: float
+    kills: int
+    freezes: int
+    max_attempts: int = MAX_ATTEMPTS
+    lease_s: float = LEASE_S
+
+
+def workload(rng: random.Random) -> list[dict]:
+    kinds = ["ordinary"] * ORDINARY + ["poison"] * POISON + ["permanent"] * PERMANENT
+    rng.shuffle(kinds)
+    for _ in range(SLOW):  # not among the first third: the row-lock cue comes first
+        kinds.insert(rng.randrange(len(kinds) // 3, len(kinds)), "slow")
+    work = {"ordinary": (0.02, 0.15), "slow": (2.5 * LEASE_S, 2.5 * LEASE_S), "poison": (0.02, 0.1),
+            "permanent": (0.02, 0.1)}
+    return [{"kind": kind, "work_s": round(rng.uniform(*work[kind]), 3)} for kind in kinds]
+
+
+def _seed_jobs(conn, payloads: list[dict]) -> dict[int, str]:
+    kinds = {}
+    for position, payload in enumerate(payloads):  # a millisecond apart: the first is the oldest
+        job_id = conn.execute(
+            "INSERT INTO jobs (type, payload, run_at, max_attempts) "
+            "VALUES ('book_payment', %s, now() - make_interval(secs => %s), %s) RETURNING id",
+            [Jsonb(payload), (len(payloads) - position) / 1000, MAX_ATTEMPTS]).fetchone()[0]
+        kinds[job_id] = payload["kind"]
+    return kinds
+
+
+class _Supervisor:
+    """The worker slots: start, restart the dead, count kills, stop at a piece that raised."""
+
+    def __init__(self, spec_path: Path, history: Path, started_at: float, calm: Path):
+        self.spec_path, self.history, self.started_at, self.calm = spec_path, history, started_at, calm
+        self.slots: list[processes.Child | None] = [None] * WORKERS
+        self.incarnations = [0] * WORKERS
+        self.kills = 0
+        self.piece_raised = False
+        self.lock = threading.Lock()
+
+    def start(self, slot: int) -> None:
+        self.incarnations[slot] += 1
+        self.slots[slot] = processes.python(f"examworker{slot}", "course.grading.exam.worker",
+                                            str(self.spec_path), str(slot), str(self.incarnations[slot]))
+
+    def pid(self, slot: int) -> int | None:
+        with self.lock:
+            child = self.slots[slot]
+            return child.pid if child is not None and child.alive() else None
+
+    def tend(self) -> None:
+        with self.lock:
+            for slot, child in enumerate(self.slots):
+                if child is None or child.alive():
+                    continue
+                code = child.wait()
+                if code == PIECE_RAISED:
+                    self.piece_raised = True
+                    return
+                if code == -signal.SIGKILL:
+                    self.kills += 1
+                    if self.kills >= KILL_BUDGET:
+                        self.calm.touch()
+                eventlog.record(self.history, since=self.started_at, worker=slot, pid=child.pid, kind="exited",
+                                detail=f"exit code {code}" + ("" if code == -signal.SIGKILL else
+                                                              ": " + child.log_tail(3).strip()))
+                self.start(slot)
+
+    def stop(self) -> None:
+        self.calm.touch()
+        for child in self.slots:
+            if child is not None and child.alive():
+                child.signal(signal.SIGCONT)
+                child.kill()
+
+
+def _note(supervisor: _Supervisor, **fields) -> None:
+    eventlog.record(supervisor.history, since=supervisor.started_at, worker=-1, **fields)
+
+
+def _hold_a_row(box: ScratchSchema, supervisor: _Supervisor, done: threading.Event) -> None:
+    """Cue 1: a support agent's transaction holds the oldest waiting job's row while the workers claim;
+    the run watches whether a claim waits for it. Released once one does, or once the workers have made
+    three claims each (they got past it), or once it is the last job left, or at CUE_LIMIT_S."""
+    holder = db.connect(box.schema, autocommit=False)
+    watcher = db.connect(box.schema)
+    try:
+        row = holder.execute("SELECT id FROM jobs WHERE attempts = 0 ORDER BY run_at LIMIT 1 "
+                             "FOR UPDATE SKIP LOCKED").fetchone()
+        if row is None:
+            return
+        agent = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
+        claims_before = watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0]
+        _note(supervisor, kind="row_locked", job=row[0], detail="another session locks this job's row and keeps it")
+        deadline = time.monotonic() + CUE_LIMIT_S
+        while not done.is_set() and time.monotonic() < deadline:
+            waiting = watcher.execute("SELECT application_name FROM pg_stat_activity "
+                                      "WHERE %s = ANY(pg_blocking_pids(pid))", [agent]).fetchall()
+            if waiting:
+                name = waiting[0][0]
+                _note(supervisor, kind="claim_waited", job=row[0], detail=f"{name}'s claim waits for that row lock",
+                      facts={"worker": name})
+                break
+            if watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0] - claims_before >= 3 * WORKERS:
+                break  # the workers got past it
+            if watcher.execute("SELECT count(*) FROM jobs").fetchone()[0] <= 1:
+                break  # nothing else is left to claim
+            time.sleep(0.05)
+        holder.rollback()
+        _note(supervisor, kind="row_released", job=row[0])
+    finally:
+        holder.close()
+        watcher.close()
+
+
+def _at_work_on(supervisor: _Supervisor, job_id: int) -> tuple[int, int, int] | None | bool:
+    """(slot, pid, attempt) of the live worker running this job now; None if none is; False once it is done."""
+    for event in reversed(eventlog.read(supervisor.history, Event)):
+        if event.job != job_id or event.kind not in ("started", "finished", "failed", "killed", "acked",
+                                                      "ack_refused", "buried", "retried"):
+            continue
+        if event.kind in ("acked", "buried"):
+            return False
+        if event.kind == "started" and supervisor.pid(event.worker) == event.pid:
+            return event.worker, event.pid, event.attempt
+        return None
+    return None
+
+
+def _freeze_slow_jobs(box: ScratchSchema, supervisor: _Supervisor, slow: list[int], app: str,
+                      done: threading.Event) -> None:
+    """Cue 2: each slow job's worker is frozen (SIGSTOP) while it runs the job, never inside a transaction,
+    until another worker has claimed the job (its lease ran out meanwhile); then thawed (SIGCONT), to go
+    on with its old lease: its heartbeat and its ack are then the ones of a worker that lost the job."""
+    watcher = db.connect(box.schema)
+    try:
+        for job_id in slow:
+            deadline = time.monotonic() + CUE_LIMIT_S
+            frozen = None
+            while not done.is_set() and time.monotonic() < deadline and frozen is None:
+                found = _at_work_on(supervisor, job_id)
+                if found is False:
+                    break
+                if found:
+                    slot, pid, attempt = found
+                    os.kill(pid, signal.SIGSTOP)
+                    busy = watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
+                                           "AND state <> 'idle'", [f"{app}-{slot}%"]).fetchone()[0]
+                    if busy:  # caught in a heartbeat's transaction: its row lock would keep every claim away
+                        os.kill(pid, signal.SIGCONT)
+                    else:
+                        frozen = found
+                        continue
+                time.sleep(0.05)
+            if frozen is None:
+                continue
+            slot, pid, attempt = frozen
+            _note(supervisor, kind="frozen", job=job_id, detail=f"worker {slot} frozen (SIGSTOP) while it runs this job",
+                  facts={"slot": slot})
+            deadline = time.monotonic() + CUE_LIMIT_S
+            while not done.is_set() and time.monotonic() < deadline:
+                if watcher.execute("SELECT count(*) FROM claim_log WHERE job_id = %s AND attempt > %s",
+                                   [job_id, attempt]).fetchone()[0]:
+                    break
+                time.sleep(0.05)
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+            _note(supervisor, kind="thawed", job=job_id, facts={"slot": slot},
+                  detail=f"worker {slot} thawed (SIGCONT): it goes on with its old lease")
+    finally:
+        watcher.close()
+
+
+def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Run:
+    """Drain the exam's workload with workers made of `pieces`, under fire (see the module's docstring)."""
+    if pieces.missing:
+        raise ValueError("the exam needs every piece; missing: " + ", ".join(pieces.missing) + ". Nothing ran.")
+    seed = random.randrange(1, 10**6) if seed is None else seed
+    rng = random.Random(seed)
+    box = ScratchSchema.create("14.exam", queue_tables=False)
+    workdir = Path(tempfile.mkdtemp(prefix="course-exam-"))
+    history, calm = workdir / "history.jsonl", workdir / "calm"
+    spec: Path | None = None
+    try:
+        box.conn.execute(sql.query("exam", "schema"))
+        kinds = _seed_jobs(box.conn, workload(rng))
+        started_at = time.time()
+        spec = processes.pickle_for_child({
+            "conninfo": box.conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
+            "started_at": started_at, "calm": str(calm), "lease_s": LEASE_S,
+            "kill_mid_work": 0.04, "kill_after_ack": 0.04}, "exam-spec")
+        supervisor = _Supervisor(spec, history, started_at, calm)
+        done = threading.Event()
+        slow = [job_id for job_id, kind in kinds.items() if kind == "slow"]
+        cues = [threading.Thread(target=_hold_a_row, args=(box, supervisor, done), daemon=True),
+                threading.Thread(target=_freeze_slow_jobs, daemon=True,
+                                 args=(box, supervisor, slow, f"examworker-{seed}", done))]
+        bar = tqdm(total=len(kinds), desc=f"exam, seed {seed}", unit="job", disable=not progress)
+        timed_out = False
+        try:
+            for slot in range(WORKERS):
+                supervisor.start(slot)
+            deadline = None
+            start_limit = time.monotonic() + START_LIMIT_S
+            while True:
+                supervisor.tend()
+                if supervisor.piece_raised:
+                    break
+                if deadline is None and history.exists():
+                    deadline = time.monotonic() + TIME_LIMIT_S
+                    for cue in cues:
+                        cue.start()
+                left = box.conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+                bar.n = len(kinds) - left
+                bar.refresh()
+                if left == 0 or (left <= SLOW + POISON + PERMANENT and _only_hopeless_left(box, history)):
+                    break
+                if deadline is None and time.monotonic() > start_limit:
+                    raise CourseError(f"no exam worker started within {START_LIMIT_S:.0f} s (is the machine "
+                                      "overloaded?): nothing was graded. The last worker's log:\n"
+                                      + supervisor.slots[0].log_tail(8))
+                if deadline is not None and time.monotonic() > deadline:
+                    timed_out = True
+                    break
+                time.sleep(0.1)
+        finally:
+            done.set()
+            for cue in cues:
+                if cue.is_alive():
+                    cue.join(timeout=10)
+            supervisor.stop()
+            bar.close()
+        elapsed = time.time() - started_at
+        return _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor)
+    finally:
+        box.drop()
+        if spec is not None:
+            spec.unlink(missing_ok=True)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _only_hopeless_left(box: ScratchSchema, history: Path) -> bool:
+    """Every job still in the table is one no correct queue keeps: claimed more often than its attempts,
+    one a kill and one a freeze allow, or retried after its last attempt. Waiting longer would only
+    retry it again (with a backoff that keeps growing): the run ends, and those jobs count as stuck."""
+    left = box.conn.execute("SELECT id, attempts FROM jobs").fetchall()
+    if not left:
+        return False
+    retried_past_last = {e.job for e in eventlog.read(history, Event)
+                         if e.kind == "retried" and e.attempt is not None and e.attempt >= MAX_ATTEMPTS}
+    beyond = MAX_ATTEMPTS + KILL_BUDGET + SLOW
+    return all(attempts > beyond or job_id in retried_past_last for job_id, attempts in left)
+
+
+def _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor) -> Run:
+    conn = box.conn
+    ledger: dict[int, list[tuple[int, int]]] = {}
+    for job_id, worker, attempt in conn.execute("SELECT job_id, worker, attempt FROM ledger ORDER BY booked_at"):
+        ledger.setdefault(job_id, []).append((worker, attempt))
+    dead = {job_id: (attempts, reason) for job_id, attempts, reason in
+            conn.execute("SELECT id, attempts, reason FROM dead_jobs")}
+    stuck = dict(conn.execute("SELECT id, attempts FROM jobs").fetchall())
+    claims = [{"job_id": j, "attempt": a, "was_free": free,
+               "held_until": None if until is None else until.timestamp() - started_at, "t": at.timestamp() - started_at}
+              for j, a, free, until, at in conn.execute(
+                  "SELECT job_id, attempt, was_free, held_until, at FROM claim_log ORDER BY at")]
+    events = eventlog.read(history, Event)
+    freezes = sum(1 for e in events if e.kind == "frozen")
+    return Run(seed, kinds, events, ledger, dead, stuck, claims, timed_out, elapsed, supervisor.kills, freezes)

@@ -1,0 +1,101 @@
+-- Lab 14, the final exam: one jobs table that every piece of the learner's queue runs on, unchanged.
+--
+-- Lab 03's claim was written for a simple table (run_at, locked_until, attempts); lab 04's ack and
+-- heartbeat for the course queue's (a `lease_token`, run_at as the end of the lease, and the bookkeeping
+-- columns claimed_by and claimed_at, which a heartbeat may also set). The exam does not rewrite anyone's
+-- SQL: it gives both the columns they use, with one meaning each.
+--   * A job is hidden while either run_at or locked_until is in the future: lab 03's claim sets
+--     locked_until, lab 04's heartbeat pushes run_at; the lease ends at the later of the two.
+--   * `lease_token` is the claim's fencing token. Every claim adds one to `attempts` (lab 03's rule), so
+--     the pair (id, attempts) names one claim, and the token is computed from it: a claim written for
+--     lab 03 issues a new token without knowing the column exists, and lab 04's `lease_token = %s`
+--     fences on it.
+
+-- name: schema
+CREATE TABLE jobs (
+    id           bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    type         text        NOT NULL,
+    payload      jsonb       NOT NULL,
+    run_at       timestamptz NOT NULL DEFAULT now(),
+    locked_until timestamptz,
+    attempts     integer     NOT NULL DEFAULT 0,
+    max_attempts integer     NOT NULL DEFAULT 3,
+    lease_token  uuid        GENERATED ALWAYS AS (md5(id::text || ':' || attempts::text)::uuid) STORED,
+    claimed_by   text,        -- lab 04's bookkeeping: the exam reads neither
+    claimed_at   timestamptz,
+    last_error   text
+);
+CREATE INDEX jobs_ready ON jobs (run_at);
+
+-- The work's effect: one row a run that committed. The effect commits in the ack's transaction, so a
+-- run whose ack deleted nothing leaves no row: two rows for one job is a duplicated effect.
+CREATE TABLE ledger (
+    job_id    bigint      NOT NULL,
+    worker    integer     NOT NULL,
+    attempt   integer     NOT NULL,
+    booked_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+
+-- Where 07's route sends a job: `reason` is the route's, `attempts` the attempt that died.
+CREATE TABLE dead_jobs (
+    id        bigint      PRIMARY KEY,
+    type      text        NOT NULL,
+    payload   jsonb       NOT NULL,
+    attempts  integer     NOT NULL,
+    reason    text        NOT NULL,
+    error     text,
+    died_at   timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+
+-- The exam's eyes, not part of anyone's queue: every claim (an UPDATE that adds to attempts) is written
+-- down with whether the job was free at that instant. clock_timestamp(), not now(): a claim that saw
+-- the job free at its statement's start is never blamed for the time its transaction took.
+CREATE TABLE claim_log (
+    job_id     bigint      NOT NULL,
+    attempt    integer     NOT NULL,
+    was_free   boolean     NOT NULL,
+    held_until timestamptz,
+    backend    integer     NOT NULL DEFAULT pg_backend_pid(),
+    at         timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE FUNCTION exam_watch_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    busy_until timestamptz := greatest(OLD.run_at, OLD.locked_until);
+BEGIN
+    INSERT INTO claim_log (job_id, attempt, was_free, held_until)
+    VALUES (OLD.id, NEW.attempts, busy_until <= clock_timestamp(), busy_until);
+    RETURN NEW;
+END $$;
+CREATE TRIGGER exam_watch_claims BEFORE UPDATE ON jobs
+    FOR EACH ROW WHEN (NEW.attempts > OLD.attempts) EXECUTE FUNCTION exam_watch_claims();
+
+-- name: lease_of
+-- What the exam reads in the claim's own transaction, right after the learner's claim returned: the
+-- row is locked by that claim's UPDATE, so nobody can have changed it in between.
+SELECT lease_token, attempts, max_attempts, greatest(run_at, locked_until) AS held_until, type, payload
+FROM jobs WHERE id = %(id)s;
+
+-- name: hold_row
+-- Before an ack or a heartbeat, the exam locks the row and reads whose lease it is: what the learner's
+-- statement then does is seen with nobody acting in between.
+SELECT lease_token, greatest(run_at, locked_until) AS held_until, now() AS now
+FROM jobs WHERE id = %(id)s FOR UPDATE;
+
+-- name: book
+INSERT INTO ledger (job_id, worker, attempt) VALUES (%(id)s, %(worker)s, %(attempt)s);
+
+-- name: retry
+-- 07's route said Retry(delay_s): hand the job back, visible again after the delay. Fenced: only the
+-- lease holder hands a job back.
+UPDATE jobs SET run_at = now() + make_interval(secs => %(delay_s)s), locked_until = NULL,
+                last_error = %(error)s
+WHERE id = %(id)s AND lease_token = %(lease_token)s;
+
+-- name: bury
+-- 07's route said Dead(reason): the job moves to dead_jobs, with the attempt it died at. Fenced too.
+WITH gone AS (
+    DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s
+    RETURNING id, type, payload, attempts
+)
+INSERT INTO dead_jobs (id, type, payload, attempts, reason, error)
+SELECT id, type, payload, attempts, %(reason)s, %(error)s FROM gone;
