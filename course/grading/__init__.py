@@ -6,6 +6,9 @@
     hint("03.claim")       # the next hint
     progress()             # what you have passed so far
 
+`reveal("03.predict_x", "what the run measured")` shows a prediction made before a demo beside what
+the demo measured, then checks it (course/grading/predictions.py).
+
 Also public, for the labs that show faults: `faults` (the fault injector: kill a worker at a chosen
 moment, print a replayable seed and a per-job timeline) and `ScratchSchema` (a schema of a check's or a
 lab's own, for it to work on). Everything else in course.grading is the grader's own; a notebook never
@@ -26,8 +29,10 @@ from typing import Any
 
 from course.errors import CourseError
 from course.grading import hints, manifest
+from course.grading.predictions import reveal
 
-__all__ = ["check", "hint", "progress", "run_check", "course_map", "Report", "ScratchSchema", "faults", "exam"]
+__all__ = ["check", "hint", "progress", "reveal", "run_check", "course_map", "Report", "ScratchSchema", "faults",
+           "exam"]
 _LATER = {"Report": "course.grading.report", "ScratchSchema": "course.grading.scratch"}
 
 
@@ -69,17 +74,24 @@ def run_check(exercise_id: str, *, seed: int | None = None, **answers: Any) -> "
                   notes=tuple(trial.notes))
 
 
-def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:
-    """Check an exercise. Answers are read from the notebook by the names the exercise asks for."""
+def exercise_and_answers(exercise_id: str, answers: dict[str, Any], caller: dict[str, Any]):
+    """The exercise, with `answers` completed from the notebook's globals (`caller`) by the names it asks
+    for; None, said in one line, when there is no such exercise. For check() and reveal()."""
     try:
         exercise = manifest.load().exercise(exercise_id)
     except manifest.UnknownExercise as error:
         print(error)
-        return
-    caller = inspect.currentframe().f_back.f_globals
+        return None
     for name in exercise.answers:
         if name not in answers and name in caller:
             answers[name] = caller[name]
+    return exercise
+
+
+def check(exercise_id: str, seed: int | None = None, **answers: Any) -> None:
+    """Check an exercise. Answers are read from the notebook by the names the exercise asks for."""
+    if exercise_and_answers(exercise_id, answers, inspect.currentframe().f_back.f_globals) is None:
+        return
     report = run_check(exercise_id, seed=seed, **answers)
     if report.status != "problem":
         from course.grading import progress_file

@@ -35,6 +35,7 @@ from pathlib import Path
 from course.errors import first_line
 from course.grading import manifest, run_check
 from course.grading.confine import Confinement
+from course.grading.trial import NOTHING
 
 SETUP_PHASE = "running the setup cells"
 
@@ -159,12 +160,19 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
         return Outcome(exercise_id, "crashed", seed=report.seed if report.seed is not None else seed,
                        detail=f"the notebook's process ended during the checks ({_exit(host)})",
                        report=report.render())
-    failing = [{"name": r.name, "why": first_line(r.note, limit=300) if r.note else ""}
-               for r in report.results if not r.passed]
+    failing = [{"name": r.name, "why": _why(r)} for r in report.results if not r.passed]
     detail = _one_line(report.problem) or report.not_started or (failing[0]["why"] if failing else "")
     return Outcome(exercise_id, report.status, passed=report.passed,
                    checks=(sum(r.passed for r in report.results), len(report.results)), failing=failing,
                    detail=detail, seed=report.seed if report.seed is not None else seed, report=report.render())
+
+
+def _why(result) -> str:
+    """What the gradebook says of a failed check: its note, or what the answer gave when there is none (a
+    row that says only "failed" sends the instructor to the notebook for what one line can say)."""
+    if result.note:
+        return first_line(result.note, limit=300)
+    return first_line(f"got {result.got}", limit=300) if result.got is not NOTHING else ""
 
 
 def _described(error: BaseException) -> str:

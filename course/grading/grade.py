@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field

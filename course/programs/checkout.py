@@ -113,13 +113,14 @@ def _unless_invalid(action):
 
 class CheckoutServer(Server):
     def __init__(self, port: int, *, pool: ConnectionPool, schema: str, mode: str, provider_url: str,
-                 render_s: float):
+                 render_s: float, receipt_cpu_s: float = 0.0):
         super().__init__(CheckoutHandler, port)
         self.pool = pool
         self.schema = schema
         self.mode = mode
         self.provider_url = provider_url
         self.render_s = render_s
+        self.receipt_cpu_s = receipt_cpu_s  # of render_s, the part spent computing (its PDF), in this process
 
     def send_receipt_later(self, order_id: int) -> None:
         """Thread mode's receipt: the same steps as the worker's job, minus everything that makes a job
@@ -127,7 +128,8 @@ class CheckoutServer(Server):
         try:
             with self.pool.connection() as conn:
                 details = tiffin.receipt_details(conn, order_id)
-            receipt = tiffin.render_receipt(details, self.render_s)
+            tiffin.draw_pdf(self.receipt_cpu_s)
+            receipt = tiffin.render_receipt(details, max(0.0, self.render_s - self.receipt_cpu_s))
             message_id = send_email(self.provider_url, receipt.to, receipt.subject, receipt.body)
             _log(f"receipt for order {order_id} sent ({message_id})")
         except Exception as error:
@@ -151,11 +153,12 @@ class CheckoutApp(ServerProcess):
 
     @classmethod
     def start(cls, *, schema: str, provider_url: str, mode: str = "thread", receipt_render_s: float | None = None,
-              install: bool = True, name: str = "checkout", drain_timeout: float = 10.0,
+              receipt_cpu_s: float = 0.0, install: bool = True, name: str = "checkout", drain_timeout: float = 10.0,
               timeout: float = 30.0) -> "CheckoutApp":
         """Start the app on 127.0.0.1 and a free port; return once it answers.
 
-        With install=True (the default) Tiffin's and the queue's tables are created in `schema` first
+        `receipt_cpu_s` of each receipt's rendering is CPU work in this process (thread mode), the rest
+        waiting. With install=True (the default) Tiffin's and the queue's tables are created in `schema` first
         (the schema itself must exist: course.infra.db.reset_schema(name) makes one).
         """
         if mode not in MODES:
@@ -163,10 +166,14 @@ class CheckoutApp(ServerProcess):
         render_s = tiffin.render_seconds() if receipt_render_s is None else receipt_render_s
         if isinstance(render_s, bool) or not isinstance(render_s, (int, float)) or not 0 <= render_s <= 600:
             raise InvalidArgument(f"receipt_render_s is in seconds, 0 to 600; got {render_s!r}. Nothing was started.")
+        if isinstance(receipt_cpu_s, bool) or not isinstance(receipt_cpu_s, (int, float)) or not 0 <= receipt_cpu_s <= render_s:
+            raise InvalidArgument(f"receipt_cpu_s is the part of receipt_render_s ({render_s:g} s) spent computing, in "
+                                  f"seconds; got {receipt_cpu_s!r}. Nothing was started.")
         if install:
             _install(schema)
         args = ["--schema", schema, "--dsn", db.conninfo(schema), "--provider", provider_url, "--mode", mode,
-                "--port", "0", "--receipt-render-s", str(render_s), "--drain-timeout", str(drain_timeout)]
+                "--port", "0", "--receipt-render-s", str(render_s), "--receipt-cpu-s", str(receipt_cpu_s),
+                "--drain-timeout", str(drain_timeout)]
         child, url = start_server(name, "course.programs.checkout", args, timeout=timeout)
         return cls(url, child)
 
@@ -228,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--receipt-render-s", type=float, default=None,
                         help=f"seconds a receipt takes to render (default: ${tiffin.RENDER_S_ENV} or "
                              f"{tiffin.DEFAULT_RENDER_S})")
+    parser.add_argument("--receipt-cpu-s", type=float, default=0.0,
+                        help="of the rendering, seconds of CPU work in this process (its PDF); the rest is waiting")
     parser.add_argument("--drain-timeout", type=float, default=10.0,
                         help="on SIGTERM, seconds to wait for requests in flight")
     parser.add_argument("--url-file", help="write the URL here once listening")
@@ -242,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                           check=ConnectionPool.check_connection, open=True, name="checkout")
     try:
         server = CheckoutServer(args.port, pool=pool, schema=args.schema, mode=args.mode,
-                                provider_url=args.provider, render_s=render_s)
+                                provider_url=args.provider, render_s=render_s, receipt_cpu_s=args.receipt_cpu_s)
         return serve(server, name=f"checkout ({args.mode} mode, schema {args.schema})", url_file=args.url_file,
                      drain_timeout=args.drain_timeout)
     finally:

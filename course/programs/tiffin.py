@@ -192,6 +192,15 @@ def render_receipt(details: Mapping, seconds: float | None = None) -> Receipt:
     return Receipt(details["order_id"], details["email"], subject, "\n".join(lines))
 
 
+def draw_pdf(cpu_s: float) -> None:
+    """The part of rendering a receipt that computes (drawing its PDF): `cpu_s` seconds of this
+    thread's CPU time, spent in Python. In a process that also serves customers it holds the
+    interpreter (one thread runs Python at a time) while their requests wait for it."""
+    until = time.thread_time() + cpu_s
+    while time.thread_time() < until:
+        sum(range(2_000))
+
+
 def _money(cents: int) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
 

@@ -130,7 +130,7 @@ def test_check_reports_a_wrong_answer_and_a_cell_that_cannot_load(tmp_path, caps
     nb = nbformat.read(ROOT / "solutions" / LAB00, as_version=4)
     for cell in nb.cells:
         if notebooks.exercise_of(cell) == "00.quiz":
-            cell.source = cell.source.replace('q1 = "c"', 'q1 = "a"')
+            cell.source = cell.source.replace('q1 = "b"', 'q1 = "a"')
         if notebooks.exercise_of(cell) == "00.first_job":
             cell.source = "def broken(:\n" + cell.source
     nbformat.write(nb, tmp_path / LAB00)

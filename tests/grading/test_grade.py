@@ -34,7 +34,7 @@ ALL_URGENT = ("09.route", lambda source: source.replace(
     "each job type goes to the queue its impact calls for")
 DEFAULT_PRIORITY = ("09.newsletter", lambda source: source.replace(", priority=NEWSLETTER_PRIORITY", ""),
                     "is claimed first")
-WRONG_QUIZ = ("00.quiz", lambda source: source.replace('q1 = "c"', 'q1 = "a"'), "q1")
+WRONG_QUIZ = ("00.quiz", lambda source: source.replace('q1 = "b"', 'q1 = "a"'), "q1")
 
 HANG = "import time\nwhile True:\n    time.sleep(1)\n"
 EXIT = "import os\nos._exit(3)\n"

@@ -468,7 +468,7 @@ def first_job(t: Trial, enqueue_welcome, seed=None):
 
 @exercise_check("00.quiz")
 def quiz(t: Trial, q1, q2, q3):
-    ask(t, "q1", q1, "c", "how to see the next hint", "the hint cell shows the exact call")
-    ask(t, "q2", q2, "b", "what a passing check tells you", "can a handful of checks prove code correct?")
-    ask(t, "q3", q3, "b", "what a job's payload carries", "what happens if the customer changes the data "
-        "between enqueue and the worker's run?")
+    ask(t, "q1", q1, "b", "how to see the next hint", "the hint cell shows the exact call")
+    ask(t, "q2", q2, "c", "what a passing check tells you", "can a handful of checks prove code correct?")
+    ask(t, "q3", q3, "b", "where a welcome goes when its payload carries a copy of the address",
+        "the payload was written once, when the job was stored: does anything write it again?")

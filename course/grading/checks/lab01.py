@@ -345,10 +345,11 @@ def predict_check(t: Trial, predict_deploy, predict_crash):
 def quiz_check(t: Trial, q1, q2, q3, q4):
     ask(t, "q1", q1, "b", "why a graceful stop did not save the receipts",
         "what does the app wait for when it gets SIGTERM, and is a receipt thread one of those?")
-    ask(t, "q2", q2, "c", "how many receipts are waiting right now, in thread mode",
-        "which durable record changed when the process died?")
+    ask(t, "q2", q2, "a", "what the records say two seconds after a SIGKILL, in thread mode",
+        "look at the table in section 5: which durable record changed when the process died?")
     ask(t, "q3", q3, "b", "what happens to a receipt the provider refuses once",
-        "look at the provider's request log in the demo: how many attempts did each receipt get?")
+        "look at the provider's request log in the demo: how many attempts did each receipt get, and had "
+        "the customer not been answered already?")
     ask(t, "q4", q4, "c", "what fixes all three losses at once",
         "which option still works after a SIGKILL, an error and a restart?")
 

@@ -441,8 +441,15 @@ def route_check(t: Trial, route, seed=None):
 STEPS_IN_ORDER = "dfbeca"
 
 
+@exercise_check("07.predict_outage")
+def predict_outage_check(t: Trial, predict_outage):
+    ask(t, "predict_outage", predict_outage, "a",
+        "what providers A and B receive during the 6 s outage, and what B delivers",
+        "look at what the run measured: how many requests did each provider get, and where did B's receipts end?")
+
+
 @exercise_check("07.quiz")
-def quiz(t: Trial, q1, q2, q3, q4):
+def quiz(t: Trial, q1, q2, q3, q4, q5):
     order = "".join(ch for ch in str(t.answer("q1", q1)).lower() if ch.isalpha())
     if order == STEPS_IN_ORDER:
         t.expect("q1: what happens to a job while the provider keeps answering 503", ok=True)
@@ -456,3 +463,5 @@ def quiz(t: Trial, q1, q2, q3, q4):
         "add up the longest possible waits of 8 attempts and compare with 12:03")
     ask(t, "q4", q4, "c", "why full jitter",
         "think of 500 jobs that failed in the same second, and when each one comes back")
+    ask(t, "q5", q5, "b", "a permanent error on the last attempt",
+        "which reason is true for that job: that it ran out of attempts, or that no attempt could ever succeed?")

@@ -191,10 +191,13 @@ class RouteJudge:
         new, (expected,) = _new_jobs(state), _new_jobs(their_state).values()
         check = ADDED if any(name == s.job_type for name, _ in s.changes) else BY_IMPACT
         if done.error:  # a type in IMPACT refused: one added or reclassified for the scenario is the rule's
+            refused = {"KeyError", "ValueError"} & set(done.error_bases)
+            # Only a refusal says the answer judged the type unknown; any other exception is its own cause.
+            note = ("IMPACT is read when the job is enqueued: a type added to it since is one StayHub has"
+                    if check == ADDED and refused else
+                    f"your enqueue_job raised {done.error_type} for a job type StayHub has" if not refused else None)
             return diff.Finding(check if check == ADDED else RETURN_ID, got=f"raised {done.error}",
-                                expected=f"a job on {expected['queue']!r}",
-                                note="IMPACT is read when the job is enqueued: a type added to it since is one "
-                                     "StayHub has" if check == ADDED else None)
+                                expected=f"a job on {expected['queue']!r}", note=note)
         if len(new) != 1 or not _kept(state, before):
             return diff.Finding(AS_GIVEN, got=f"{len(new)} new job(s)" + ("" if _kept(state, before) else
                                                                             ", and the jobs already there changed"),
@@ -453,8 +456,13 @@ def judge_newsletter(g: Guests, done: Attempt, state: State, before: State) -> d
                             note="the claim takes the highest priority first (ORDER BY priority DESC): a confirmation "
                                  "at the default 0 goes first only if every newsletter job is below 0")
     sent = [row["payload"].get("guest_id") for row in by_claim]
-    if len(priorities) > 1 or sent != list(g.ids):
-        return diff.Finding(OWN_ORDER, got=sent if len(sent) <= 8 else f"{sent[:4]}... ({len(priorities)} priorities)",
+    if len(priorities) > 1:  # the claim order may still match the guests' today: what breaks is the priorities
+        return diff.Finding(OWN_ORDER, got=f"{len(priorities)} priorities: {short(priorities)}",
+                            expected="one priority for every newsletter job",
+                            note="give every newsletter job the same priority and store them in the guests' order: the "
+                                 "claim keeps enqueue order within one priority")
+    if sent != list(g.ids):
+        return diff.Finding(OWN_ORDER, got=sent if len(sent) <= 8 else f"{sent[:4]}... in another order",
                             expected=list(g.ids) if len(g.ids) <= 8 else f"{list(g.ids[:4])}... in the order given",
                             note="give every newsletter job the same priority and store them in the guests' order: the "
                                  "claim keeps enqueue order within one priority")
@@ -519,8 +527,29 @@ def newsletter_check(t: Trial, enqueue_newsletter, seed=None):
            "statements.")
 
 
+@exercise_check("09.predict_fifo")
+def predict_fifo_check(t: Trial, predict_fifo):
+    ask(t, "predict_fifo", predict_fifo, "b",
+        "how long the confirmation waits behind 240 newsletter jobs in one FIFO queue",
+        "look at what the run measured: how many newsletter jobs were claimed before the confirmation?")
+
+
+@exercise_check("09.predict_priorities")
+def predict_priorities_check(t: Trial, predict_priorities):
+    ask(t, "predict_priorities", predict_priorities, "b",
+        "how long the confirmation waits with the newsletter at a lower priority",
+        "look at what the run measured: what could still be in a worker's hands when the confirmation arrived?")
+
+
+@exercise_check("09.predict_two_queues")
+def predict_two_queues_check(t: Trial, predict_two_queues):
+    ask(t, "predict_two_queues", predict_two_queues, "b",
+        "the confirmation's wait and the newsletter's throughput with a queue and a worker each",
+        "look at what the run measured: how many workers served the newsletter?")
+
+
 @exercise_check("09.quiz")
-def quiz(t: Trial, q1, q2, q3, q4):
+def quiz(t: Trial, q1, q2, q3, q4, q5):
     ask(t, "q1", q1, "c", "the confirmation behind 48,000 newsletter jobs at 40 jobs/s",
         "how many seconds does it take to get through 48,000 jobs at 40 a second?")
     ask(t, "q2", q2, "b", "the longest a confirmation waits with priorities on one queue",
@@ -529,3 +558,5 @@ def quiz(t: Trial, q1, q2, q3, q4):
         "how many workers are left for the newsletter, and what happens to its 20 minutes?")
     ask(t, "q4", q4, "c", "the alert that catches late confirmations",
         "which number tells you a guest has been waiting too long, whatever the newsletter does?")
+    ask(t, "q5", q5, "b", "the newsletter during a flash sale, with priorities in one queue",
+        "look at the flash sale's plot: what did the workers claim while confirmations were waiting?")

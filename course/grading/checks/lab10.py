@@ -102,11 +102,36 @@ def pool(t: Trial, workers_for):
                       f"with {expected - 1}: {_wait(rate, service, expected - 1)}; the target is {target:.4g} s")
 
 
+@exercise_check("10.predict_rush")
+def predict_rush_check(t: Trial, predict_rush):
+    ask(t, "predict_rush", predict_rush, "a",
+        "how many receipt jobs are in the system on the plateau, and L against λ × W over the run",
+        "look at what the run measured: the plateau's average, and L beside λ × W")
+
+
+@exercise_check("10.predict_slow")
+def predict_slow_check(t: Trial, predict_slow):
+    ask(t, "predict_slow", predict_slow, "b",
+        "how many receipt jobs are in the system on the plateau at 4 s an email",
+        "look at what the run measured: the plateau's average at 4 s an email")
+
+
+@exercise_check("10.predict_45_workers")
+def predict_45_workers_check(t: Trial, predict_45_workers):
+    ask(t, "predict_45_workers", predict_45_workers, "b",
+        "how much longer 45 workers make receipts wait than 50",
+        "look at the table: the mean wait at 45 workers beside the one at 50")
+
+
 @exercise_check("10.quiz")
-def quiz(t: Trial, q1, q2, q3, q4):
+def quiz(t: Trial, q1, q2, q3, q4, q5, q6):
     ask(t, "q1", q1, "b", "receipts in progress at 11 orders/s and 1.5 s each", "L = λ × W")
     ask(t, "q2", q2, "c", "44 workers for 11 jobs/s of 4 s each", "what is ρ, and what happens to a queue at ρ = 1?")
     ask(t, "q3", q3, "c", "one worker going from 50 % to 90 % busy",
         "for one worker the mean wait is ρ / (1 - ρ) service times")
-    ask(t, "q4", q4, "a", "what Little's law needs to hold",
-        "the law is an identity about areas: it asks nothing of the distributions")
+    ask(t, "q4", q4, "b", "when λ × W over a window equals the jobs counted in it",
+        "look at the three windows of section 2: where did whole stays and the count agree?")
+    ask(t, "q5", q5, "c", "a constant service time against Erlang C's exponential one",
+        "look at section 3's reconciliation: what did M/D/50 wait, beside M/M/50?")
+    ask(t, "q6", q6, "a", "a backlog that grows while the provider is slow, then drains",
+        "it grows at λ minus the slow capacity and drains at the fast capacity minus λ")

@@ -505,8 +505,29 @@ def _leaves_out_its_own_session(t: Trial, sessions: _Sessions, vacuum_blockers) 
 # -- 11.quiz ------------------------------------------------------------------------------------------------
 
 
+@exercise_check("11.predict_alerts")
+def predict_alerts_check(t: Trial, predict_alerts):
+    ask(t, "predict_alerts", predict_alerts, "b",
+        "which queue raises the lateness alert, and when the dead-letter alert fires",
+        "look at what the run measured: which queue's oldest job crossed the limit, and when did the 422 come back?")
+
+
+@exercise_check("11.predict_dead_rows")
+def predict_dead_rows_check(t: Trial, predict_dead_rows):
+    ask(t, "predict_dead_rows", predict_dead_rows, "a",
+        "what the dead tuples and a claim's pages do while one idle session holds a snapshot",
+        "look at what the run measured: the dead tuples and the pages per claim in each phase")
+
+
+@exercise_check("11.predict_wal")
+def predict_wal_check(t: Trial, predict_wal):
+    ask(t, "predict_wal", predict_wal, "c",
+        "how much WAL a job's claim and ack write under a lease, against the row lock's",
+        "look at the records a job in section 8's table: what does the claim's UPDATE add to the lock and the delete?")
+
+
 @exercise_check("11.quiz")
-def quiz(t: Trial, q1, q2, q3, q4):
+def quiz(t: Trial, q1, q2, q3, q4, q5):
     ask(t, "q1", q1, "b", "which alert pages someone during Tiffin's bad evening",
         "which number says how long a customer has been waiting?")
     ask(t, "q2", q2, "b", "how far behind 4,000 receipts are at 50 senders and 9 s an email",
@@ -515,3 +536,5 @@ def quiz(t: Trial, q1, q2, q3, q4):
         "what stops VACUUM from removing a row version that every running transaction has stopped needing?")
     ask(t, "q4", q4, "b", "whether a job waiting for its retry counts as late",
         "has the customer had their receipt yet?")
+    ask(t, "q5", q5, "b", "a deploy's ALTER TABLE while a reader sits idle in its transaction",
+        "look at section 7's schedule: who waited for whom, and what did the idle reader still hold?")

@@ -1,4 +1,5 @@
-"""Lab 00's check fails plausible wrong first jobs, each for the rule it breaks (and no other).
+"""Lab 00's check fails plausible wrong first jobs, each for the rule it breaks (and no other); each wrong quiz
+letter fails its question alone.
 
 Each wrong answer is a function a learner could write. The check runs it and the reference on the same
 generated tables and callers (a real PostgreSQL), then with another sign-up committing between its
@@ -14,7 +15,7 @@ from course.core import queue
 from course.infra import db
 from course.grading import run_check
 
-from .wrong_answers import fails_exactly
+from .wrong_answers import failed, fails_exactly
 
 WELCOME = "send_welcome_email"
 
@@ -146,3 +147,17 @@ def test_the_example_is_the_smallest_and_a_seed_replays_it():
 def test_a_returned_id_taken_from_the_table_is_told_about_the_other_sign_up():
     text = run_check("00.first_job", enqueue_welcome=the_newest_id).render()
     assert "another sign-up stored its job between your statements" in text, text
+
+
+# -- 00.quiz ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wrong, question", [
+    (dict(q1="a"), "q1"),  # a failing check prints why, not the next hint
+    (dict(q2="a"), "q2"),  # a pass proves all: the misconception the question is about
+    (dict(q3="a"), "q3"),  # a payload follows the row it was copied from
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_a_wrong_quiz_letter_fails_its_question_alone_without_giving_the_answer(wrong, question):
+    report = run_check("00.quiz", **{"q1": "b", "q2": "c", "q3": "b", **wrong})
+    assert [name.split(":")[0] for name in failed(report)] == [question], report.render()
+    assert "'b'" not in report.render() and "'c'" not in report.render()

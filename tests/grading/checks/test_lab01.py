@@ -241,5 +241,5 @@ def test_predicting_that_a_graceful_stop_saves_the_receipts_fails_without_giving
 
 
 def test_the_quiz_wants_the_durable_record_answer():
-    report = run_check("01.quiz", q1="b", q2="a", q3="b", q4="c")
-    assert failed(report) == ["q2: how many receipts are waiting right now, in thread mode"], report.render()
+    report = run_check("01.quiz", q1="b", q2="c", q3="b", q4="c")  # "the provider finishes what the app began"
+    assert failed(report) == ["q2: what the records say two seconds after a SIGKILL, in thread mode"], report.render()

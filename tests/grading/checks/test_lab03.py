@@ -415,7 +415,7 @@ def test_a_seed_replays_the_same_failure_every_time():
 
 
 def test_the_quiz_fails_a_wrong_letter_without_giving_the_answer():
-    report = run_check("03.quiz", q1="b", q2="a", q3="a", q4="b", q5="c")
+    report = run_check("03.quiz", q1="a", q2="a", q3="b", q4="b", q5="c", q6="a", q7="c")
     assert failed(report) == ["q2: a claim with no row lock"], report.render()
     assert "'c'" not in report.render()
 

@@ -256,5 +256,5 @@ def test_the_worker_stage_catches_a_job_running_twice_at_once():
 
 
 def test_the_quiz_fails_a_wrong_letter():
-    report = run_check("04.quiz", q1="c", q2="c", q3="b", q4="a", q5="c")
+    report = run_check("04.quiz", q1="c", q2="c", q3="b", q4="a", q5="b", q6="c", q7="b")
     assert failed(report) == ["q1: the worker that deleted its job on read, then died"], report.render()

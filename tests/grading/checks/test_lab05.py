@@ -508,15 +508,15 @@ def test_the_references_are_the_solutions():
 
 
 def test_the_quiz_rejects_a_half_right_multiple_choice():
-    report = run_check("05.quiz", q1="b", q2="b", q3="b", q4="c")
+    report = run_check("05.quiz", q1="b", q2="b", q3="b", q4="c", q5="b")
     assert failed(report) == ["q3: why consumers stay idempotent with Nats-Msg-Id"], report.render()
 
 
 def test_a_half_right_multiple_choice_is_told_it_is_right_but_not_all_of_it():
-    text = run_check("05.quiz", q1="b", q2="b", q3="b", q4="c").render()
+    text = run_check("05.quiz", q1="b", q2="b", q3="b", q4="c", q5="b").render()
     assert "right, but not all of it" in text and "not this one" not in text, text
 
 
 def test_a_multiple_choice_with_a_wrong_option_in_it_is_still_not_this_one():
-    text = run_check("05.quiz", q1="b", q2="b", q3="b, a", q4="c").render()
+    text = run_check("05.quiz", q1="b", q2="b", q3="b, a", q4="c", q5="b").render()
     assert "not this one" in text and "right, but" not in text, text

@@ -278,7 +278,7 @@ def test_the_acceptance_test_on_its_own_catches_a_handler_that_is_not_idempotent
 
 
 def test_the_quiz_says_what_to_reconsider_without_giving_the_answer():
-    report = run_check("06.quiz", q1="b", q2="b", q3="b", q4="c")
+    report = run_check("06.quiz", q1="b", q2="b", q3="b", q4="c", q5="b", q6="a")
     text = report.render()
     assert failed(report) == ["q1: what a processed-keys table in the same transaction can make happen once"]
     assert "which of these effects can a rollback of our transaction take back?" in text

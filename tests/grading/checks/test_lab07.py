@@ -282,14 +282,15 @@ def test_the_reference_law_is_the_solutions_route():
 
 
 def test_the_quiz_takes_the_right_answers_in_any_spelling():
-    assert run_check("07.quiz", q1="D F B E C A", q2=["e", "c"], q3="B", q4="c").passed
+    assert run_check("07.quiz", q1="D F B E C A", q2=["e", "c"], q3="B", q4="c", q5="b").passed
 
 
 @pytest.mark.parametrize("answers, wrong", [
-    (dict(q1="dfbeac", q2="c, e", q3="b", q4="c"), "q1"),  # the alert before the last retry
-    (dict(q1="dfbeca", q2="c", q3="b", q4="c"), "q2"),  # a 409 is permanent too
-    (dict(q1="dfbeca", q2="c, e", q3="c", q4="c"), "q3"),  # the cap never comes into play
-    (dict(q1="dfbeca", q2="c, e", q3="b", q4="a"), "q4"),
+    (dict(q1="dfbeac", q2="c, e", q3="b", q4="c", q5="b"), "q1"),  # the alert before the last retry
+    (dict(q1="dfbeca", q2="c", q3="b", q4="c", q5="b"), "q2"),  # a 409 is permanent too
+    (dict(q1="dfbeca", q2="c, e", q3="c", q4="c", q5="b"), "q3"),  # the cap never comes into play
+    (dict(q1="dfbeca", q2="c, e", q3="b", q4="a", q5="b"), "q4"),
+    (dict(q1="dfbeca", q2="c, e", q3="b", q4="c", q5="a"), "q5"),  # the budget, not the true reason
 ])
 def test_a_wrong_quiz_answer_fails_only_its_question(answers, wrong):
     report = run_check("07.quiz", **answers)

@@ -13,7 +13,7 @@ import pytest
 from course.core import queue, scheduler
 from course.grading import run_check
 
-from .wrong_answers import fails_exactly, slots_to_run
+from .wrong_answers import failed, fails_exactly, slots_to_run
 
 
 # -- 08.plan -----------------------------------------------------------------------------------------
@@ -399,3 +399,21 @@ def test_the_checks_model_of_the_reference_is_the_reference_tick():
             assert not side.again_made
     finally:
         t.close()
+
+
+# -- 08.quiz ---------------------------------------------------------------------------------------------
+
+RIGHT = dict(q1="b", q2="c", q3="a", q4="b", q5="b")
+
+
+@pytest.mark.parametrize("wrong, question", [
+    (dict(q1="a"), "q1"),  # check, then enqueue: both schedulers see "not there yet"
+    (dict(q2="b"), "q2"),  # catch up every missed slot, whatever its policy
+    (dict(q3="c"), "q3"),  # the slot's row depends on the job's idempotency
+    (dict(q4="a"), "q4"),  # READ COMMITTED's answer, where REPEATABLE READ fails to serialize
+    (dict(q5="a"), "q5"),  # a later tick enqueues a slot its row says is decided
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_a_wrong_quiz_letter_fails_its_question_alone_without_giving_the_answer(wrong, question):
+    report = run_check("08.quiz", **{**RIGHT, **wrong})
+    assert [name.split(":")[0] for name in failed(report)] == [question], report.render()
+    assert f"'{RIGHT[question]}'" not in report.render()

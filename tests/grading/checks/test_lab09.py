@@ -7,7 +7,7 @@ from course.core import queue
 from course.grading import run_check
 from course.programs.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT, URGENT_WITHIN_S
 
-from .wrong_answers import fails_exactly
+from .wrong_answers import failed, fails_exactly
 
 BY_IMPACT = "each job type goes to the queue its impact calls for"
 ADDED = "a type added to IMPACT later is routed by its impact"
@@ -243,6 +243,20 @@ def test_a_newsletter_that_jumps_the_queue_says_why():
     assert "got:      'priority 10'" in text and "ORDER BY priority DESC" in text
 
 
+def newsletter_priorities_falling(conn, guest_ids):
+    """Every priority below 0, one each, falling: the claim order matches the guests' today (a blind red team's)."""
+    with conn.transaction():
+        return [queue.enqueue(conn, "send_newsletter", {"guest_id": g}, priority=-1 - min(n, 100))
+                for n, g in enumerate(guest_ids)]
+
+
+def test_a_newsletter_of_many_priorities_is_shown_them_not_two_equal_lists():
+    report = run_check("09.newsletter", enqueue_newsletter=newsletter_priorities_falling)
+    assert failed(report) == ["the newsletter itself goes out in the order given"], report.render()
+    text = report.render()
+    assert "expected: 'one priority for every newsletter job'" in text and "priorities: [" in text, text
+
+
 def test_a_newsletter_committed_in_pieces_is_seen_half_done_by_another_session():
     text = run_check("09.newsletter", enqueue_newsletter=newsletter_in_batches).render()
     assert "another session saw 1000 of the 1001 jobs" in text
@@ -252,7 +266,7 @@ def test_a_newsletter_committed_in_pieces_is_seen_half_done_by_another_session()
 
 
 def test_a_wrong_quiz_answer_fails_without_giving_the_answer_away():
-    report = run_check("09.quiz", q1="d", q2="b", q3="b", q4="a")
+    report = run_check("09.quiz", q1="d", q2="b", q3="b", q4="a", q5="b")
     assert report.status == "failed"
     failed = [r for r in report.results if not r.passed]
     assert [r.name.split(":")[0] for r in failed] == ["q1", "q4"]

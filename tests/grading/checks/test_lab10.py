@@ -123,5 +123,5 @@ def test_a_wrong_size_is_explained_with_the_waits_around_it():
 
 
 def test_a_wrong_quiz_answer_fails():
-    report = run_check("10.quiz", q1="b", q2="a", q3="a", q4="a")
+    report = run_check("10.quiz", q1="b", q2="a", q3="a", q4="b", q5="c", q6="a")
     assert [r.name.split(":")[0] for r in report.results if not r.passed] == ["q2", "q3"]

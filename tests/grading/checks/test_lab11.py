@@ -285,7 +285,7 @@ def test_youngest_first_is_the_wrong_order():
 
 
 def test_the_quiz_says_which_answer_to_reconsider():
-    report = run_check("11.quiz", q1="a", q2="b", q3="c", q4="a")
+    report = run_check("11.quiz", q1="a", q2="b", q3="c", q4="a", q5="b")
     assert_passes_except(report, "q1:", "q4:")
 
 

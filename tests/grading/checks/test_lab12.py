@@ -481,7 +481,7 @@ def test_another_sessions_lock_on_the_booking_is_no_reason_to_lose_the_invoice(r
 
 
 def test_payment_is_not_a_job():
-    report = run_check("12.quiz", q1={"a", "c", "d", "e"}, q2="b", q3="a", q4="b")
+    report = run_check("12.quiz", q1={"a", "c", "d", "e"}, q2="b", q3="a", q4="b", q5="b", q6="b")
     assert_passes_except(report, "q1:")
 
 

@@ -316,6 +316,6 @@ def test_answers_are_read_without_fuss_about_case_and_spaces():
 
 
 def test_the_quiz_fails_a_wrong_letter_without_giving_the_answer():
-    report = run_check("13.quiz", q1="b", q2="a", q3="a", q4="b")
+    report = run_check("13.quiz", q1="b", q2="a", q3="a", q4="b", q5="b", q6="b")
     assert_fails_with(report, "q2")
     assert "expected" not in report.render()

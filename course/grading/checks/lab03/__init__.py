@@ -73,12 +73,45 @@ def claim_batch_check(t: Trial, claim_batch, seed=None):
 # -- 03.quiz ----------------------------------------------------------------------------------------------
 
 
+@exercise_check("03.predict_read_then_mark")
+def predict_read_then_mark_check(t: Trial, predict_read_then_mark):
+    ask(t, "predict_read_then_mark", predict_read_then_mark, "b",
+        "how many receipts order 9812's customer gets when two workers read before either marks",
+        "look at what the run measured: which job did each worker read, and when was it marked?")
+
+
+@exercise_check("03.predict_for_update_wait")
+def predict_for_update_wait_check(t: Trial, predict_for_update_wait):
+    ask(t, "predict_for_update_wait", predict_for_update_wait, "b",
+        "how long B waits for A's locked row, and which job it gets",
+        "look at what the run measured: did B wait, and which order did it get once A committed?")
+
+
+@exercise_check("03.predict_race_waits")
+def predict_race_waits_check(t: Trial, predict_race_waits):
+    ask(t, "predict_race_waits", predict_race_waits, "c",
+        "how many of twenty connections wait for a row lock with each claim",
+        "look at what the race measured: which claims made connections wait for the head of the queue?")
+
+
+@exercise_check("03.predict_batches")
+def predict_batches_check(t: Trial, predict_batches):
+    ask(t, "predict_batches", predict_batches, "c",
+        "how much faster a drain is at 100 jobs per claim than at one",
+        "look at what the drains measured: how many round trips does each batch size make for 1,500 jobs?")
+
+
 @exercise_check("03.quiz")
-def quiz(t: Trial, q1, q2, q3, q4, q5):
-    ask(t, "q1", q1, "b", "what SKIP LOCKED does", "what did the second connection do when the first held the row?")
+def quiz(t: Trial, q1, q2, q3, q4, q5, q6, q7):
+    ask(t, "q1", q1, "a", "what a claim with SKIP LOCKED gets while another holds the oldest job",
+        "what did the second connection do when the first held the row?")
     ask(t, "q2", q2, "c", "a claim with no row lock", "look again at the 'jobs claimed twice' bar of the race")
-    ask(t, "q3", q3, "a", "plain FOR UPDATE with twenty workers", "which of the three waited on locks, and was it "
-        "wrong or only slow?")
-    ask(t, "q4", q4, "b", "a worker that crashes after its claim", "what does locked_until do once it is in the past?")
+    ask(t, "q3", q3, "b", "a worker that crashes after its claim", "what does locked_until do once it is in the past?")
+    ask(t, "q4", q4, "b", "a claim that waited for a lock, under REPEATABLE READ",
+        "look at the two schedules of section 2: what did B's statement do at each level once A committed?")
     ask(t, "q5", q5, "c", "why the reference claim moves run_at", "which rows can the claim skip by reading one "
         "index in order?")
+    ask(t, "q6", q6, "a", "when a listening worker hears of a job enqueued in an open transaction",
+        "look at what the listener heard in section 6 while the enqueue's transaction was still open")
+    ask(t, "q7", q7, "c", "the notifications sent while a worker's LISTEN connection was down",
+        "what did the listener that began listening after three enqueues hear in section 6?")

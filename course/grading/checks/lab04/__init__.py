@@ -5,8 +5,9 @@ gone), with other jobs and the dead-letter table around it; then with another wo
 between the answer's statements. The heartbeat then runs in real worker processes, a job 2.5 times as
 long as its lease, while one of them is SIGKILLed.
 
-Why one module: it is this lab's exercises judged — a job's states in the learner's words (a scenario,
-how it is drawn, shrunk and told), the two judges, the worker stage, and the checks labs.toml names.
+Why one module (quiz.py beside it holds only the predictions and the quiz, which took it past 600 lines):
+it is this lab's exercises judged — a job's states in the learner's words (a scenario, how it is drawn,
+shrunk and told), the two judges, the worker stage, and the checks labs.toml names.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from course.grading.faults import Faults, Run, Scenario, run
 from course.grading.snapshot import MISSING, At, Reader, in_words, mismatches
 from course.grading.trial import Attempt, Trial, short
 from course.grading.checks import exercise_check
-from course.grading.checks.quiz import ask
 
 # The fault run: a job that works 2.5 times as long as its lease. Only a heartbeat keeps it to one run.
 LEASE_S = 1.0
@@ -556,17 +556,4 @@ def expect_each_effect_once(t: Trial, result: Run, counts: dict[int, int], what:
              expected="once each", example=what, note=note)
 
 
-# -- 04.quiz ------------------------------------------------------------------------------------------
-
-
-@exercise_check("04.quiz")
-def quiz(t: Trial, q1, q2, q3, q4, q5):
-    ask(t, "q1", q1, "b", "the worker that deleted its job on read, then died", "what was left in the jobs table "
-        "after the SIGKILL?")
-    ask(t, "q2", q2, "c", "a worker killed after the email went out, before its ack", "the job was never acked: "
-        "what does the lease do then?")
-    ask(t, "q3", q3, "b", "a 45-second job under a 30-second visibility timeout, no heartbeat", "look again at "
-        "the two bars of the channel-manager sync")
-    ask(t, "q4", q4, "a", "what the ack must compare", "after another worker claims the job, whose lease ends "
-        "in the future?")
-    ask(t, "q5", q5, "c", "how often to beat", "what if one beat is late, or the database is slow for a moment?")
+from course.grading.checks.lab04 import quiz  # noqa: E402,F401 (it registers the predictions and the quiz)
