@@ -97,15 +97,26 @@ HANG = "import time as _time\nwhile True:\n    _time.sleep(1)\n"
 
 # The exercise's own answer, kept by a thread that goes on using the check's connection after its call.
 STRAY_THREAD = '''
-import threading as _threading, time as _time
+import sys as _sys, threading as _threading, time as _time
 def enqueue_welcome(conn, user_id):
+    caller, code = _threading.get_ident(), enqueue_welcome.__code__
+    def _returned():  # the answer's call is over: its frame has left the caller's stack
+        frame = _sys._current_frames().get(caller)
+        while frame is not None:
+            if frame.f_code is code:
+                return False
+            frame = frame.f_back
+        return True
     def _later():
-        for _ in range(20):
+        while not _returned():
+            _time.sleep(0.005)
+        for _ in range(2000):  # until a statement is refused: none is while no call of the check's is open
             try:
                 conn.execute("DELETE FROM jobs")
-            except Exception:
-                pass
-            _time.sleep(0.05)
+            except Exception as error:
+                print("stray thread refused:", error, flush=True)
+                return
+            _time.sleep(0.01)
     _threading.Thread(target=_later, daemon=True).start()
     return queue.enqueue(conn, "send_welcome_email", {"user_id": user_id})
 '''

@@ -132,6 +132,23 @@ def f(conn):
     assert status == psycopg.pq.TransactionStatus.INTRANS or status == psycopg.pq.TransactionStatus.IDLE
 
 
+def test_the_reference_queue_runs_on_a_lent_connection(process_host, conn):
+    """An answer may call course.core.queue on the check's connection: claim, ack_and_claim and dead_jobs
+    register a jsonb loader on their cursor, which a lent cursor takes (its rows arrive decoded)."""
+    f = define(process_host, """
+def f(conn):
+    queue.enqueue_many(conn, "t", [{"n": 1}, {"n": 2}, {"n": 3}])
+    first = queue.claim(conn, limit=1, lease_s=30)
+    held, more = queue.ack_and_claim(conn, first, limit=2, lease_s=30)
+    queue.bury(conn, more[0], "bad", "a test")
+    return [j.payload for j in first], sorted(held) == [first[0].id], [j.payload for j in more], \
+        [d.payload for d in queue.dead_jobs(conn)]
+""", "f")
+    first, acked, more, dead = f(conn)
+    assert first == [{"n": 1}] and acked and more == [{"n": 2}, {"n": 3}] and dead == [{"n": 2}]
+    assert conn.execute("SELECT payload FROM jobs").fetchall() == [({"n": 3},)]
+
+
 def test_a_psycopg_error_is_caught_by_its_type_in_the_answer_and_in_the_check(pair, conn):
     f = define(pair[0], """
 def f(conn):

@@ -76,8 +76,14 @@ def test_sys_exit_in_an_answer_fails_it_and_the_checks_go_on(tmp_path, database)
 
 
 def test_a_thread_that_keeps_the_checks_connection_is_refused_it(tmp_path, database):
+    """Its threads' statements run only while a call of the check's is open (the connection is lent again, by
+    the same reference, to each call; a statement then is the answer's own, and the check sees what it did).
+    Once the check's last call has returned, nothing is lent: the thread's DELETE is refused."""
     run, log = graded(notebook("00", "solutions", cells={"00.first_job": hostile.STRAY_THREAD}), tmp_path=tmp_path)
-    assert statuses(run)["00.first_job"] == "passed", run.results  # its jobs were not deleted under the check
+    refusals = re.findall(r"stray thread refused: (nothing is lent to your code right now|that object is no longer lent)",
+                          log)
+    assert refusals, log[-2000:]
+    assert run.results["00.first_job"]["status"] in {"passed", "failed"}, run.results  # a verdict, as ever
 
 
 def test_killing_the_checker_is_a_crash_not_a_pass(tmp_path, database):
@@ -95,12 +101,13 @@ def test_a_daemon_is_found_killed_and_flagged(tmp_path, database):
 
 
 def test_a_setup_cell_that_never_ends_costs_one_time_limit_for_the_whole_notebook(tmp_path, database):
+    exercises = len(COURSE.lab("03").exercises)
     started = time.monotonic()
-    run, _ = graded(notebook("03", "solutions", setup=hostile.HANG), lab_id="03", timeout_s=8, tmp_path=tmp_path)
+    run, _ = graded(notebook("03", "solutions", setup=hostile.HANG), lab_id="03", timeout_s=20, tmp_path=tmp_path)
     took = time.monotonic() - started
-    assert set(statuses(run).values()) == {"timed out"} and len(run.results) == 3, run.results
+    assert set(statuses(run).values()) == {"timed out"} and len(run.results) == exercises, run.results
     assert run.checkers == 1 and "once, for every exercise" in run.results["03.claim"]["detail"]
-    assert took < 3 * 8  # one limit (and start-up), not one per exercise
+    assert took < exercises * 20  # one limit (and start-up), not one per exercise
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="as root, /proc of the checker is open to any root process: "

@@ -25,6 +25,7 @@ import random
 from typing import Any, Protocol
 
 import psycopg
+import psycopg.adapt
 import psycopg.rows
 from psycopg.pq import ExecStatus
 
@@ -163,6 +164,7 @@ class RemoteCursor:
         self.rowcount = -1
         self.statusmessage = None
         self.closed = False
+        self._adapters: psycopg.adapt.AdaptersMap | None = None
 
     def execute(self, query, params=None, *, prepare: bool | None = None, binary: bool | None = None) -> "RemoteCursor":
         result = self.connection._call("execute", query, params, prepare=prepare,
@@ -235,6 +237,15 @@ class RemoteCursor:
         if not 0 <= target <= len(rows):
             raise IndexError("position out of bound")
         self._position = target
+
+    @property
+    def adapters(self) -> psycopg.adapt.AdaptersMap:
+        """This cursor's own map, as psycopg gives one (course.core.queue registers a jsonb loader on it).
+        It is kept and never consulted: the rows cross the boundary already decoded, by psycopg's default
+        loaders on the check's side, which never runs a loader of the answer's."""
+        if self._adapters is None:
+            self._adapters = psycopg.adapt.AdaptersMap(psycopg.adapters)
+        return self._adapters
 
     def copy(self, *args, **kwargs):
         raise psycopg.NotSupportedError("COPY does not cross the grading boundary: insert with executemany instead")
