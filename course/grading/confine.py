@@ -12,9 +12,10 @@ and killed. Sandboxed (class grading where `isolation()` says the machine can), 
 a course.infra.sandbox of its own: it reads only Python, the course package and the exchange folder
 (no notebook but the one it was sent, no solutions/, no .course/, no gradebook), writes only its
 scratch folder and the exchange folder, reaches PostgreSQL only as the notebook's role through the
-sandbox's gate; all it started dies with it. Its TCP is not confined (Policy.open_tcp): a check starts
-its email provider after the answer host, on a port chosen then, and the servers a check starts with the
-learner's code must be reached by the check. Not sandboxed (`course check`, `course compare`, or `grade --trust-submissions`),
+sandbox's gate; all it started dies with it. Its TCP reaches only the notebook's own block of ports
+(course.infra.ports, Landlock ABI 4+): the servers its checks start take their ports from that block, and
+a server it starts with the learner's code binds one of them, where the check reaches it (so no network
+namespace: Policy.own_network=False). Not another notebook's servers, nor the course's broker. Not sandboxed (`course check`, `course compare`, or `grade --trust-submissions`),
 it is a plain child in a session of its own: README's grading section says what that does not refuse.
 """
 
@@ -33,6 +34,7 @@ import time
 from pathlib import Path
 
 from course.grading.boundary.launch import launch_host
+from course.infra import ports
 
 MARKER = "COURSE_CONFINED"
 PACKAGE = Path(__file__).resolve().parents[1]  # the course package: what a sandbox may read of the checkout
@@ -44,7 +46,9 @@ def isolation() -> tuple[bool, str]:
     from course.infra import sandbox
 
     found = sandbox.probe()
-    return found.enough, found.line() + ("; the notebooks' TCP is left open (README)" if found.enough else "")
+    tcp = ("; the notebooks' TCP reaches only their own ports" if found.landlock_abi >= 4 else
+           "; the notebooks' TCP is left open (Landlock below ABI 4: README)")
+    return found.enough, found.line() + (tcp if found.enough else "")
 
 
 class Confinement:
@@ -63,6 +67,10 @@ class Confinement:
             self.exchange = self.scratch / "exchange"  # what its workers write and the checks read back
             self.exchange.mkdir(exist_ok=True)
         self.token = token or secrets.token_hex(8)  # the grader's, so it can sweep after a checker it killed
+        self.ports: list[int] = []
+        if sandboxed:  # the servers this process's checks start take these: its sandboxes reach only them
+            self.ports = ports.reserve_block()
+            os.environ[ports.ENV] = ports.named(self.ports)
         self.conninfo = conninfo
         self.extra_env = dict(env or {})
         self._started: list[subprocess.Popen] = []
@@ -77,6 +85,8 @@ class Confinement:
                "COURSE_PROGRESS_FILE": str(home / "progress.json"),
                "COURSE_EXCHANGE_DIR": str(self.exchange), "COURSE_LOG_DIR": str(home / "logs"),
                MARKER: self.token, **self.extra_env}
+        if self.ports:
+            env[ports.ENV] = ports.named(self.ports)
         if self.conninfo:
             env["DATABASE_URL"] = self.conninfo
         return env
@@ -105,7 +115,8 @@ class Confinement:
 
         policy = sandbox.Policy(read=[*sandbox.python_paths(), str(PACKAGE)],
                                 write=[str(self.exchange)], secrets=self.secrets, postgres=self.conninfo,
-                                tcp_connect=ports_named(added), open_tcp=True)
+                                tcp_connect=sorted({*self.ports, *ports_named(added)}), tcp_bind=self.ports,
+                                own_network=False)
         box = sandbox.Sandbox(policy)
         self._boxes.append(box)  # from now on end() closes it, whatever happens next
         env = {name: value for name, value in self.environment(home=box.scratch).items() if name != "PATH"}

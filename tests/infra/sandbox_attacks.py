@@ -411,6 +411,58 @@ say(got=got)
     return "held", "no unix socket, only the named port"
 
 
+def attack_ports_on_the_machines_loopback(lab: Lab):
+    """As the grader confines a notebook (Policy.own_network=False): no namespace of its own, Landlock's
+    port rules only. It reaches the named ports and serves on its bind port, and nothing else."""
+    bind_port = _free_port()
+    run = lab.run("""
+def serve(port):
+    with socket.create_server(("127.0.0.1", port)) as server:
+        with socket.create_connection(("127.0.0.1", port), 5):
+            return port
+got = {"port not named": attempt(lambda: socket.create_connection(("127.0.0.1", T["other_port"]), 5).close()),
+       "serve on a port not named": attempt(lambda: serve(0)),
+       "port named": attempt(lambda: socket.create_connection(("127.0.0.1", T["allowed_port"]), 5).close()),
+       "serve on its port": attempt(lambda: serve(int(os.environ["BIND_PORT"])))}
+say(got=got)
+""", own_network=False, tcp_connect=[lab.allowed_port, bind_port], tcp_bind=[bind_port],
+                  env={"TARGETS": json.dumps(lab.targets()), "BIND_PORT": str(bind_port)})
+    got = run.printed.get("got", {})
+    through = [k for k in ("port not named", "serve on a port not named") if got.get(k, "").startswith("DONE")]
+    if lab.isolation.landlock_abi < 4:
+        return "not promised", "TCP ports are not controlled on the machine's loopback (Landlock ABI < 4)"
+    if through or not got:
+        return "broken", f"got through: {through or run.raw[-300:]}"
+    refused = [k for k in ("port named", "serve on its port") if not got.get(k, "").startswith("DONE")]
+    if refused:
+        return "broken", f"refused what it was given: {[got[k] for k in refused]}"
+    return "held", "only the named port, and its own port to serve on"
+
+
+def attack_write_a_shared_folder(lab: Lab):
+    """Policy.write: a folder shared with it is writable; the folder beside it is not."""
+    shared, beside = lab.folder / "shared", lab.folder / "beside"
+    for folder in (shared, beside):
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o1777)  # its uid may write both: only Landlock tells them apart
+    run = lab.run("""
+got = {"shared": attempt(lambda: open(os.environ["SHARED"] + "/mine.txt", "w").write("mine")),
+       "beside": attempt(lambda: open(os.environ["BESIDE"] + "/mine.txt", "w").write("mine"))}
+say(got=got)
+""", write=[str(shared)], env={"TARGETS": json.dumps(lab.targets()), "SHARED": str(shared), "BESIDE": str(beside)})
+    got = run.printed.get("got", {})
+    if (beside / "mine.txt").exists():
+        return "broken", "wrote the folder beside the shared one"
+    if not (shared / "mine.txt").exists():
+        return "broken", f"could not write the shared folder: {got.get('shared') or run.raw[-300:]}"
+    return "held", "wrote the shared folder only"
+
+
+def _free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        return probe.getsockname()[1]
+
+
 def attack_environment(lab: Lab):
     run = lab.run("say(env=dict(os.environ))")
     env = run.printed.get("env", {})
@@ -489,6 +541,8 @@ ATTACKS = {
     "fill the disk": attack_fill_the_disk,
     "memory and file size": attack_memory_and_file_size,
     "unix sockets, abstract sockets, TCP ports not named": attack_unix_socket_and_ports,
+    "TCP on the machine's loopback (the grader's setting): ports not named": attack_ports_on_the_machines_loopback,
+    "write a folder shared with it, and the one beside it": attack_write_a_shared_folder,
     "the environment": attack_environment,
     "the deadline": attack_deadline,
     "a normal program works": normal_program,
@@ -619,12 +673,13 @@ USER_MODES = {
 }
 HOLES = {  # mode -> the attacks that must get through it
     "root without Landlock (a deliberate hole)": ["read .course/pgpass, solutions/, other submissions, the output folder, /proc",
-                                                  "write outside scratch (the notebook, the gradebook, /tmp, the checkout)"],
+                                                  "write outside scratch (the notebook, the gradebook, /tmp, the checkout)",
+                                                  "write a folder shared with it, and the one beside it"],
     "a user without user namespaces or seccomp (a deliberate hole)": [
         "write outside scratch (the notebook, the gradebook, /tmp, the checkout)",
         "PostgreSQL as the superuser (with its password), on the socket, replication",
         "unix sockets, abstract sockets, TCP ports not named"],
-}
+}  # (without seccomp, TCP on the machine's loopback still holds: Landlock's port rules alone keep it)
 
 
 def run_modes(modes: dict[str, dict[str, str]], superuser_conninfo: str, pgpass: Path, socket_path: str) -> dict:

@@ -28,8 +28,9 @@ The guarantees, and how each is kept here, are `probe().guarantees()`:
   network     a network namespace of its own where there is a PID one (only loopback; 127.0.0.1:PORT of
               each `tcp_connect` port is relayed to 127.0.0.1:PORT outside; it may serve on any port
               inside); else Landlock (ABI 4+): TCP connect only to `tcp_connect`, bind only `tcp_bind`.
-              `open_tcp` lifts both, for code that must reach servers started after it or serve its
-              caller: its TCP is then free (PostgreSQL stays behind the gate: it listens on a socket).
+              `own_network=False` keeps the machine's loopback and Landlock's rules only, for code that
+              serves its caller on a `tcp_bind` port (below ABI 4 its TCP is then free). `open_tcp` lifts
+              both: its TCP is free (PostgreSQL stays behind the gate: it listens on a socket).
   processes   as root: an unused uid of its own; as a user: a PID namespace (where user namespaces are
               allowed), else Landlock and the warden judging each signal, renice or prlimit it makes.
   lifetime    everything it started dies when the command ends, is stopped, passes its deadline or
@@ -104,6 +105,8 @@ class Policy:
     tcp_connect: list[int] = field(default_factory=list)  # ports on any address (Landlock knows ports only)
     tcp_bind: list[int] = field(default_factory=list)
     open_tcp: bool = False  # TCP to and from any port (no network namespace or rules): see the docstring
+    own_network: bool = True  # False: the machine's loopback, Landlock's port rules only (what it serves
+    #                           on a `tcp_bind` port is reachable from outside; TCP open below ABI 4)
     env: dict[str, str] = field(default_factory=dict)  # added to a minimal one (PATH, HOME, TMPDIR, LANG)
     memory_bytes: int = 2 * GiB  # address space, per process
     processes: int = 128  # processes and threads at once (per uid, or per user namespace)
@@ -235,6 +238,7 @@ class Sandbox:
         scratch = str(self.scratch)
         read_all = [*SYSTEM_READ, *read]
         gate = None
+        netns = iso.netns and not policy.open_tcp and policy.own_network
         connect = list(policy.tcp_connect)
         if self._listener:
             port = self._listener.getsockname()[1]
@@ -254,10 +258,10 @@ class Sandbox:
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "devices": DEVICES,
                          "write": [scratch, *write, *(["/dev/shm"] if iso.mountns else [])],
                          "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind),
-                         "network": not (iso.netns or policy.open_tcp)} if iso.landlock_abi else None,
+                         "network": not (netns or policy.open_tcp)} if iso.landlock_abi else None,
             "seccomp": {"deny_truncate": iso.landlock_abi < 3, "deny_metadata": uid is None,
                         "guard_pids": iso.guards_pids} if iso.seccomp else None,
-            "gate": gate, "netns": iso.netns and not policy.open_tcp, "relay": list(policy.tcp_connect),
+            "gate": gate, "netns": netns, "relay": list(policy.tcp_connect),
             "pass_fds": pass_fds,
         }
 
