@@ -10,8 +10,8 @@ Every process that runs the notebook's code starts here, with the environment of
 (its own database role, its scratch folder as home; nothing of the grader's), marked so it can be found
 and killed. Sandboxed (class grading where `isolation()` says the machine can), each such process is
 a course.infra.sandbox of its own: it reads only Python, the course package and the exchange folder
-(no notebook but the one it was sent, no solutions/, no .course/, no gradebook), writes only its
-scratch folder and the exchange folder, reaches PostgreSQL only as the notebook's role through the
+(no notebook but the one it was sent, no solutions/, no .course/, no gradebook, not course/grading/checks),
+writes only its scratch folder and the exchange folder, reaches PostgreSQL only as the notebook's role through the
 sandbox's gate; all it started dies with it. Its TCP reaches only the notebook's own block of ports
 (course.infra.ports, Landlock ABI 4+): the servers its checks start take their ports from that block, and
 a server it starts with the learner's code binds one of them, where the check reaches it (so no network
@@ -113,8 +113,9 @@ class Confinement:
     def _boxed(self, argv: list[str], added: dict[str, str], **streams) -> "Boxed":
         from course.infra import sandbox
 
-        policy = sandbox.Policy(read=[*sandbox.python_paths(), str(PACKAGE)],
-                                write=[str(self.exchange)], secrets=self.secrets, postgres=self.conninfo,
+        policy = sandbox.Policy(read=[*sandbox.python_paths(), *readable_package()],
+                                write=[str(self.exchange)], secrets=[*self.secrets, str(PACKAGE / "grading" / "checks")],
+                                postgres=self.conninfo,
                                 tcp_connect=sorted({*self.ports, *ports_named(added)}), tcp_bind=self.ports,
                                 own_network=False)
         box = sandbox.Sandbox(policy)
@@ -229,6 +230,17 @@ class Boxed:
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
+
+
+def readable_package() -> list[str]:
+    """The course package as a notebook's sandbox may read it: all of it but the checks (the reference's
+    statements, the quizzes' keys), which run on the grader's side of the boundary only."""
+    hidden = {PACKAGE / "grading" / "checks"}
+    keep = []
+    for entry in sorted((PACKAGE / "grading").iterdir()):
+        if entry not in hidden:
+            keep.append(str(entry))
+    return [*(str(entry) for entry in sorted(PACKAGE.iterdir()) if entry.name != "grading"), *keep]
 
 
 def ports_named(env: dict[str, str]) -> list[int]:

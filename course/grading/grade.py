@@ -40,6 +40,7 @@ import random
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from course.errors import CourseError
+from course.errors import CourseError, first_line
 from course.grading import confine, handback, integrity, manifest
 from course.grading.gradebook import Row, Run, differs_from, one_line, read_csv, summary, write_csv
 from course.grading.notebooks import LABS, ROOT, SOLUTIONS, exercise_of
@@ -90,17 +91,41 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
         else:
             match = IN_FOLDER.match(path.name)
             student = relative.parts[0]
+        refused = _not_a_plain_file(root, relative)
+        if refused:
+            unplaced.append(Row(student or path.stem, match["lab"] if match else "", "", "unreadable",
+                                notebook=str(relative), detail=f"{refused}: hand in the notebook itself"))
+            continue
         if not match or match["lab"] not in labs:
             unplaced.append(Row(student or path.stem, "", "", "unreadable", notebook=str(relative),
                                 detail="not a course lab's file name: expected <student>/<NN>_*.ipynb or "
                                        "<student>_<NN>_*.ipynb with NN one of the course's labs"))
             continue
         found[(student, match["lab"])].append(path)
+    for path in sorted(root.rglob("*")):  # a linked folder (rglob does not enter it): a row that says so
+        relative = path.relative_to(root)
+        if path.is_symlink() and path.is_dir() and not any(part.startswith(".") for part in relative.parts):
+            unplaced.append(Row(relative.parts[0], "", "", "unreadable", notebook=str(relative),
+                                detail=f"{relative} is a symbolic link: hand in the notebook itself"))
     submissions = []
     for (student, lab), paths in sorted(found.items()):
         paths.sort(key=lambda p: (p.stat().st_mtime, str(p)), reverse=True)
         submissions.append(Submission(student, lab, paths[0], paths[1:], str(paths[0].relative_to(root))))
     return submissions, unplaced
+
+
+def _not_a_plain_file(root: Path, relative: Path) -> str | None:
+    """Why this submission is not read (a link would have us grade solutions/ or a classmate's notebook, a
+    pipe would hang the grader), or None for a plain file of its own."""
+    for depth in range(1, len(relative.parts) + 1):
+        if (root / Path(*relative.parts[:depth])).is_symlink():
+            return f"{Path(*relative.parts[:depth])} is a symbolic link"
+    info = (root / relative).lstat()
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_nlink > 1:
+        return "a hard link (the same file as another somewhere)"
+    return None
 
 
 # -- grading one notebook -------------------------------------------------------------------------------
@@ -117,6 +142,7 @@ class Grader:
     work: Path  # private to this run: the checkers' folders
     sandboxed: bool = False  # each notebook's code in sandboxes (confine.py); else trusted, as plain children
     hidden: list[str] = field(default_factory=list)  # what those sandboxes must never read
+    file_names: dict[str, str] = field(default_factory=dict)  # student -> a name for their files, no two alike
 
     def grade(self, submission: Submission) -> tuple[list[Row], list[str]]:
         """The notebook's rows, and what was flagged while it was graded."""
@@ -128,7 +154,7 @@ class Grader:
             return [_row(base, exercise="*", status="unreadable", detail=problem)], []
         rng = random.Random(f"{self.seed}:{submission.student}:{lab.id}")
         seeds = {e.id: rng.randrange(1, 10**6) for e in lab.exercises}
-        log = self.out / "logs" / f"{handback.safe(submission.student)}-{submission.lab}.log"
+        log = self.out / "logs" / f"{self.file_names.get(submission.student) or handback.safe(submission.student)}-{submission.lab}.log"
         role, conninfo = self.roles.create()
         try:
             run = supervise(submission.path.name, text, [e.id for e in lab.exercises], seeds, conninfo=conninfo,
@@ -249,7 +275,7 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
         hidden = [submissions_dir, out, SOLUTIONS, Path(os.environ.get("COURSE_HOME") or ROOT / ".course"), work]
         grader = Grader(out, timeout_s, roles, {s for s in schemas() if not s.startswith(("check_", "t_"))},
                         seed, texts, work, sandboxed=enough and roles.available,
-                        hidden=[str(p) for p in hidden])
+                        hidden=[str(p) for p in hidden], file_names=handback.file_names(s.student for s in submissions))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
                 tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
             futures = {pool.submit(grader.grade, s): s for s in submissions}
@@ -266,13 +292,23 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
                 bar.update()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    flags += _changed(before, submissions_dir) + _alike(submissions, texts, course)
+    flags += _never_fatal("comparing the notebooks before and after", lambda: _changed(before, submissions_dir))
+    flags += _never_fatal("comparing the answers between students", lambda: _alike(submissions, texts, course))
     order = {e.id: i for i, e in enumerate(course.exercises)}
     rows.sort(key=lambda r: (r.student, r.lab, order.get(r.exercise, -1)))
     run = Run(started=started_at.isoformat(timespec="seconds"), seconds=0.0, seed=seed,
               course_version=course_version(), python=platform.python_version(), sandbox=sandbox_line,
               command=f"{command} {shlex.quote(str(submissions_dir))} --out {shlex.quote(str(out))}", flags=flags)
     return Graded(rows, run, _write(out, rows, run, course, started))
+
+
+def _never_fatal(what: str, flags_of) -> list[tuple[str, str]]:
+    """An integrity pass's flags; its failure is a flag too (a notebook it could not read takes down
+    no one's gradebook)."""
+    try:
+        return flags_of()
+    except Exception as error:  # noqa: BLE001 — what the submissions hold is theirs to choose
+        return [("(the grader)", f"{what} stopped on {type(error).__name__}: {first_line(str(error), limit=200)}")]
 
 
 def _changed(before: dict[Path, str], root: Path) -> list[tuple[str, str]]:

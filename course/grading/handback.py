@@ -14,6 +14,7 @@ the seed, and the report as the learner would have read it in the notebook.
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -54,8 +55,9 @@ def write_feedback(rows, folder: Path, titles: dict[str, str]) -> list[Path]:
         if row.lab:
             groups[(row.student, row.lab)].append(row)
     written = []
+    names = file_names(student for student, _ in groups)
     for (student, lab), mine in sorted(groups.items()):
-        path = folder / safe(student) / f"{lab}.md"
+        path = folder / names[student] / f"{lab}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(feedback(student, lab, mine, titles))
         written.append(path)
@@ -93,5 +95,24 @@ def feedback(student: str, lab: str, rows: list, titles: dict[str, str]) -> str:
 
 
 def safe(name: str) -> str:
-    """A student's name as a file name."""
+    """A student's name as a file name (two names may give the same one: file_names keeps them apart)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60].strip(".") or "student"
+
+
+def file_names(students) -> dict[str, str]:
+    """Each student's name as a file name, no two alike: `eve!` and `eve?` are both `eve_` to safe(), so
+    each gets a short hash of the real name after it (and so does a name another student's would take)."""
+    students = sorted(set(students))
+    taken: dict[str, list[str]] = defaultdict(list)
+    for student in students:
+        taken[safe(student)].append(student)
+    names, used = {}, set()
+    for student in students:
+        name = safe(student)
+        if len(taken[name]) > 1 or name != student or name in used:
+            name = f"{name[:48]}-{hashlib.sha256(student.encode()).hexdigest()[:10]}"
+        while name in used or (name in taken and taken[name] != [student]):  # a name chosen to be another's
+            name = f"{name}-{hashlib.sha256(name.encode()).hexdigest()[:4]}"
+        used.add(name)
+        names[student] = name
+    return names

@@ -169,3 +169,20 @@ with _psycopg.connect(host=str(_home / "run"), user="postgres", password=_passwo
                       autocommit=True) as _c:
     _c.execute("COPY (SELECT 1) TO PROGRAM 'touch /tmp/course-hostile-was-here'")
 '''
+
+# The quiz's key read from the checks in the course package (course/grading/checks/lab00.py), as its answers.
+READ_THE_KEY = '''
+import pathlib as _pathlib, re as _re, course as _course
+_checks = _pathlib.Path(_course.__file__).resolve().parent / "grading" / "checks" / "lab00.py"
+_key = dict(_re.findall(r'ask\(t, "(q\d)", q\d, "(\w)"', _checks.read_text()))
+q1, q2, q3 = _key["q1"], _key["q2"], _key["q3"]
+'''
+
+# A classmate's server on 127.0.0.1 (another notebook's email provider, say), sent a request it would
+# count: the port is given, as a scan of /proc/net/tcp would find it.
+def reach_port(port: int) -> str:
+    return f'''
+import socket as _socket
+with _socket.create_connection(("127.0.0.1", {port}), 5) as _s:
+    _s.sendall(b"POST /send HTTP/1.0\\r\\n\\r\\n")
+'''

@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import secrets
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -448,12 +449,24 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
         "vandal": notebook("00", "labs", prepend={"00.first_job": hostile.vandal(f"{folder}/**/ana/{lab00}")}),
         "daemon": notebook("00", "labs", prepend={"00.first_job": hostile.daemon_writing_its_pid(str(pid_file))}),
     }
+    plan["eve!"], plan["eve?"] = notebook("00"), notebook("00", "labs")  # one file name to safe(): each their own
+    odd = notebook("00")  # an exercise id that is not text: no exercise, and the class's gradebook still written
+    next(c for c in odd.cells if exercise_of(c) == "00.quiz").metadata["course"] = {"exercise": ["00.quiz"]}
+    plan["odd"] = odd
+    listener = socket.create_server(("127.0.0.1", 0))  # a server no notebook is given: a classmate's, say
+    listener.settimeout(0)
     if sandboxed():  # what only the OS sandbox refuses: reading files that are not the notebook's, other processes
         plan |= {"copier": notebook("00", "labs", prepend={"00.first_job": hostile.EXEC_SOLUTIONS}),
                  "superuser": notebook("00", "labs", prepend={"00.first_job": hostile.SUPERUSER}),
-                 "prober": notebook("00", "labs", prepend={"00.first_job": hostile.FORGE_THROUGH_PROC})}
+                 "prober": notebook("00", "labs", prepend={"00.first_job": hostile.FORGE_THROUGH_PROC}),
+                 "keyreader": notebook("00", "labs", edit={"00.quiz": lambda s: hostile.READ_THE_KEY}),
+                 "caller": notebook("00", "labs", prepend={"00.first_job": hostile.reach_port(
+                     listener.getsockname()[1])})}
     for student, nb in plan.items():
         save(nb, folder / student / lab00)
+    (folder / "linker").mkdir()  # a link to the solution (a zip keeps links), and one to a classmate's notebook
+    (folder / "linker" / lab00).symlink_to(ROOT / "solutions" / lab00)
+    (folder / "copycat").symlink_to(folder / "ana")
     progress = Path(os.environ["COURSE_PROGRESS_FILE"])
     out = tmp_path / "out"
     graded = grade.grade(folder, out, jobs=2, timeout_s=60, seed=3, progress=False, trust=not sandboxed())
@@ -466,6 +479,19 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     assert unearned == [], said
     assert statuses(rows, "quitter", "00") == {"00.first_job": "failed", "00.quiz": "passed"}, said
     assert statuses(rows, "flatterer", "00") == every("00", "failed"), said
+    assert statuses(rows, "eve!", "00") == every("00", "passed"), said
+    assert statuses(rows, "eve?", "00") == every("00", "not started"), said
+    assert statuses(rows, "odd", "00") == {"00.first_job": "passed", "00.quiz": "no cell"}, said
+    for student in ("linker", "copycat"):
+        assert [(r.status, "symbolic link" in r.detail) for r in rows if r.student == student] == [
+            ("unreadable", True)], said
+    feedback = {p.read_text().splitlines()[0] for p in (out / "feedback").glob("eve*/00.md")}
+    assert feedback == {"# Lab 00: feedback for eve!", "# Lab 00: feedback for eve?"}, feedback
+    assert len(list((out / "logs").glob("eve*-00.log"))) == 2
+    if sandboxed():  # its TCP reached no port but its own
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    listener.close()
 
     flags = "\n".join(f"{whose}: {what}" for whose, what in graded.run.flags)
     if sandboxed():  # the vandal could not reach her notebook
