@@ -71,6 +71,7 @@ class Confinement:
         if sandboxed:  # the servers this process's checks start take these: its sandboxes reach only them
             self.ports = ports.reserve_block()
             os.environ[ports.ENV] = ports.named(self.ports)
+            os.environ["COURSE_EXCHANGE_DIR"] = str(self.exchange)  # the checks' side shares files with its sandboxes there
         self.conninfo = conninfo
         self.extra_env = dict(env or {})
         self._started: list[subprocess.Popen] = []
@@ -114,6 +115,7 @@ class Confinement:
         from course.infra import sandbox
 
         policy = sandbox.Policy(read=[*sandbox.python_paths(), *readable_package()],
+                                listable=[str(PACKAGE), str(PACKAGE / "grading")],
                                 write=[str(self.exchange)], secrets=[*self.secrets, str(PACKAGE / "grading" / "checks")],
                                 postgres=self.conninfo,
                                 tcp_connect=sorted({*self.ports, *ports_named(added)}), tcp_bind=self.ports,

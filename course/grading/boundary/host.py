@@ -357,9 +357,18 @@ def _without_magics(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
+def _graded_elsewhere(exercise_id: str, *args, **kwargs) -> None:
+    print(f"{exercise_id}: checked by the grader, not in this process")
+
+
 def main(argv: list[str]) -> int:
     sock = socket.socket(fileno=int(argv[0]))
     os.environ.setdefault("MPLBACKEND", "Agg")
+    import course.grading
+
+    # A notebook's own check("NN.x") and reveal(...) calls: the checks are the grader's (in class grading
+    # its sandbox cannot even read them), so here they say so and return, as a passing cell would.
+    course.grading.check = course.grading.reveal = _graded_elsewhere
     side = AnswerSide(Channel(sock))
     side.peer.start()
     side.peer.wait()  # until the checks' side closes the channel (or dies)

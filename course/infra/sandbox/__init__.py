@@ -101,6 +101,8 @@ class Policy:
     read: list[str | Path] = field(default_factory=list)  # files and folders to read (and run), beyond SYSTEM_READ
     secrets: list[str | Path] = field(default_factory=list)  # must stay unreadable: checked against `read`
     write: list[str | Path] = field(default_factory=list)  # folders it may also write (and read), beyond scratch
+    listable: list[str | Path] = field(default_factory=list)  # folders it may list (only: a package whose
+    #                           parts are in `read` but for one, so Python can import from it)
     postgres: str | None = None  # a role's connection string: the only role it may log in as
     tcp_connect: list[int] = field(default_factory=list)  # ports on any address (Landlock knows ports only)
     tcp_bind: list[int] = field(default_factory=list)
@@ -256,6 +258,7 @@ class Sandbox:
             "uid": uid, "uid_lock": uid and str(spare_uids.lock_file(uid)), "pidns": iso.pidns, "userns": iso.userns and iso.pidns, "mountns": iso.mountns,
             "tmpfs": iso.mountns, "shm": iso.mountns, "read": read, "folder": str(self.folder), "limits": limits, "deadline_s": policy.deadline_s,
             "landlock": {"abi": iso.landlock_abi, "read": read_all, "devices": DEVICES,
+                         "list": _resolved(policy.listable),
                          "write": [scratch, *write, *(["/dev/shm"] if iso.mountns else [])],
                          "tcp_connect": connect, "tcp_bind": list(policy.tcp_bind),
                          "network": not (netns or policy.open_tcp)} if iso.landlock_abi else None,

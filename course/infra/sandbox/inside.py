@@ -49,7 +49,7 @@ def _become(spec: dict, proc_mounted: bool, to_warden: socket.socket | None, rep
     if rules:
         read = rules["read"] + (["/proc"] if proc_mounted else [])
         landlock.Rules(read, rules["write"], rules["devices"], rules["tcp_connect"], rules["tcp_bind"],
-                       network=rules["network"]).restrict_self(rules["abi"])  # a namespace of its own: free
+                       network=rules["network"], listable=rules.get("list", [])).restrict_self(rules["abi"])  # a namespace of its own: free
     if spec["seccomp"] is not None:
         rules = spec["seccomp"]
         listener = seccomp.sandbox_filter(rules["deny_truncate"], rules["deny_metadata"],

@@ -91,6 +91,7 @@ class Rules:
     tcp_connect: list[int] = field(default_factory=list)
     tcp_bind: list[int] = field(default_factory=list)
     network: bool = True  # False: leave TCP alone (a network namespace of its own confines it already)
+    listable: list[str] = field(default_factory=list)  # folders whose entries may be listed, nothing more
 
     def restrict_self(self, abi: int) -> None:
         """Confine this process and its future children. Paths that do not exist are skipped."""
@@ -102,7 +103,8 @@ class Rules:
         ruleset = linux.syscall("landlock_create_ruleset", ctypes.byref(attr), ctypes.c_size_t(size),
                                 ctypes.c_uint32(0))
         try:
-            for paths, rights in ((self.read, READ), (self.write, WRITE), (self.devices, READ_FILE | WRITE_FILE)):
+            for paths, rights in ((self.read, READ), (self.write, WRITE), (self.devices, READ_FILE | WRITE_FILE),
+                                  (self.listable, READ_DIR)):
                 for path in paths:
                     self._allow_path(ruleset, path, rights & fs)
             if net:
