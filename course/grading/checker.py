@@ -134,6 +134,9 @@ def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, in
             except AnswerProcessGone:
                 outcome = Outcome(exercise_id, "crashed", seed=seed, seconds=time.monotonic() - started,
                                   detail=f"the notebook's process ended while loading its cell ({_exit(host)})")
+            except Exception as error:  # noqa: BLE001 — whatever its process sent, this exercise's row, not our exit
+                outcome = Outcome(exercise_id, "could not load", seed=seed, seconds=time.monotonic() - started,
+                                  detail=f"loading its cell broke the grading protocol: {_described(error)}")
             else:
                 missing = [name for name in exercise.answers if name not in answers]
                 if missing:

@@ -29,7 +29,7 @@ from course.grading.boundary import wire
 from course.grading.boundary.host import AnswerSide
 from course.grading.boundary.admit import RemoteError
 from course.grading.boundary.serving import AnswerProcessGone, TrustedSide
-from course.grading.boundary.trusted import AnswerHost
+from course.grading.boundary.trusted import AnswerHost, LoadError
 from course.grading.boundary.wire import Channel, Opaque
 
 
@@ -242,6 +242,33 @@ def attempts(conn, publish, rng):
             args=[{"$": "obj", "cls": "subprocess.Popen", "fields": {"args": "id"}}], kwargs={})
     return tried
 """
+
+
+class _ForgingSide(AnswerSide):
+    """An answer's side that replies to the cell with a tuple where its names go (as a forged frame did)."""
+
+    forged = False
+
+    def _serve(self, message: dict) -> dict:
+        if message.get("op") == "cell" and not self.forged:
+            self.forged = True
+            return {"value": self.encoder.encode((1, "x", None))}
+        return super()._serve(message)
+
+
+def test_a_reply_of_the_wrong_shape_is_the_answers_failure_not_the_checks():
+    ours, theirs = socket.socketpair()
+    answer_side = _ForgingSide(Channel(theirs))
+    answer_side.peer.start()
+    trusted = TrustedSide(Channel(ours))
+    host = AnswerHost(_Running(), trusted)
+    try:
+        with pytest.raises(LoadError, match="broke the grading protocol"):
+            host.exercise("t.x", "x = 1", ["x"])
+        assert define(host, "def f():\n    return 2\n", "f")() == 2  # and the channel goes on
+    finally:
+        trusted.peer.close()
+        answer_side.peer.close()
 
 
 def test_the_answer_gets_nothing_it_was_not_lent(pair, conn):

@@ -32,7 +32,7 @@ from typing import Any
 from course.infra import processes
 from course.grading.boundary.launch import launch_host, plain_launch  # noqa: F401 (plain_launch: part of the interface)
 from course.grading.boundary.lending import Refused
-from course.grading.boundary.serving import AnswerProcessGone, TrustedSide, keyword_name
+from course.grading.boundary.serving import AnswerProcessGone, BoundaryError, TrustedSide, keyword_name
 from course.grading.boundary.wire import Channel, Closed
 
 
@@ -153,6 +153,9 @@ class AnswerHost:
             raise
         except Exception as error:  # noqa: BLE001
             raise LoadError(error) from None
+        if found is not None and type(found) is not dict:  # a forged reply: its shape is not the protocol's
+            raise LoadError(BoundaryError(f"the notebook's process answered the cell with a {type(found).__name__}, "
+                                          "not its names: it broke the grading protocol"))
         answers = {}
         for name, entry in (found or {}).items():
             if name not in names or type(entry) is not dict:
