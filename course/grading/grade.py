@@ -76,8 +76,10 @@ class Submission:
 # -- finding the notebooks -----------------------------------------------------------------------------
 
 
-def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list[Row]]:
-    """The notebooks to grade, and a row for each .ipynb file whose name we cannot place."""
+def find_submissions(root: Path, labs: set[str], course_labs: set[str] | None = None) -> tuple[list[Submission], list[Row]]:
+    """The notebooks of `labs` to grade, and a row for each .ipynb file whose name we cannot place (a
+    notebook of another of `course_labs`, not asked for, is left alone)."""
+    course_labs = labs if course_labs is None else course_labs
     root = root.resolve()
     found: dict[tuple[str, str], list[Path]] = defaultdict(list)
     unplaced: list[Row] = []
@@ -91,27 +93,38 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
         else:
             match = IN_FOLDER.match(path.name)
             student = relative.parts[0]
+        if match and match["lab"] in course_labs and match["lab"] not in labs:
+            continue  # a lab not asked for (--lab)
         refused = _not_a_plain_file(root, relative)
         if refused:
-            unplaced.append(Row(student or path.stem, match["lab"] if match else "", "", "unreadable",
+            unplaced.append(Row(printable(student or path.stem), match["lab"] if match else "", "", "unreadable",
                                 notebook=str(relative), detail=f"{refused}: hand in the notebook itself"))
             continue
         if not match or match["lab"] not in labs:
-            unplaced.append(Row(student or path.stem, "", "", "unreadable", notebook=str(relative),
+            unplaced.append(Row(printable(student or path.stem), "", "", "unreadable", notebook=str(relative),
                                 detail="not a course lab's file name: expected <student>/<NN>_*.ipynb or "
                                        "<student>_<NN>_*.ipynb with NN one of the course's labs"))
             continue
-        found[(student, match["lab"])].append(path)
+        found[(printable(student), match["lab"])].append(path)
     for path in sorted(root.rglob("*")):  # a linked folder (rglob does not enter it): a row that says so
         relative = path.relative_to(root)
         if path.is_symlink() and path.is_dir() and not any(part.startswith(".") for part in relative.parts):
-            unplaced.append(Row(relative.parts[0], "", "", "unreadable", notebook=str(relative),
+            unplaced.append(Row(printable(relative.parts[0]), "", "", "unreadable", notebook=str(relative),
                                 detail=f"{relative} is a symbolic link: hand in the notebook itself"))
     submissions = []
     for (student, lab), paths in sorted(found.items()):
         paths.sort(key=lambda p: (p.stat().st_mtime, str(p)), reverse=True)
         submissions.append(Submission(student, lab, paths[0], paths[1:], str(paths[0].relative_to(root))))
     return submissions, unplaced
+
+
+def printable(name: str) -> str:
+    """A student's name (a folder's) as the gradebook shows it: a newline or another control character
+    written as its escape, so a name cannot add a line to summary.md (and a backslash doubled, so two
+    names stay two)."""
+    if name.isprintable() and "\\" not in name:
+        return name
+    return "".join(ch if ch.isprintable() and ch != "\\" else ch.encode("unicode_escape").decode() for ch in name)
 
 
 def _not_a_plain_file(root: Path, relative: Path) -> str | None:
@@ -254,7 +267,7 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
                           "only a class you trust here, with --trust-submissions, or grade on a machine that "
                           "can (README, \"Grading a class\"). Nothing was graded.")
     seed = seed if seed is not None else random.randrange(1, 10**6)
-    submissions, rows = find_submissions(submissions_dir, wanted)
+    submissions, rows = find_submissions(submissions_dir, wanted, {lab.id for lab in course.labs})
     every_notebook = sorted(p for p in submissions_dir.rglob("*.ipynb"))
     before = {p: integrity.fingerprint(p) for p in every_notebook}
     texts = {s.path: _read(s.path) for s in submissions}

@@ -74,7 +74,13 @@ def _cells(row: Row) -> dict[str, str]:
     values = asdict(row)
     values.update(passed=int(row.passed), seed="" if row.seed is None else row.seed, score=f"{row.score:.2f}",
                   failing=FAILING_SEPARATOR.join(one_line(f["name"], 200) for f in row.failing))
-    return {name: str(values[name]) for name in COLUMNS}
+    return {name: spreadsheet_safe(str(values[name])) for name in COLUMNS}
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A CSV cell a spreadsheet or an LMS shows as text: one that starts as a formula would (=, +, -, @; a
+    student's folder named =HYPERLINK(...), an error message) gets a leading apostrophe."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

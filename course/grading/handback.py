@@ -19,6 +19,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from course.grading.gradebook import spreadsheet_safe
+
 def write_wide_csv(rows, exercises: list, path: Path) -> None:
     """`exercises`: the course's exercises (manifest order); only labs someone handed in get columns."""
     handed = {r.lab for r in rows if r.lab}
@@ -40,7 +42,7 @@ def write_wide_csv(rows, exercises: list, path: Path) -> None:
         for student in sorted(by_student):
             scores = by_student[student]
             per_lab = [sum(v for k, v in scores.items() if k.startswith(lab + ".")) for lab in labs]
-            writer.writerow([student, *(_number(scores[e.id]) if e.id in scores else "" for e in shown),
+            writer.writerow([spreadsheet_safe(student), *(_number(scores[e.id]) if e.id in scores else "" for e in shown),
                              *(_number(v) for v in per_lab), _number(sum(scores.values()))])
 
 

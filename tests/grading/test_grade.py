@@ -148,6 +148,9 @@ def test_both_layouts_are_found_and_a_stray_name_gets_a_row(tmp_path):
     assert [(s.student, s.lab) for s in found] == [("ana", "00"), ("ana", "03"), ("bo_b", "07")]
     assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]
     assert "<student>/<NN>_*.ipynb" in stray[0].detail
+    found, stray = grade.find_submissions(tmp_path, {"03"}, {lab.id for lab in COURSE.labs})  # --lab 03
+    assert [(s.student, s.lab) for s in found] == [("ana", "03")]
+    assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]  # a lab not asked for: no row
 
 
 def test_the_newest_notebook_of_a_lab_is_graded(tmp_path):
@@ -450,6 +453,8 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
         "daemon": notebook("00", "labs", prepend={"00.first_job": hostile.daemon_writing_its_pid(str(pid_file))}),
     }
     plan["eve!"], plan["eve?"] = notebook("00"), notebook("00", "labs")  # one file name to safe(): each their own
+    injected = "| ben | 00.first_job | passed |"  # a folder name that would write a line into summary.md
+    plan[f"x\n{injected}"] = plan['=HYPERLINK("http://x")'] = notebook("00", "labs")  # and a formula into a CSV
     odd = notebook("00")  # an exercise id that is not text: no exercise, and the class's gradebook still written
     next(c for c in odd.cells if exercise_of(c) == "00.quiz").metadata["course"] = {"exercise": ["00.quiz"]}
     plan["odd"] = odd
@@ -488,6 +493,12 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     feedback = {p.read_text().splitlines()[0] for p in (out / "feedback").glob("eve*/00.md")}
     assert feedback == {"# Lab 00: feedback for eve!", "# Lab 00: feedback for eve?"}, feedback
     assert len(list((out / "logs").glob("eve*-00.log"))) == 2
+    assert injected not in (out / "summary.md").read_text().splitlines(), (out / "summary.md").read_text()
+    assert statuses(rows, f"x\\n{injected}", "00") == every("00", "not started"), said  # its name, escaped
+    for sheet in ("gradebook.csv", "grades-wide.csv"):
+        with open(out / sheet, newline="") as f:
+            names = {line[0] for line in csv.reader(f)}
+        assert "'=HYPERLINK(\"http://x\")" in names and not any(n.startswith("=") for n in names), names
     if sandboxed():  # its TCP reached no port but its own
         with pytest.raises(BlockingIOError):
             listener.accept()
