@@ -393,3 +393,25 @@ def test_a_connection_pointed_at_other_tables_is_put_back_when_the_call_returns(
     before = conn.execute("SHOW search_path").fetchone()[0]
     assert point(conn) == "pg_catalog"
     assert conn.execute("SHOW search_path").fetchone()[0] == before
+
+
+def test_a_temporary_jobs_and_session_settings_are_put_back_when_the_call_returns(pair, conn):
+    """An answer that shadows the check's `jobs` with a temporary table (searched first), or leaves the
+    connection read-only or with a 1 ms statement timeout: after its call the check reads its own table,
+    with its own settings (a hostile class did each)."""
+    conn.execute("INSERT INTO jobs (type, payload) VALUES ('t', '{}')")
+    conn.execute("SET lock_timeout = '5s'")  # the check's own setting stays as it set it
+    shadow = define(pair[0], """
+def shadow(conn):
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS jobs (LIKE jobs INCLUDING ALL)")
+    conn.execute("SET statement_timeout = '1ms'")
+    conn.execute("SET default_transaction_read_only = on")
+    conn.execute("SET lock_timeout = '1ms'")
+    return conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+""", "shadow")
+    assert shadow(conn) == 0
+    assert conn.execute("SELECT count(*) FROM jobs").fetchone()[0] == 1
+    assert conn.execute("SHOW statement_timeout").fetchone()[0] == "0"
+    assert conn.execute("SHOW default_transaction_read_only").fetchone()[0] == "off"
+    assert conn.execute("SHOW lock_timeout").fetchone()[0] == "5s"
+    assert conn.execute("SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema()").fetchone()[0] == 0

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
+from psycopg import sql as pgsql
+from psycopg.rows import tuple_row
 
 from course.grading.boundary.wire import MAX_TEXT, DataEncoder, WireError, qualified
 
@@ -110,15 +112,16 @@ class Scope:
 
     def __init__(self, lender: "Lender"):
         self.lender, self.ids = lender, set()
-        self.search_paths: dict[int, tuple[Any, str]] = {}  # a lent connection's search_path, as lent
+        self.sessions: dict[int, tuple[Any, Session]] = {}  # each lent connection's session, as lent
 
     def put_back(self) -> None:
-        """The search_path of each connection it lent, as it was: an answer that pointed the check's
-        connection at tables of its own cannot have the check read those after it returns."""
-        for conn, path in self.search_paths.values():
+        """Each connection it lent, as it was lent: the settings the answer changed with SET (search_path,
+        statement_timeout, default_transaction_read_only ...) set back, the temporary tables, views and
+        sequences it made dropped. An answer that pointed the check's connection at a `jobs` of its own,
+        or made it read-only, cannot have the check read or write through that after it returns."""
+        for conn, before in self.sessions.values():
             with contextlib.suppress(psycopg.Error):
-                if _search_path(conn) != path:
-                    conn.execute("SELECT set_config('search_path', %s, false)", [path])
+                _restore(conn, before)
 
 
 @dataclass
@@ -186,9 +189,9 @@ class Lender:
             loan.scopes |= scopes
             for scope in scopes:
                 scope.ids.add(loan_id)
-                if kind == "connection" and loan_id not in scope.search_paths and isinstance(value, psycopg.Connection):
+                if kind == "connection" and loan_id not in scope.sessions and isinstance(value, psycopg.Connection):
                     with contextlib.suppress(psycopg.Error):
-                        scope.search_paths[loan_id] = (value, _search_path(value))
+                        scope.sessions[loan_id] = (value, _session(value))
             return loan_id
 
     def _known_id(self, value: Any) -> int:
@@ -228,8 +231,40 @@ class Lender:
         return found[0] if found else None
 
 
-def _search_path(conn: psycopg.Connection) -> str:
-    return conn.execute("SELECT current_setting('search_path')").fetchone()[0]
+@dataclass(frozen=True)
+class Session:
+    settings: dict  # the settings given by the client or set in the session, as lent
+    temporary: frozenset  # the oids of the session's temporary relations, as lent
+
+
+_AS_LENT = """SELECT (SELECT coalesce(jsonb_object_agg(name, setting), '{}') FROM pg_settings
+                      WHERE source IN ('session', 'client')),
+                     (SELECT coalesce(array_agg(oid::int8), '{}') FROM pg_class WHERE relnamespace = pg_my_temp_schema())"""
+_AS_RETURNED = """SELECT (SELECT coalesce(jsonb_object_agg(name, setting), '{}') FROM pg_settings WHERE source = 'session'),
+                         (SELECT coalesce(jsonb_agg(jsonb_build_array(oid::int8, relname, relkind)), '[]') FROM pg_class
+                          WHERE relnamespace = pg_my_temp_schema() AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f'))"""
+_DROP = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIEW", "S": "SEQUENCE", "f": "FOREIGN TABLE"}
+
+
+def _session(conn: psycopg.Connection) -> Session:
+    settings, temporary = conn.cursor(row_factory=tuple_row).execute(_AS_LENT).fetchone()
+    return Session(dict(settings), frozenset(temporary))
+
+
+def _restore(conn: psycopg.Connection, before: Session) -> None:
+    conn.execute("SET statement_timeout = 0")  # an answer's 1 ms would cancel what follows (and is set back below)
+    settings, temporary = conn.cursor(row_factory=tuple_row).execute(_AS_RETURNED).fetchone()
+    if "statement_timeout" in before.settings:
+        settings.setdefault("statement_timeout", "0")  # ours, above: compared like the answer's
+    for name, value in settings.items():
+        if name not in before.settings:
+            conn.execute(pgsql.SQL("RESET {}").format(pgsql.Identifier(name)))
+        elif value != before.settings[name]:
+            conn.execute("SELECT set_config(%s, %s, false)", [name, before.settings[name]])
+    for oid, name, kind in sorted(temporary, key=lambda found: found[2] == "S"):  # a table's own sequence goes with it
+        if oid not in before.temporary:
+            conn.execute(pgsql.SQL("DROP {} IF EXISTS pg_temp.{} CASCADE").format(pgsql.SQL(_DROP[kind]),
+                                                                               pgsql.Identifier(name)))
 
 
 # -- what crosses to the answer --------------------------------------------------------------------------
