@@ -272,7 +272,7 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
     before = {p: integrity.fingerprint(p) for p in every_notebook}
     texts = {s.path: _read(s.path) for s in submissions}
     print(db.describe())
-    roles = Roles()
+    roles = Roles(share=jobs)
     if not roles.available:
         if not trust:  # a sandbox's gate admits only a role of the notebook's own: never the course's user
             raise CourseError(f"Each notebook needs a database role of its own to be confined, and none can be "
