@@ -170,11 +170,14 @@ class Grader:
         log = self.out / "logs" / f"{self.file_names.get(submission.student) or handback.safe(submission.student)}-{submission.lab}.log"
         role, conninfo = self.roles.create()
         try:
-            run = supervise(submission.path.name, text, [e.id for e in lab.exercises], seeds, conninfo=conninfo,
-                            timeout_s=self.timeout_s, log=log, work_root=self.work, sandboxed=self.sandboxed,
-                            hidden=self.hidden)
+            with self.roles.watched(role) as watch:
+                run = supervise(submission.path.name, text, [e.id for e in lab.exercises], seeds, conninfo=conninfo,
+                                timeout_s=self.timeout_s, log=log, work_root=self.work, sandboxed=self.sandboxed,
+                                hidden=self.hidden)
         finally:
             self.roles.drop(role)
+        if watch.ended:
+            run.flags.append(watch.ended)
         rows = [_from_result(base, run.results[e.id]) for e in lab.exercises]
         # With a role of its own the notebook could not drop anyone's schema: PostgreSQL refused it. Without
         # one, a schema that is gone is all we can see (dropped by it, or by someone else meanwhile: the

@@ -37,6 +37,9 @@ ROLE_PREFIX = "course_grade_"
 LOCK_SCHEMA, LOCK_TABLE = "course_grading", "roles_lock"
 CATALOG_LOCK = f"LOCK TABLE {LOCK_SCHEMA}.{LOCK_TABLE} IN EXCLUSIVE MODE"
 CONNECTIONS = 300  # max_connections, when the server cannot be asked
+DISK_BUDGET_BYTES = 2 << 30  # what one notebook's role may own on the server's disk (no check writes 1/10 of it)
+TEMP_FILE_LIMIT = "1GB"  # per session: sorts and hashes spilled to disk
+WATCH_EVERY_S = 2.0
 
 class Roles:
     """Makes a login role per graded notebook that can create schemas and own only those."""
@@ -111,11 +114,51 @@ class Roles:
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
                                  "CONNECTION LIMIT {} PASSWORD {}").format(
                 sql.Identifier(role), sql.Literal(self.connection_limit), sql.Literal(password)))
+            conn.execute(sql.SQL("ALTER ROLE {} SET temp_file_limit = {}").format(
+                sql.Identifier(role), sql.Literal(TEMP_FILE_LIMIT)))  # only a superuser may change it
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
                 sql.Identifier(self.dbname), sql.Identifier(role)))
             conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
                                                                    sql.Literal(self.owner_tag())))
         return role, make_conninfo(self.base, user=role, password=password)
+
+    @contextlib.contextmanager
+    def watched(self, role: str | None, budget_bytes: int = DISK_BUDGET_BYTES):
+        """While the block runs, the role's tables are measured every few seconds; past the budget its
+        sessions are ended and it may not log in again (a notebook filling the server's disk fills everyone's).
+        `.ended` then says so, for the gradebook's flags."""
+        watch = Watch()
+        if role is None:
+            yield watch
+            return
+        done = threading.Event()
+
+        def measure():
+            try:
+                with self.db.connect() as conn:
+                    conn.autocommit = True
+                    while not done.wait(WATCH_EVERY_S):
+                        used = conn.execute(
+                            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                            "JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname = %s AND c.relkind IN ('r', 'm', 't')",
+                            [role]).fetchone()[0]
+                        if used > budget_bytes:
+                            conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))
+                            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
+                                         [role])
+                            watch.ended = (f"its database role owned {used / 2**20:,.0f} MiB of tables, over the "
+                                           f"{budget_bytes / 2**20:,.0f} MiB a notebook may: its sessions were ended")
+                            return
+            except psycopg.Error:
+                pass  # the server went away: the checks say so in their own rows
+
+        thread = threading.Thread(target=measure, name=f"disk-{role}", daemon=True)
+        thread.start()
+        try:
+            yield watch
+        finally:
+            done.set()
+            thread.join(10)
 
     def drop(self, role: str | None) -> None:
         """End the role's sessions, drop the schemas it made (scratch schemas a killed check left) and the role.
@@ -146,6 +189,10 @@ class Roles:
             for statement in statements:
                 conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
         return True
+
+
+class Watch:
+    ended: str = ""  # why the role's sessions were ended, if they were
 
 
 def _make_lock_table(conn) -> None:

@@ -381,6 +381,38 @@ def test_a_notebooks_role_can_neither_block_the_graders_nor_take_every_connectio
     assert role not in grading_roles(only_ours=False)
 
 
+def test_a_notebook_that_fills_the_servers_disk_is_stopped_at_its_budget(database):
+    """A hostile class wrote 1.1 GB through PostgreSQL in 83 s, and nothing stopped it. Past its budget a
+    role's sessions end and it may not log in again (here a budget of 1 MiB)."""
+    import time
+
+    import psycopg
+
+    made = roles.Roles()
+    role, conninfo = made.create()
+    try:
+        with made.watched(role, budget_bytes=1 << 20) as watch, psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute("CREATE SCHEMA fill")
+            conn.execute("CREATE TABLE fill.junk AS SELECT repeat(md5(g::text), 32) AS x "
+                         "FROM generate_series(1, 2000) g")  # ~2 MiB
+            for _ in range(600):  # the watcher measures every 2 s; a loaded machine may be slow to run it
+                if watch.ended:
+                    break
+                time.sleep(0.1)
+            assert "its sessions were ended" in watch.ended, watch.ended
+            with pytest.raises(psycopg.OperationalError):
+                conn.execute("SELECT 1")
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(conninfo).close()
+        limit = roles.TEMP_FILE_LIMIT
+        with db.connect() as conn:
+            settings = conn.execute("SELECT setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole "
+                                    "WHERE r.rolname = %s", [role]).fetchone()[0]
+        assert f"temp_file_limit={limit}" in settings
+    finally:
+        made.drop(role)
+
+
 # -- paths as typed, the exit status, the files an instructor hands back -----------------------------------
 
 
