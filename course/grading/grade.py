@@ -59,6 +59,7 @@ from course.grading.notebooks import LABS, ROOT, SOLUTIONS, exercise_of
 from course.grading.roles import Roles, schemas
 from course.grading.supervise import supervise
 
+MAX_NOTEBOOK_BYTES = 32 << 20  # a lab's solution with its outputs is under 2 MiB
 FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
 IN_FOLDER = re.compile(r"^(?P<lab>\d\d)_[^/]*\.ipynb$")
 DEFAULT_TIMEOUT_S = 120.0
@@ -136,6 +137,8 @@ def _not_a_plain_file(root: Path, relative: Path) -> str | None:
     info = (root / relative).lstat()
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
+    if info.st_size > MAX_NOTEBOOK_BYTES:  # read whole before grading: a 2 GB file (a sparse one fits a zip) held 4 GB
+        return f"{info.st_size / 2**20:,.0f} MiB, over the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may be"
     if info.st_nlink > 1:
         return "a hard link (the same file as another somewhere)"
     return None

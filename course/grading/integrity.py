@@ -33,7 +33,8 @@ def fingerprint(path: Path) -> str:
             return f"a link to {os.readlink(path)}"
         if not stat.S_ISREG(path.lstat().st_mode):
             return "not a regular file"
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as notebook:
+            return hashlib.file_digest(notebook, "sha256").hexdigest()  # streamed: a notebook may be huge
     except OSError as error:
         return f"unreadable: {error.strerror}"
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course.grading import integrity
+from course.infra import processes
 from course.grading.checker import SETUP_PHASE
 from course.grading.confine import sweep
 
@@ -79,7 +80,8 @@ def _one_checker(name: str, text: str, exercises: list[str], seeds: dict, run: N
             out.flush()
             checker = subprocess.Popen([sys.executable, "-m", "course.grading.checker", "-"], cwd=work, env=env,
                                        stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                                       pass_fds=(writing,), start_new_session=True)
+                                       pass_fds=(writing,), start_new_session=True,
+                                       preexec_fn=processes.die_with_parent)  # a grader stopped takes it along
         os.close(writing)
         writing = None
         try:

@@ -153,6 +153,21 @@ def test_both_layouts_are_found_and_a_stray_name_gets_a_row(tmp_path):
     assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]  # a lab not asked for: no row
 
 
+def test_a_huge_or_linked_submission_is_not_read(tmp_path):
+    """A sparse 2 GB notebook (a zip can carry one) made the grader hold 4 GB; a link would be graded as
+    the file it points to. Each gets a row that says why, and is never opened."""
+    huge = tmp_path / "big" / "00_start_here.ipynb"
+    huge.parent.mkdir()
+    with open(huge, "wb") as f:
+        f.truncate(grade.MAX_NOTEBOOK_BYTES + 1)
+    (tmp_path / "lnk").mkdir()
+    (tmp_path / "lnk" / "00_start_here.ipynb").symlink_to(ROOT / "solutions" / COURSE.lab("00").notebook)
+    found, refused = grade.find_submissions(tmp_path, {"00"})
+    assert found == []
+    assert [(r.student, r.status) for r in refused] == [("big", "unreadable"), ("lnk", "unreadable")]
+    assert "MiB a notebook may be" in refused[0].detail and "symbolic link" in refused[1].detail
+
+
 def test_the_newest_notebook_of_a_lab_is_graded(tmp_path):
     old = save(notebook("03", "labs"), tmp_path / "ola" / "03_postgres_queue.ipynb")
     new = save(notebook("03"), tmp_path / "ola" / "03_postgres_queue-Copy1.ipynb")
