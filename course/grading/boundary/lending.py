@@ -116,9 +116,10 @@ class Scope:
 
     def put_back(self) -> None:
         """Each connection it lent, as it was lent: the settings the answer changed with SET (search_path,
-        statement_timeout, default_transaction_read_only ...) set back, the temporary tables, views and
-        sequences it made dropped. An answer that pointed the check's connection at a `jobs` of its own,
-        or made it read-only, cannot have the check read or write through that after it returns."""
+        statement_timeout, default_transaction_read_only ...) set back, and a temporary table, view or
+        sequence it made that bears the name of one the check reaches dropped (others stay, as in the
+        notebook). An answer that pointed the check's connection at a `jobs` of its own, or made it
+        read-only, cannot have the check read or write through that after it returns."""
         for conn, before in self.sessions.values():
             with contextlib.suppress(psycopg.Error):
                 _restore(conn, before)
@@ -240,9 +241,14 @@ class Session:
 _AS_LENT = """SELECT (SELECT coalesce(jsonb_object_agg(name, setting), '{}') FROM pg_settings
                       WHERE source IN ('session', 'client')),
                      (SELECT coalesce(array_agg(oid::int8), '{}') FROM pg_class WHERE relnamespace = pg_my_temp_schema())"""
-_AS_RETURNED = """SELECT (SELECT coalesce(jsonb_object_agg(name, setting), '{}') FROM pg_settings WHERE source = 'session'),
-                         (SELECT coalesce(jsonb_agg(jsonb_build_array(oid::int8, relname, relkind)), '[]') FROM pg_class
-                          WHERE relnamespace = pg_my_temp_schema() AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f'))"""
+_SETTINGS_NOW = "SELECT coalesce(jsonb_object_agg(name, setting), '{}') FROM pg_settings WHERE source = 'session'"
+# Temporary relations named as one the connection's search_path reaches: pg_temp is searched first, so
+# the check would read the answer's `jobs` for its own
+_SHADOWS = """SELECT c.oid::int8, c.relname, c.relkind FROM pg_class c
+               WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+                 AND EXISTS (SELECT FROM pg_class o JOIN pg_namespace n ON n.oid = o.relnamespace
+                              WHERE o.relname = c.relname AND n.nspname = ANY (current_schemas(true))
+                                AND o.relnamespace <> pg_my_temp_schema())"""
 _DROP = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIEW", "S": "SEQUENCE", "f": "FOREIGN TABLE"}
 
 
@@ -253,15 +259,14 @@ def _session(conn: psycopg.Connection) -> Session:
 
 def _restore(conn: psycopg.Connection, before: Session) -> None:
     conn.execute("SET statement_timeout = 0")  # an answer's 1 ms would cancel what follows (and is set back below)
-    settings, temporary = conn.cursor(row_factory=tuple_row).execute(_AS_RETURNED).fetchone()
-    if "statement_timeout" in before.settings:
-        settings.setdefault("statement_timeout", "0")  # ours, above: compared like the answer's
+    (settings,) = conn.cursor(row_factory=tuple_row).execute(_SETTINGS_NOW).fetchone()
     for name, value in settings.items():
         if name not in before.settings:
             conn.execute(pgsql.SQL("RESET {}").format(pgsql.Identifier(name)))
         elif value != before.settings[name]:
             conn.execute("SELECT set_config(%s, %s, false)", [name, before.settings[name]])
-    for oid, name, kind in sorted(temporary, key=lambda found: found[2] == "S"):  # a table's own sequence goes with it
+    shadows = conn.cursor(row_factory=tuple_row).execute(_SHADOWS).fetchall()
+    for oid, name, kind in sorted(shadows, key=lambda found: found[2] == "S"):  # a table's own sequence goes with it
         if oid not in before.temporary:
             conn.execute(pgsql.SQL("DROP {} IF EXISTS pg_temp.{} CASCADE").format(pgsql.SQL(_DROP[kind]),
                                                                                pgsql.Identifier(name)))
