@@ -158,7 +158,8 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
     try:
         report = run_check(exercise_id, seed=seed, **answers)
     except Exception as error:  # noqa: BLE001 — the checks' own failure: a row that says so
-        return Outcome(exercise_id, "problem", seed=seed, detail=f"the checks stopped on {type(error).__name__}: {error}")
+        return Outcome(exercise_id, "crashed" if notebooks_doing(error) else "problem", seed=seed,
+                       detail=f"the checks stopped on {type(error).__name__}: {error}")
     if not host.alive():
         return Outcome(exercise_id, "crashed", seed=report.seed if report.seed is not None else seed,
                        detail=f"the notebook's process ended during the checks ({_exit(host)})",
@@ -168,6 +169,12 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
     return Outcome(exercise_id, report.status, passed=report.passed,
                    checks=(sum(r.passed for r in report.results), len(report.results)), failing=failing,
                    detail=detail, seed=report.seed if report.seed is not None else seed, report=report.render())
+
+
+def notebooks_doing(error: BaseException) -> bool:
+    """Did the checks stop because of what the notebook did to the database (its role at its connection
+    limit: the checks log in as that role too)? Then the row is the notebook's, not the grader's problem."""
+    return "too many connections for role" in str(error)
 
 
 def _why(result) -> str:

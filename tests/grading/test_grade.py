@@ -18,7 +18,7 @@ import pytest
 from psycopg import sql
 
 from course.infra import db, processes
-from course.grading import confine, grade, gradebook, manifest, notebooks, roles
+from course.grading import checker, confine, grade, gradebook, manifest, notebooks, roles
 from course.grading.notebooks import exercise_of
 
 ROOT = notebooks.ROOT
@@ -379,7 +379,7 @@ def test_a_notebooks_role_can_neither_block_the_graders_nor_take_every_connectio
     then waited on it), and opened 297 connections (its classmates' checkers could not connect)."""
     import psycopg
 
-    made = roles.Roles(share=2)
+    made = roles.Roles(share=20)  # a small share: the test opens all of it
     role, conninfo = made.create()
     try:
         with psycopg.connect(conninfo, autocommit=True) as conn:
@@ -390,7 +390,15 @@ def test_a_notebooks_role_can_neither_block_the_graders_nor_take_every_connectio
             made.drop(other)
             limit = conn.execute("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").fetchone()[0]
             total = int(conn.execute("SELECT current_setting('max_connections')").fetchone()[0])
-        assert 0 < limit <= total // 3
+            held = [psycopg.connect(conninfo) for _ in range(limit - 1)]  # all it may open (with `conn`)
+            try:
+                with pytest.raises(psycopg.OperationalError) as refused:
+                    psycopg.connect(conninfo)
+                assert checker.notebooks_doing(refused.value)  # its rows say so, not the grader's "problem"
+            finally:
+                for extra in held:
+                    extra.close()
+        assert 0 < limit <= total // 21
     finally:
         made.drop(role)
     assert role not in grading_roles(only_ours=False)
