@@ -124,7 +124,7 @@ class Roles:
 
     @contextlib.contextmanager
     def watched(self, role: str | None, budget_bytes: int = DISK_BUDGET_BYTES):
-        """While the block runs, the role's tables are measured every few seconds; past the budget its
+        """While the block runs, the role's tables and large objects are measured every few seconds; past the budget its
         sessions are ended and it may not log in again (a notebook filling the server's disk fills everyone's).
         `.ended` then says so, for the gradebook's flags."""
         watch = Watch()
@@ -138,10 +138,7 @@ class Roles:
                 with self.db.connect() as conn:
                     conn.autocommit = True
                     while not done.wait(WATCH_EVERY_S):
-                        used = conn.execute(
-                            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                            "JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname = %s AND c.relkind IN ('r', 'm', 't')",
-                            [role]).fetchone()[0]
+                        used = conn.execute(OWNED_BYTES, {"role": role}).fetchone()[0]
                         if used > budget_bytes:
                             conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))
                             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
@@ -189,6 +186,16 @@ class Roles:
             for statement in statements:
                 conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
         return True
+
+
+# What a role has put on the server's disk: its tables (with their indexes and TOAST) and its large objects
+# (stored in the catalog's pg_largeobject, which the tables' sum misses; none is read when it owns none)
+OWNED_BYTES = """
+SELECT coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+                 WHERE r.rolname = %(role)s AND c.relkind IN ('r', 'm', 't')), 0)
+     + coalesce((SELECT sum(octet_length(l.data)) FROM pg_largeobject l
+                 JOIN pg_largeobject_metadata m ON m.oid = l.loid JOIN pg_roles r ON r.oid = m.lomowner
+                 WHERE r.rolname = %(role)s), 0)"""
 
 
 class Watch:

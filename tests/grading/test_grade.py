@@ -404,7 +404,11 @@ def test_a_notebooks_role_can_neither_block_the_graders_nor_take_every_connectio
     assert role not in grading_roles(only_ours=False)
 
 
-def test_a_notebook_that_fills_the_servers_disk_is_stopped_at_its_budget(database):
+@pytest.mark.parametrize("fill", [
+    "CREATE TABLE fill.junk AS SELECT repeat(md5(g::text), 32) AS x FROM generate_series(1, 2000) g",  # ~2 MiB
+    "SELECT lo_from_bytea(0, decode(repeat(md5('x'), 131072), 'hex'))",  # 2 MiB in pg_largeobject, the catalog's
+], ids=["a table", "a large object"])
+def test_a_notebook_that_fills_the_servers_disk_is_stopped_at_its_budget(database, fill):
     """A hostile class wrote 1.1 GB through PostgreSQL in 83 s, and nothing stopped it. Past its budget a
     role's sessions end and it may not log in again (here a budget of 1 MiB)."""
     import time
@@ -416,8 +420,7 @@ def test_a_notebook_that_fills_the_servers_disk_is_stopped_at_its_budget(databas
     try:
         with made.watched(role, budget_bytes=1 << 20) as watch, psycopg.connect(conninfo, autocommit=True) as conn:
             conn.execute("CREATE SCHEMA fill")
-            conn.execute("CREATE TABLE fill.junk AS SELECT repeat(md5(g::text), 32) AS x "
-                         "FROM generate_series(1, 2000) g")  # ~2 MiB
+            conn.execute(fill)
             for _ in range(600):  # the watcher measures every 2 s; a loaded machine may be slow to run it
                 if watch.ended:
                     break
