@@ -160,7 +160,7 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
         deadline = None
         startup_deadline = time.monotonic() + STARTUP_LIMIT_S
         while _left(box, job_ids) > 0:
-            if deadline is None and history.exists():
+            if deadline is None and history.stat().st_size:  # a worker said it is ready (the file is made empty)
                 deadline = time.monotonic() + scenario.timeout_s
             if time.monotonic() > (deadline or startup_deadline):
                 timed_out = True
