@@ -169,9 +169,9 @@ def lost_families() -> list[Callable[[random.Random], Lost]]:
     def statuses(rng):  # orders delivered, cancelled, on their way: still orders
         return _lost(rng, _ids(rng, rng.randint(2, 6)), customers=[1, 2, 3, 4, 5], delivered=0.4, statuses=True)
 
-    def many(rng):  # more orders than a page, and customers beyond the demo's five
-        return _lost(rng, _ids(rng, rng.randint(25, 40)), customers=list(range(1, 9)), delivered=0.5,
-                     noise=rng.randint(0, 6))
+    def many(rng):  # more orders than a page, or than any LIMIT 50 or 100, and customers beyond the demo's five
+        count = rng.choice([rng.randint(25, 40), rng.randint(101, 140)])
+        return _lost(rng, _ids(rng, count), customers=list(range(1, 9)), delivered=0.5, noise=rng.randint(0, 6))
 
     return [plain, regulars, noise, numbers, edges, statuses, many]
 
@@ -247,6 +247,10 @@ class LostJudge:
                 f"{stranger} is not an order in the table: list only the orders in `orders`"))
         if len(mine) != len(set(mine)):
             return diff.Finding(EVERY, got=got, expected=expected, note="each order once")
+        if mine and not extra and mine == ref[:len(mine)]:
+            return diff.Finding(EVERY, got=got, expected=expected, note=(
+                f"yours stops after the first {len(mine)} lost orders of {len(ref)}: every order in the table, "
+                "with no LIMIT and no page size"))
         # The cause, by experiment: the difference goes when one thing is changed in the scenario.
         receipts = [m for m in scene.mails if _is_receipt(m)]
         experiments = [
@@ -373,6 +377,10 @@ STOPS = {"deploy": (0, "SIGTERM", "a rolling deploy's graceful stop: the app dra
                                   "code 0 (app.terminate())"),
          "crash": (-9, "SIGKILL", "what the out-of-memory killer sends: no warning, exit code -9 (app.kill())")}
 HISTORY = ("Your Tiffin receipt for order #1001", "Your Tiffin receipt for order #1002")
+# The provider's random failures are drawn from a seeded sequence; this seed's first draw is 0.998, so a
+# failure rate below 1 lets the learner's receipt through, as it would with a fresh provider some of the
+# time: refusing a receipt "at random" is not refusing it (red team, issue 22: a rate of 0.5 passed on seed 1).
+SEED_FIRST_DRAW_HIGH = 764
 
 
 def placed(how: str) -> str:
@@ -390,6 +398,7 @@ def _with_history(provider: EmailProvider) -> None:
     except Exception:  # noqa: BLE001 (the refusal the history is made of)
         pass
     provider.healthy()
+    provider.configure(seed=SEED_FIRST_DRAW_HIGH)
 
 
 def _start_apps(box, provider: EmailProvider) -> dict[str, CheckoutApp]:
@@ -442,6 +451,7 @@ def _lose(t: Trial, box, provider: EmailProvider, app: CheckoutApp, how: str, lo
         _with_history(provider)
     else:
         provider.reset(settings=True)
+        provider.configure(seed=SEED_FIRST_DRAW_HIGH)
     last = box.conn.execute("SELECT coalesce(max(id), 0) FROM orders").fetchone()[0]
     posts = app.child.log().count('"POST /orders')
     returned = t.call(lose_a_receipt, app, provider, how, during=f'lose_a_receipt(app, provider, "{how}")')
@@ -528,8 +538,9 @@ def _why_not_refused(loss: Loss) -> str:
         return ("the receipt was lost, but not refused: the provider must answer (503), not be gone or too slow: "
                 "make it fail with provider.configure(down=True)")
     if loss.fate.startswith("sent"):
-        return ("the receipt's one try went through: the provider was not failing when it came. Make it fail "
-                "first (provider.configure(down=True)), and put it back only once it has refused this receipt")
+        return ("the receipt's one try went through: the provider was not failing when it came (a failure rate "
+                "below 1 refuses only some sends). Make it fail first (provider.configure(down=True)), and put it "
+                "back only once it has refused this receipt")
     return "the app never tried to send it before your function returned and the provider was checked"
 
 
@@ -550,8 +561,9 @@ def _why_it_arrived(t: Trial, box, provider: EmailProvider, lose_a_receipt) -> N
                 "that had (earlier receipts, an earlier refusal), the receipt went out: you waited for a request "
                 "(or a refusal) that was already there. Count what the provider has seen before you place the "
                 "order, and wait for one more" if not again.delivered and not again.fate.startswith("sent") else
-                "the receipt's one try came after the provider was working again: wait until the provider has "
-                "refused it before you put it back")
+                "the receipt's one try went through: make the provider refuse every send (provider.configure("
+                "down=True); a failure rate below 1 refuses only some sends), and put it back only once it has "
+                "refused this receipt")
 
 
 def _describe_exit(code: int | None) -> str:

@@ -33,7 +33,8 @@ def exam_check(t: Trial, pieces, seed=None):
         t.require("pieces is what exam.assemble(...) returns", ok=False, got=type(pieces).__name__,
                   expected="Pieces", note="run the cell `pieces = exam.assemble(\".\")` again, unchanged")
     if pieces.missing:
-        t.not_started = "the exam needs your " + "; ".join(f"{eid} ({why})" for eid, why in pieces.missing.items())
+        t.not_started = ("the exam is made of your answers in the earlier labs, and these are missing (finish them "
+                         "there and save those notebooks): " + "; ".join(f"{eid} ({why})" for eid, why in pieces.missing.items()))
         raise NotStarted
     result = run(pieces, seed=t.seed if seed is None else seed, progress=False)
     t.seed = result.seed
@@ -51,13 +52,16 @@ def exam_check(t: Trial, pieces, seed=None):
                   if verdict.duplicated else "at most once"), expected="at most once",
              note=_outcome_note(verdict, verdict.duplicated))
     wrong = verdict.poison_wrong
-    t.expect("poison dead-lettered at the right attempt (a permanent error at its first, a failing job at its last)",
+    t.expect("poison dead-lettered at the right attempt (a permanent error without a retry, a failing job at its "
+             "last attempt or later)",
              ok=not wrong, got=f"job {wrong[0][0]}: {wrong[0][1]}" if wrong else "all of them",
              expected="all of them", note=_outcome_note(verdict, [job for job, _ in wrong]))
     for piece, rule in [("03.claim", "takes only a free job, and passes over a locked row"),
+                        ("03.claim_batch", "takes only free jobs, no more than its limit, and passes over a locked row"),
                         ("04.fenced_ack", "deletes the job only while the lease is ours"),
                         ("04.heartbeat", "pushes our own lease, and no one else's"),
-                        ("07.route", "retries until the last attempt, dead-letters at it, and never retries a PermanentError")]:
+                        ("07.route", "retries until the last attempt, dead-letters at it, and never retries a PermanentError"),
+                        ("07.backoff", "waits between 0 and min(300, 2^(attempt-1)) s, drawn across that range")]:
         broken = [v for v in verdict.violations if v.piece == piece]
         t.expect(f"your {piece} {rule}", ok=not broken,
                  got=f"{len(broken)} time(s)" if broken else "never broken", expected="never broken",

@@ -1,9 +1,12 @@
 """Lab 14, the final exam: the learner's own queue, assembled from their answers, drained under fire.
 
-    pieces = exam.assemble(".")       # 03.claim, 04.fenced_ack, 04.heartbeat, 07.route from their notebooks
-    result = exam.run(pieces)         # a seeded workload, workers SIGKILLed and frozen, a row held (soak.py)
+    pieces = exam.assemble(".")       # 03.claim(_batch), 04.fenced_ack, 04.heartbeat, 07.route, 07.backoff
+    result = exam.run(pieces)         # a seeded workload; workers SIGKILLed and frozen, a row held, connections
+                                      # cut, PostgreSQL restarted (soak.py)
     verdict = exam.judge(result)      # lost, duplicated, stuck, poison, and which piece broke which rule
     print(verdict.render()); exam.plot(result)
+    theirs = exam.run(exam.reference(), seed=result.seed)   # the course's pieces, same seed, same faults
+    print(exam.beside(result, theirs)); print(exam.per_worker(result))
 
 pieces.py loads, worker.py is the worker made of the pieces, soak.py runs and records, verdict.py judges,
 figure.py draws; check("14.exam") (course/grading/checks/lab14.py) runs the same with the trial's seed.
@@ -16,7 +19,8 @@ from __future__ import annotations
 import importlib
 
 _WHERE = {"PIECES": "pieces", "Pieces": "pieces", "assemble": "pieces", "run": "soak", "Run": "soak",
-          "judge": "verdict", "Verdict": "verdict", "Violation": "verdict", "plot": "figure"}
+          "judge": "verdict", "Verdict": "verdict", "Violation": "verdict", "speed": "verdict", "beside": "verdict",
+          "per_worker": "verdict", "reference": "pieces", "plot": "figure"}
 __all__ = list(_WHERE)
 
 

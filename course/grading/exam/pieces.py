@@ -1,4 +1,5 @@
-"""The learner's own queue, in pieces: their answers to 03.claim, 04.fenced_ack, 04.heartbeat and 07.route,
+"""The learner's own queue, in pieces: their answers to 03.claim and 03.claim_batch, 04.fenced_ack,
+04.heartbeat, 07.route and 07.backoff,
 loaded from their notebooks the way `course compare` loads them (each notebook's setup cells and the
 exercise's cell, nothing else).
 
@@ -23,9 +24,11 @@ from course.grading.stubs import lab_notebook
 # exercise id -> the name its answer has in the learner's notebook
 PIECES = {
     "03.claim": "claim",
+    "03.claim_batch": "claim_batch",
     "04.fenced_ack": "ack",
     "04.heartbeat": "extend_lease",
     "07.route": "route",
+    "07.backoff": "backoff",
 }
 
 
@@ -82,7 +85,7 @@ def load_piece(folder: Path, exercise_id: str) -> tuple[Callable | None, str]:
 
 def assemble(folder: Path | str = ".", **pasted: Callable) -> Pieces:
     """The learner's pieces from the notebooks in `folder` (the labs' folder); `pasted` by name (claim=,
-    ack=, extend_lease=, route=) replaces that piece with a function defined in the exam's notebook."""
+    claim_batch=, ack=, extend_lease=, route=, backoff=) replaces that piece with a function defined in the exam's notebook."""
     folder = Path(folder)
     by_name = {name: exercise_id for exercise_id, name in PIECES.items()}
     unknown = set(pasted) - set(by_name)
@@ -99,4 +102,12 @@ def assemble(folder: Path | str = ".", **pasted: Callable) -> Pieces:
             pieces.missing[exercise_id] = where
         else:
             pieces.functions[exercise_id], pieces.origin[exercise_id] = function, where
+    return pieces
+
+
+def reference() -> Pieces:
+    """The course's own answers (the solutions' notebooks), for a run to set beside the learner's: never
+    used in place of a missing piece of theirs."""
+    pieces = assemble(notebooks.SOLUTIONS)
+    pieces.origin = {exercise_id: "the course's solutions" for exercise_id in pieces.origin}
     return pieces

@@ -11,9 +11,14 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
   * on cue, from two threads of the run: another session locks the oldest waiting job's row (a support
     agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
     then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
-    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease.
-The run ends when the table is empty, or at its time limit. Nothing here judges: verdict.py reads the
-history, the ledger and the tables afterwards.
+    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease;
+  * the network and the database fail under the workers (a third thread, faults.cut_and_restart): at seeded
+    points of the drain (so many jobs done) it terminates one worker backend (pg_terminate_backend), at
+    one point every worker's connections at once, and once, past half the drain, it restarts PostgreSQL
+    (`-m fast` or `-m immediate`, seeded). The workers connect again and go on (worker.py).
+The run has a PostgreSQL of its own (faults.Database), since it restarts it: the course's shared server
+is never touched. The run ends when the table is empty, or at its time limit. Nothing here
+judges: verdict.py reads the history, the ledger and the tables afterwards.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from psycopg.types.json import Jsonb
@@ -33,9 +39,10 @@ from tqdm.auto import tqdm
 
 from course.errors import CourseError
 from course.grading.exam.pieces import Pieces
+from course.grading.exam.faults import CUTS, SCHEMA, Database, FaultPlan, cut_and_restart
 from course.grading.exam.worker import PIECE_RAISED
-from course.grading.scratch import ScratchSchema
-from course.infra import db, eventlog, processes
+from course.infra import eventlog, processes
+from course.infra.private_server import PrivateServer
 from course.programs import sql
 
 WORKERS = 3
@@ -47,6 +54,7 @@ TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a cor
 CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
 # cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
 START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
+BATCH_SLOT = WORKERS - 1  # the worker that claims with 03.claim_batch; the others with 03.claim
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +81,9 @@ class Run:
     elapsed_s: float
     kills: int
     freezes: int
+    cuts: int = 0  # worker backends terminated
+    restarts: int = 0  # PostgreSQL restarts
+    plan: str = ""  # the seed's fault plan, in words (faults.FaultPlan.describe)
     max_attempts: int = MAX_ATTEMPTS
     lease_s: float = LEASE_S
 
@@ -108,6 +119,9 @@ class _Supervisor:
         self.kills = 0
         self.piece_raised = False
         self.lock = threading.Lock()
+        # held by a fault for as long as it lasts (a freeze, a cut, a restart): one at a time, so a
+        # restart never hits a frozen worker and a cut never takes a frozen worker's connection
+        self.fault = threading.Lock()
 
     def start(self, slot: int) -> None:
         self.incarnations[slot] += 1
@@ -149,19 +163,20 @@ def _note(supervisor: _Supervisor, **fields) -> None:
     eventlog.record(supervisor.history, since=supervisor.started_at, worker=-1, **fields)
 
 
-def _hold_a_row(box: ScratchSchema, supervisor: _Supervisor, done: threading.Event) -> None:
+def _hold_a_row(box: Database, supervisor: _Supervisor, done: threading.Event) -> None:
     """Cue 1: a support agent's transaction holds the oldest waiting job's row while the workers claim;
     the run watches whether a claim waits for it. Released once one does, or once the workers have made
-    three claims each (they got past it), or once it is the last job left, or at CUE_LIMIT_S."""
-    holder = db.connect(box.schema, autocommit=False)
-    watcher = db.connect(box.schema)
+    three jobs each since (every one got past it: a claim that waits for the lock never does), or once it
+    is the last job left, or at CUE_LIMIT_S."""
+    holder = box.connect(autocommit=False)
+    watcher = box.connect()
     try:
         row = holder.execute("SELECT id FROM jobs WHERE attempts = 0 ORDER BY run_at LIMIT 1 "
                              "FOR UPDATE SKIP LOCKED").fetchone()
         if row is None:
             return
         agent = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
-        claims_before = watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0]
+        since = watcher.execute("SELECT clock_timestamp()").fetchone()[0]
         _note(supervisor, kind="row_locked", job=row[0], detail="another session locks this job's row and keeps it")
         deadline = time.monotonic() + CUE_LIMIT_S
         while not done.is_set() and time.monotonic() < deadline:
@@ -172,7 +187,9 @@ def _hold_a_row(box: ScratchSchema, supervisor: _Supervisor, done: threading.Eve
                 _note(supervisor, kind="claim_waited", job=row[0], detail=f"{name}'s claim waits for that row lock",
                       facts={"worker": name})
                 break
-            if watcher.execute("SELECT count(*) FROM claim_log").fetchone()[0] - claims_before >= 3 * WORKERS:
+            past = watcher.execute("SELECT count(*) FROM (SELECT app FROM claim_log WHERE at > %s GROUP BY app "
+                                   "HAVING count(*) >= 3) AS claimed", [since]).fetchone()[0]
+            if past >= WORKERS:
                 break  # the workers got past it
             if watcher.execute("SELECT count(*) FROM jobs").fetchone()[0] <= 1:
                 break  # nothing else is left to claim
@@ -198,12 +215,13 @@ def _at_work_on(supervisor: _Supervisor, job_id: int) -> tuple[int, int, int] | 
     return None
 
 
-def _freeze_slow_jobs(box: ScratchSchema, supervisor: _Supervisor, slow: list[int], app: str,
+def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], app: str,
                       done: threading.Event) -> None:
     """Cue 2: each slow job's worker is frozen (SIGSTOP) while it runs the job, never inside a transaction,
     until another worker has claimed the job (its lease ran out meanwhile); then thawed (SIGCONT), to go
-    on with its old lease: its heartbeat and its ack are then the ones of a worker that lost the job."""
-    watcher = db.connect(box.schema)
+    on with its old lease: its heartbeat and its ack are then the ones of a worker that lost the job.
+    The freeze holds the run's fault lock from SIGSTOP to SIGCONT: no cut or restart meanwhile."""
+    watcher = box.another()
     try:
         for job_id in slow:
             deadline = time.monotonic() + CUE_LIMIT_S
@@ -212,34 +230,38 @@ def _freeze_slow_jobs(box: ScratchSchema, supervisor: _Supervisor, slow: list[in
                 found = _at_work_on(supervisor, job_id)
                 if found is False:
                     break
-                if found:
+                if found and supervisor.fault.acquire(timeout=0.05):
                     slot, pid, attempt = found
                     os.kill(pid, signal.SIGSTOP)
-                    busy = watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
-                                           "AND state <> 'idle'", [f"{app}-{slot}%"]).fetchone()[0]
+                    busy = watcher.query("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
+                                         "AND state <> 'idle'", [f"{app}-{slot}%"])[0][0]
                     if busy:  # caught in a heartbeat's transaction: its row lock would keep every claim away
                         os.kill(pid, signal.SIGCONT)
+                        supervisor.fault.release()
                     else:
                         frozen = found
                         continue
                 time.sleep(0.05)
             if frozen is None:
                 continue
-            slot, pid, attempt = frozen
-            _note(supervisor, kind="frozen", job=job_id, detail=f"worker {slot} frozen (SIGSTOP) while it runs this job",
-                  facts={"slot": slot})
-            deadline = time.monotonic() + CUE_LIMIT_S
-            while not done.is_set() and time.monotonic() < deadline:
-                if watcher.execute("SELECT count(*) FROM claim_log WHERE job_id = %s AND attempt > %s",
-                                   [job_id, attempt]).fetchone()[0]:
-                    break
-                time.sleep(0.05)
             try:
-                os.kill(pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-            _note(supervisor, kind="thawed", job=job_id, facts={"slot": slot},
-                  detail=f"worker {slot} thawed (SIGCONT): it goes on with its old lease")
+                slot, pid, attempt = frozen
+                _note(supervisor, kind="frozen", job=job_id, facts={"slot": slot},
+                      detail=f"worker {slot} frozen (SIGSTOP) while it runs this job")
+                deadline = time.monotonic() + CUE_LIMIT_S
+                while not done.is_set() and time.monotonic() < deadline:
+                    if watcher.query("SELECT count(*) FROM claim_log WHERE job_id = %s AND attempt > %s",
+                                     [job_id, attempt])[0][0]:
+                        break
+                    time.sleep(0.05)
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
+                _note(supervisor, kind="thawed", job=job_id, facts={"slot": slot},
+                      detail=f"worker {slot} thawed (SIGCONT): it goes on with its old lease")
+            finally:
+                supervisor.fault.release()
     finally:
         watcher.close()
 
@@ -250,93 +272,113 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
         raise ValueError("the exam needs every piece; missing: " + ", ".join(pieces.missing) + ". Nothing ran.")
     seed = random.randrange(1, 10**6) if seed is None else seed
     rng = random.Random(seed)
-    box = ScratchSchema.create("14.exam", queue_tables=False)
     workdir = Path(tempfile.mkdtemp(prefix="course-exam-"))
     history, calm = workdir / "history.jsonl", workdir / "calm"
     spec: Path | None = None
-    try:
-        box.conn.execute(sql.query("exam", "schema"))
-        kinds = _seed_jobs(box.conn, workload(rng))
-        started_at = time.time()
-        spec = processes.pickle_for_child({
-            "conninfo": box.conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
-            "started_at": started_at, "calm": str(calm), "lease_s": LEASE_S,
-            "kill_mid_work": 0.04, "kill_after_ack": 0.04}, "exam-spec")
-        supervisor = _Supervisor(spec, history, started_at, calm)
-        done = threading.Event()
-        slow = [job_id for job_id, kind in kinds.items() if kind == "slow"]
-        cues = [threading.Thread(target=_hold_a_row, args=(box, supervisor, done), daemon=True),
-                threading.Thread(target=_freeze_slow_jobs, daemon=True,
-                                 args=(box, supervisor, slow, f"examworker-{seed}", done))]
-        bar = tqdm(total=len(kinds), desc=f"exam, seed {seed}", unit="job", disable=not progress)
-        timed_out = False
+    with PrivateServer(prefix="exam-") as server:
+        box = Database(server)
         try:
-            for slot in range(WORKERS):
-                supervisor.start(slot)
-            deadline = None
-            start_limit = time.monotonic() + START_LIMIT_S
-            while True:
-                supervisor.tend()
-                if supervisor.piece_raised:
-                    break
-                if deadline is None and history.exists():
-                    deadline = time.monotonic() + TIME_LIMIT_S
-                    for cue in cues:
-                        cue.start()
-                left = box.conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
-                bar.n = len(kinds) - left
-                bar.refresh()
-                if left == 0 or (left <= SLOW + POISON + PERMANENT and _only_hopeless_left(box, history)):
-                    break
-                if deadline is None and time.monotonic() > start_limit:
-                    raise CourseError(f"no exam worker started within {START_LIMIT_S:.0f} s (is the machine "
-                                      "overloaded?): nothing was graded. The last worker's log:\n"
-                                      + supervisor.slots[0].log_tail(8))
-                if deadline is not None and time.monotonic() > deadline:
-                    timed_out = True
-                    break
-                time.sleep(0.1)
+            with box.connect() as setup:
+                setup.execute(f"CREATE SCHEMA {SCHEMA}")
+                setup.execute(sql.query("exam", "schema"))
+                kinds = _seed_jobs(setup, workload(rng))
+            plan = FaultPlan.draw(rng, len(kinds))
+            started_at = time.time()
+            spec = processes.pickle_for_child({
+                "conninfo": box.conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
+                "started_at": started_at, "calm": str(calm), "lease_s": LEASE_S,
+                "kill_mid_work": 0.04, "kill_after_ack": 0.04, "batch_slot": BATCH_SLOT}, "exam-spec")
+            supervisor = _Supervisor(spec, history, started_at, calm)
+            done = threading.Event()
+            slow = [job_id for job_id, kind in kinds.items() if kind == "slow"]
+            app = f"examworker-{seed}"
+            row_cue = threading.Thread(target=_hold_a_row, args=(box.another(), supervisor, done), daemon=True)
+            cues = [row_cue,
+                    threading.Thread(target=_freeze_slow_jobs, daemon=True,
+                                     args=(box.another(), supervisor, slow, app, done)),
+                    threading.Thread(target=cut_and_restart, daemon=True,
+                                     args=(box.another(), supervisor.fault, partial(_note, supervisor), plan,
+                                           random.Random(f"{seed}:cuts"), len(kinds), app, row_cue, done))]
+            bar = tqdm(total=len(kinds), desc=f"exam, seed {seed}", unit="job", disable=not progress)
+            timed_out = False
+            try:
+                for slot in range(WORKERS):
+                    supervisor.start(slot)
+                deadline = None
+                start_limit = time.monotonic() + START_LIMIT_S
+                while True:
+                    supervisor.tend()
+                    if supervisor.piece_raised:
+                        break
+                    if deadline is None and history.exists():
+                        deadline = time.monotonic() + TIME_LIMIT_S
+                        for cue in cues:
+                            cue.start()
+                    left = box.query("SELECT count(*) FROM jobs")[0][0]
+                    bar.n = len(kinds) - left
+                    bar.refresh()
+                    if left == 0 and not cues[2].is_alive():
+                        break  # every fault of the plan fell: they all come before the last few jobs
+                    if 0 < left <= SLOW + POISON + PERMANENT and _only_hopeless_left(box, history):
+                        break
+                    if deadline is None and time.monotonic() > start_limit:
+                        raise CourseError(f"no exam worker started within {START_LIMIT_S:.0f} s (is the machine "
+                                          "overloaded?): nothing was graded. The last worker's log:\n"
+                                          + supervisor.slots[0].log_tail(8))
+                    if deadline is not None and time.monotonic() > deadline:
+                        timed_out = True
+                        break
+                    time.sleep(0.1)
+            finally:
+                done.set()
+                for cue in cues:
+                    if cue.is_alive():
+                        cue.join(timeout=CUE_LIMIT_S)  # a restart in progress finishes first
+                supervisor.stop()
+                bar.close()
+            elapsed = time.time() - started_at
+            result = _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor)
+            result.plan = plan.describe()
+            return result
         finally:
-            done.set()
-            for cue in cues:
-                if cue.is_alive():
-                    cue.join(timeout=10)
-            supervisor.stop()
-            bar.close()
-        elapsed = time.time() - started_at
-        return _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor)
-    finally:
-        box.drop()
-        if spec is not None:
-            spec.unlink(missing_ok=True)
-        shutil.rmtree(workdir, ignore_errors=True)
+            box.close()
+            if spec is not None:
+                spec.unlink(missing_ok=True)
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _only_hopeless_left(box: ScratchSchema, history: Path) -> bool:
+def _only_hopeless_left(box: Database, history: Path) -> bool:
     """Every job still in the table is one no correct queue keeps: claimed more often than its attempts,
-    one a kill and one a freeze allow, or retried after its last attempt. Waiting longer would only
-    retry it again (with a backoff that keeps growing): the run ends, and those jobs count as stuck."""
-    left = box.conn.execute("SELECT id, attempts FROM jobs").fetchall()
+    the kills, the freezes and the connections cut allow, or retried after its last attempt. Waiting longer
+    would only retry it again (with a backoff that keeps growing): the run ends, and those jobs count as stuck."""
+    left = box.query("SELECT id, attempts FROM jobs")
     if not left:
         return False
     retried_past_last = {e.job for e in eventlog.read(history, Event)
                          if e.kind == "retried" and e.attempt is not None and e.attempt >= MAX_ATTEMPTS}
-    beyond = MAX_ATTEMPTS + KILL_BUDGET + SLOW
+    beyond = MAX_ATTEMPTS + KILL_BUDGET + SLOW + CUTS + 2 * WORKERS  # the cut of all and the restart: one each
     return all(attempts > beyond or job_id in retried_past_last for job_id, attempts in left)
 
 
-def _collect(box, seed, kinds, history, started_at, timed_out, elapsed, supervisor) -> Run:
-    conn = box.conn
+def claiming_piece(application_name: str) -> str:
+    """Which piece a worker's connection claims with, from its name (examworker-SEED-SLOT)."""
+    slot = application_name.split("-")[2] if application_name.count("-") >= 2 else ""
+    return "03.claim_batch" if slot == str(BATCH_SLOT) else "03.claim"
+
+
+def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed, supervisor) -> Run:
     ledger: dict[int, list[tuple[int, int]]] = {}
-    for job_id, worker, attempt in conn.execute("SELECT job_id, worker, attempt FROM ledger ORDER BY booked_at"):
+    for job_id, worker, attempt in box.query("SELECT job_id, worker, attempt FROM ledger ORDER BY booked_at"):
         ledger.setdefault(job_id, []).append((worker, attempt))
     dead = {job_id: (attempts, reason) for job_id, attempts, reason in
-            conn.execute("SELECT id, attempts, reason FROM dead_jobs")}
-    stuck = dict(conn.execute("SELECT id, attempts FROM jobs").fetchall())
-    claims = [{"job_id": j, "attempt": a, "was_free": free,
+            box.query("SELECT id, attempts, reason FROM dead_jobs")}
+    stuck = dict(box.query("SELECT id, attempts FROM jobs"))
+    claims = [{"job_id": j, "attempt": a, "was_free": free, "piece": claiming_piece(app),
                "held_until": None if until is None else until.timestamp() - started_at, "t": at.timestamp() - started_at}
-              for j, a, free, until, at in conn.execute(
-                  "SELECT job_id, attempt, was_free, held_until, at FROM claim_log ORDER BY at")]
+              for j, a, free, until, at, app in box.query(
+                  "SELECT job_id, attempt, was_free, held_until, at, app FROM claim_log ORDER BY at")]
     events = eventlog.read(history, Event)
-    freezes = sum(1 for e in events if e.kind == "frozen")
-    return Run(seed, kinds, events, ledger, dead, stuck, claims, timed_out, elapsed, supervisor.kills, freezes)
+    count = lambda kind: sum(1 for e in events if e.kind == kind)  # noqa: E731
+    return Run(seed, kinds, events, ledger, dead, stuck, claims, timed_out, elapsed, supervisor.kills,
+               count("frozen"), cuts=sum(e.facts.get("backends", 0) for e in events if e.kind == "cut"),
+               restarts=count("restarted"))

@@ -1,12 +1,18 @@
 """The exam's grade, read from a run: what went wrong, and which of the learner's pieces it points to.
 
     judge(run) -> Verdict        outcomes (lost, duplicated, stuck, poison), violations, the first one's timeline
+    speed(run) -> Speed          throughput and latency, for `beside(mine, reference)`; per_worker(run): one line each
 
 Outcomes count what a user of the queue would see. Violations are what each piece did against its own
 lab's rule, seen with the row locked (worker.py) or by the table's claim trigger (exam.sql), so each
 names one piece:
     03.claim        took a job whose lease (or retry delay) had not run out; waited for another session's row lock;
                     returned a job that is gone from the table (a claim that deletes)
+    03.claim_batch  the same (one worker claims with it), and: claimed more jobs than its limit, or other
+                    jobs than it returned
+    07.backoff      a retry's delay outside [0, min(300, 2^(attempt-1))]; or, over a fixed sample of draws
+                    at each attempt 1-10, a draw outside it, none reaching BACKOFF_REACH of the ceiling (it does
+                    not grow) or none below 1 - BACKOFF_REACH of it (no full jitter)
     04.fenced_ack   deleted a job whose lease was no longer its own; did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
@@ -15,10 +21,14 @@ names one piece:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from course.infra import eventlog
-from course.grading.exam.soak import Event, Run
+from course.grading.exam.soak import Event, Run, claiming_piece
+
+CAP_S = 300.0  # lab 07's rule: random(0, min(CAP_S, 2^(attempt-1)))
+BACKOFF_REACH = 0.8  # the tolerance: 200 uniform draws all miss the top (or the bottom) fifth once in 10^19
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,9 @@ class Verdict:
         r = self.run
         poison = sum(1 for k in r.kinds.values() if k in ("poison", "permanent"))
         return (f"seed {r.seed}: {len(r.kinds)} jobs ({poison} poison) in {r.elapsed_s:.0f} s, {r.kills} worker(s) "
-                f"SIGKILLed, {r.freezes} frozen past their lease" + (", stopped at the time limit" if r.timed_out else ""))
+                f"SIGKILLed, {r.freezes} frozen past their lease, {r.cuts} connection(s) cut, PostgreSQL restarted "
+                f"{r.restarts} time(s)" + (", stopped at the time limit" if r.timed_out else "")
+                + (f"\n  the seed's faults: {r.plan}" if r.plan else ""))
 
     def body(self) -> str:
         """The grade: the outcomes, the pieces at fault, the first violation's timeline."""
@@ -103,7 +115,8 @@ def _count(jobs: list[int]) -> str:
 def judge(run: Run) -> Verdict:
     verdict = Verdict(run)
     _outcomes(run, verdict)
-    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run), key=lambda v: v.t)
+    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run) + _backoffs(run),
+                                key=lambda v: v.t)
     return verdict
 
 
@@ -127,35 +140,72 @@ def _outcomes(run: Run, verdict: Verdict) -> None:
 
 
 def _poison_outcome(run: Run, job_id: int, kind: str) -> str | None:
-    """None when the job died at the attempt its kind says: the first failure for a permanent error, the
-    first failure at or past max_attempts for one that always fails."""
+    """None when the job died where its kind says: a permanent error at a failure the route buried at once,
+    one that always fails at or past max_attempts. Not "at its first failure": a failure whose burial (or
+    retry) never committed, its connection cut or its worker killed, does not count, and the job is
+    claimed again at the next attempt. Each route decision is judged on its own by _routes."""
     if job_id not in run.dead:
         return "booked as if it had worked" if run.ledger.get(job_id) else "gone without being dead-lettered"
-    failures = [e.attempt for e in run.events if e.job == job_id and e.kind == "failed"]
-    if kind == "permanent":
-        right = failures[0] if failures else None
-    else:
-        right = next((a for a in failures if a >= run.max_attempts), None)
     attempts, reason = run.dead[job_id]
-    return None if attempts == right else f"dead at attempt {attempts} ({reason}), expected {right}"
+    if kind == "permanent":
+        retried = [e.attempt for e in run.events if e.job == job_id and e.kind == "retried" and e.facts.get("applied")]
+        return None if not retried else f"retried after attempt {retried[0]}, dead at attempt {attempts} ({reason})"
+    return None if attempts >= run.max_attempts else (f"dead at attempt {attempts} ({reason}), expected "
+                                                      f"{run.max_attempts} or later")
 
 
 def _claims(run: Run) -> list[Violation]:
     found = []
     for claim in run.claims:
         if not claim["was_free"]:
-            found.append(Violation(claim["t"], "03.claim", claim["job_id"],
+            found.append(Violation(claim["t"], claim["piece"], claim["job_id"],
                                    f"job {claim['job_id']} was claimed (attempt {claim['attempt']}) while it was still "
                                    f"held until {claim['held_until']:.2f} s: another worker's lease, or a retry not yet due"))
     for event in run.events:
+        if event.kind == "batch_claimed":
+            f = event.facts
+            found.append(Violation(event.t, "03.claim_batch", None,
+                                   f"worker {event.worker}'s claim_batch(conn, {f['limit']}, lease_s) claimed {f['claimed']} "
+                                   f"job(s) and returned {f['returned']}" + (": more than its limit" if f["claimed"] >
+                                                                             f["limit"] else "")))
         if event.kind == "claim_vanished":
-            found.append(Violation(event.t, "03.claim", event.job,
+            found.append(Violation(event.t, claiming_piece(f"examworker-{run.seed}-{event.worker}"), event.job,
                                    f"the claim returned job {event.job}, and the job is no longer in the table: a "
                                    "claim leases a job, it does not take it away"))
         if event.kind == "claim_waited":
-            found.append(Violation(event.t, "03.claim", event.job,
+            found.append(Violation(event.t, claiming_piece(event.facts.get("worker") or ""), event.job,
                                    f"a claim ({event.facts.get('worker')}) waited for the row lock another session held "
                                    f"on job {event.job}, instead of passing over it"))
+    return found
+
+
+def ceiling(attempt: int) -> float:
+    return min(CAP_S, 2.0 ** (attempt - 1))
+
+
+def _backoffs(run: Run) -> list[Violation]:
+    found = []
+    for e in run.events:
+        if e.kind == "retried" and not 0 <= e.facts["delay_s"] <= ceiling(e.attempt):
+            found.append(Violation(e.t, "07.backoff", e.job,
+                                   f"job {e.job} was retried after attempt {e.attempt} with a backoff of "
+                                   f"{e.facts['delay_s']:.2f} s, outside [0, {ceiling(e.attempt):g}]"))
+        if e.kind == "backoff_probe":
+            for attempt, (low, high) in sorted((int(a), d) for a, d in e.facts["draws"].items()):
+                top = ceiling(attempt)
+                if low < 0 or high > top:
+                    what = f"a draw of {low if low < 0 else high:.2f} s, outside [0, {top:g}]"
+                elif high < BACKOFF_REACH * top:
+                    what = (f"none reaching {BACKOFF_REACH:.0%} of its ceiling {top:g} s (the largest: {high:.2f} s): "
+                            "the wait does not grow with the attempt as promised")
+                elif low > (1 - BACKOFF_REACH) * top:
+                    what = (f"none below {1 - BACKOFF_REACH:.0%} of its ceiling {top:g} s (the smallest: {low:.2f} s): "
+                            "no full jitter, so workers that failed together retry together")
+                else:
+                    continue
+                found.append(Violation(e.t, "07.backoff", None, f"backoff(attempt={attempt}, rng) over 200 seeded "
+                                                                f"draws gave {what}"))
+                break
     return found
 
 
@@ -239,3 +289,86 @@ def job_timeline(run: Run, job_id: int) -> str:
     events.sort(key=lambda e: e.t)
     return f"timeline of job {job_id} (seconds from the start of the run):\n" + eventlog.timeline(
         events, describe, since=0.0)
+
+
+@dataclass(frozen=True)
+class Speed:
+    """How fast a run drained. Every job is ready when the workers start, so a job's latency is the time
+    from then to its effect's commit (or its burial). A measurement of one run on one machine: it is
+    shown beside the reference's on the same seed, never graded."""
+
+    jobs_done: int
+    elapsed_s: float
+    p50_s: float
+    p99_s: float
+
+    @property
+    def throughput(self) -> float:
+        return self.jobs_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+def done_times(run: Run) -> list[float]:
+    """When each job was done (its effect booked, or dead-lettered), from the workers' history: the last
+    ack or burial of each job, since one whose connection was cut before its commit is done again later."""
+    last: dict[int, float] = {}
+    for e in run.events:
+        if (e.kind == "acked" and e.facts.get("deleted")) or (e.kind == "buried" and e.facts.get("applied")):
+            last[e.job] = e.t
+    return sorted(t for job, t in last.items() if job in run.ledger or job in run.dead)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    return values[max(0, math.ceil(share * len(values)) - 1)]  # the nearest rank
+
+
+def speed(run: Run) -> Speed:
+    times = done_times(run)
+    return Speed(len(times), run.elapsed_s, _percentile(times, 0.50), _percentile(times, 0.99))
+
+
+def beside(mine: Run, reference: Run) -> str:
+    """Your run's speed beside the reference worker's, same seed, same workload, same faults."""
+    rows = [("", "jobs/s", "p50 (s)", "p99 (s)", "jobs done", "run (s)")]
+    for name, run in (("your queue", mine), ("the reference", reference)):
+        s = speed(run)
+        rows.append((name, f"{s.throughput:.2f}", f"{s.p50_s:.1f}", f"{s.p99_s:.1f}", str(s.jobs_done),
+                     f"{s.elapsed_s:.0f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+                     for row in rows)
+
+
+COUNTED = ("claimed", "booked", "retried", "buried", "refused", "killed", "cut")
+
+
+def per_worker(run: Run) -> str:
+    """One line per worker slot (its restarts included): what it claimed, booked (committed effects, from the
+    ledger: an ack whose commit was cut is not counted), retried, buried, and the faults that hit it."""
+    counts: dict[int, dict[str, int]] = {}
+    for e in run.events:
+        if e.worker < 0:
+            continue
+        c = counts.setdefault(e.worker, dict.fromkeys(COUNTED, 0))
+        if e.kind == "claimed":
+            c["claimed"] += 1
+        elif e.kind == "ack_refused":
+            c["refused"] += 1
+        elif e.kind in ("retried", "buried") and e.facts.get("applied"):
+            c[e.kind] += 1
+        elif e.kind == "exited":
+            c["killed"] += 1
+        elif e.kind == "connection_lost":
+            c["cut"] += 1
+    for effects in run.ledger.values():
+        for slot, _attempt in effects:
+            counts.setdefault(slot, dict.fromkeys(COUNTED, 0))["booked"] += 1
+    lines = []
+    for slot in sorted(counts):
+        c = counts[slot]
+        how = "03.claim_batch" if claiming_piece(f"examworker-{run.seed}-{slot}") == "03.claim_batch" else "03.claim"
+        lines.append(f"  worker {slot} ({how:<14}) claimed {c['claimed']:>3}, booked {c['booked']:>3}, retried "
+                     f"{c['retried']:>2}, buried {c['buried']:>2}, acks refused {c['refused']:>2}; killed "
+                     f"{c['killed']}, connections lost {c['cut']}")
+    return "\n".join(lines)

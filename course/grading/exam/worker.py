@@ -1,12 +1,19 @@
 """One exam worker: `python -m course.grading.exam.worker SPEC SLOT INCARNATION`.
 
-It is a queue made of the learner's pieces and nothing else of theirs: it claims with their 03.claim,
-works, books the job's effect and acks with their 04.fenced_ack in one transaction, keeps its lease
-with their 04.heartbeat from a thread of its own, and asks their 07.route what to do with a failure.
+It is a queue made of the learner's pieces and nothing else of theirs: it claims with their 03.claim
+(the last slot with their 03.claim_batch, BATCH jobs at a time, worked one after the other), works, books the job's effect and acks with their 04.fenced_ack in one transaction, keeps its lease
+with their 04.heartbeat from a thread of its own, asks their 07.route what to do with a failure and,
+when it says retry, waits as long as their 07.backoff says (seeded by job and attempt, so the verdict can
+tell what was promised; the route's own delay_s is not used).
 Around each piece it watches what the piece did, with the row locked so that nobody acts in between
 (whose lease it was, whether the row went, how far the lease moved), and writes that to the run's
 history: the verdict is read from there, in the parent. It kills itself at seeded random points (mid-
 work; after the ack, before the commit) until the run's kill budget is spent.
+
+Its connections may be cut (the run terminates their backends) and PostgreSQL restarted under it: a
+worker that finds its connection gone connects again and goes on, as a production worker must. A piece
+that raised because its connection was cut is not blamed; the job in hand is let go (its lease runs out
+and another claim takes it), and whether that lost or doubled anything is what the verdict reads.
 """
 
 from __future__ import annotations
@@ -29,6 +36,17 @@ from course.programs import sql
 
 MID_WORK = "while the job was running"
 PIECE_RAISED = 3  # the exit code of a worker whose piece raised: the run stops and says which piece
+RECONNECT_LIMIT_S = 90.0  # how long a worker tries to connect again (a restart took 1-10 s under load)
+DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
+
+
+BATCH = 3  # the limit passed to 03.claim_batch
+BACKOFF_PROBE = 200  # draws of 07.backoff per attempt, each with a Random of its own seed: a fixed sample
+PROBE_ATTEMPTS = range(1, 11)  # 2^9 = 512 > 300: the cap is reached within them
+
+
+class ConnectionLost(Exception):
+    """The worker's connection was cut (by the run) while it, or a piece, used it: nobody's fault here."""
 
 
 class PieceRaised(Exception):
@@ -52,14 +70,14 @@ def _epoch(moment: datetime | None) -> float | None:
 
 class ExamWorker:
     def __init__(self, spec: dict, slot: int, incarnation: int):
-        self.spec, self.slot = spec, slot
+        self.spec, self.slot, self.incarnation = spec, slot, incarnation
+        self.batch = slot == spec["batch_slot"]
         self.pieces = spec["pieces"]
         self.lease_s = spec["lease_s"]
         self.rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
-        name = f"examworker-{spec['seed']}-{slot}"
-        self.conn = psycopg.connect(make_conninfo(spec["conninfo"], application_name=name), autocommit=True)
-        self.beat_conn = psycopg.connect(make_conninfo(spec["conninfo"], application_name=name + "-hb"),
-                                         autocommit=True)
+        self.name = f"examworker-{spec['seed']}-{slot}"
+        self.conn = self.connect(self.name)
+        self.beat_conn = self.connect(self.name + "-hb")
         self.running: dict[int, queue.Job] = {}  # jobs at work: the ones the heartbeat keeps
         self.lock = threading.Lock()  # guards `running`
         self.beating = threading.Lock()  # held through one heartbeat: a job leaves `running` between two
@@ -75,7 +93,33 @@ class ExamWorker:
         try:
             return self.pieces[piece](*args)
         except Exception as error:
+            if args and isinstance(args[0], psycopg.Connection) and _lost(args[0]):
+                raise ConnectionLost(f"{piece}: {first_line(error)}") from error
             raise PieceRaised(piece, error) from error
+
+    # -- the connections, cut under us --------------------------------------------------------------
+
+    def connect(self, name: str) -> psycopg.Connection:
+        """A new connection, tried again until RECONNECT_LIMIT_S (the server may be restarting)."""
+        deadline = time.monotonic() + RECONNECT_LIMIT_S
+        while True:
+            try:
+                return psycopg.connect(make_conninfo(self.spec["conninfo"], application_name=name),
+                                       autocommit=True, connect_timeout=5)
+            except DISCONNECTED:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def reconnect(self, which: str, error: BaseException) -> psycopg.Connection:
+        old = self.conn if which == "main" else self.beat_conn
+        if not _lost(old):
+            raise error  # the connection is fine: the error is not the run's doing
+        self.note("connection_lost", None, f"{which} connection: {first_line(error)}")
+        old.close()
+        new = self.connect(self.name if which == "main" else self.name + "-hb")
+        self.note("reconnected", None, f"{which} connection")
+        return new
 
     def die(self, job: queue.Job, why: str) -> None:
         if os.path.exists(self.spec["calm"]):
@@ -91,20 +135,35 @@ class ExamWorker:
 
     # -- the pieces, watched -----------------------------------------------------------------------
 
-    def claim(self) -> queue.Job | None:
+    def claim(self) -> list[queue.Job]:
+        """The jobs a claim gave this worker: one from 03.claim, up to BATCH from 03.claim_batch."""
         with self.conn.transaction():
-            row = self.call("03.claim", self.conn, self.lease_s)
-            if row is None or (isinstance(row, (list, tuple)) and not row):
-                return None
-            job_id = _row_id(row)
-            found = self.conn.execute(sql.query("exam", "lease_of"), {"id": job_id}).fetchone()
-        if found is None:
-            self.note("claim_vanished", job_id, "the claim returned this job, and it is not in the table")
-            return None
-        lease_token, attempts, max_attempts, held_until, type_, payload = found
-        job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease_token, held_until)
-        self.note("claimed", job, held_until=_epoch(held_until), lease_token=str(lease_token))
-        return job
+            before = self.conn.execute("SELECT clock_timestamp()").fetchone()[0]
+            if self.batch:
+                rows = self.call("03.claim_batch", self.conn, BATCH, self.lease_s)
+                rows = list(rows or [])
+            else:
+                row = self.call("03.claim", self.conn, self.lease_s)
+                rows = [] if row is None or (isinstance(row, (list, tuple)) and not row) else [row]
+            claimed = self.conn.execute("SELECT count(*) FROM claim_log WHERE backend = pg_backend_pid() "
+                                        "AND at >= %s", [before]).fetchone()[0]
+            found = [(_row_id(row), self.conn.execute(sql.query("exam", "lease_of"), {"id": _row_id(row)}).fetchone())
+                     for row in rows]
+        if self.batch and (claimed > BATCH or claimed != len(rows)):
+            self.note("batch_claimed", None, claimed=claimed, returned=len(rows), limit=BATCH)
+        jobs = []
+        for job_id, lease in found:
+            if lease is None:
+                self.note("claim_vanished", job_id, "the claim returned this job, and it is not in the table")
+                continue
+            lease_token, attempts, max_attempts, held_until, type_, payload = lease
+            job = queue.Job(job_id, "default", type_, payload, 0, attempts, max_attempts, lease_token, held_until)
+            self.note("claimed", job, held_until=_epoch(held_until), lease_token=str(lease_token),
+                      piece="03.claim_batch" if self.batch else "03.claim")
+            jobs.append(job)
+        with self.lock:  # the whole batch is ours from now: the heartbeat keeps the jobs that wait their turn
+            self.running.update((job.id, job) for job in jobs)
+        return jobs
 
     def ack(self, job: queue.Job) -> None:
         with self.conn.transaction() as tx:
@@ -141,10 +200,13 @@ class ExamWorker:
         with self.conn.transaction():
             self.conn.execute(sql.query("exam", "hold_row"), {"id": job.id})
             if isinstance(decision, queue.Retry):
+                delay_s = self.call("07.backoff", job.attempts, random.Random(backoff_seed(self.spec["seed"], job)))
+                if not isinstance(delay_s, (int, float)):
+                    raise PieceRaised("07.backoff", TypeError(f"it returned {delay_s!r}, not a number of seconds"))
                 done = self.conn.execute(sql.query("exam", "retry"), {
-                    "id": job.id, "lease_token": job.lease_token, "delay_s": float(decision.delay_s),
+                    "id": job.id, "lease_token": job.lease_token, "delay_s": float(delay_s),
                     "error": first_line(error)}).rowcount
-                self.note("retried", job, f"Retry({decision.delay_s:.2f})", delay_s=float(decision.delay_s),
+                self.note("retried", job, f"Retry, backoff {delay_s:.2f} s", delay_s=float(delay_s),
                           permanent=permanent, applied=bool(done))
             elif isinstance(decision, queue.Dead):
                 done = self.conn.execute(sql.query("exam", "bury"), {
@@ -202,24 +264,59 @@ class ExamWorker:
                             stopped.add((job.id, job.attempts))
                     except PieceRaised as error:
                         self.crash(error)
+                    except (ConnectionLost, *DISCONNECTED) as error:
+                        self.beat_conn = self.reconnect("heartbeat", error)
 
     def crash(self, error: PieceRaised) -> None:
         self.note("piece_raised", None, str(error), piece=error.piece)
         os._exit(PIECE_RAISED)
 
+    def probe_backoff(self) -> None:
+        """07.backoff's draws at each attempt, each with a Random of a fixed seed: what the verdict holds to
+        the rule (between 0 and the ceiling, and reaching near it). One worker does it, once."""
+        draws = {}
+        for attempt in PROBE_ATTEMPTS:
+            values = [self.call("07.backoff", attempt, random.Random(f"probe:{attempt}:{n}")) for n in range(BACKOFF_PROBE)]
+            if not all(isinstance(v, (int, float)) for v in values):
+                raise PieceRaised("07.backoff", TypeError(f"it returned {values[0]!r}, not a number of seconds"))
+            draws[attempt] = [min(values), max(values)]
+        self.note("backoff_probe", None, draws=draws)
+
     def run(self) -> int:
         self.note("ready")
+        try:
+            if self.slot == 0 and self.incarnation == 1:
+                self.probe_backoff()
+        except PieceRaised as error:
+            self.crash(error)
         threading.Thread(target=self.heartbeats, daemon=True).start()
         try:
             while True:
-                job = self.claim()
-                if job is None:
-                    time.sleep(0.1)
-                    continue
-                self.work(job)
+                try:
+                    jobs = self.claim()
+                    if not jobs:
+                        time.sleep(0.1)
+                        continue
+                    for job in jobs:
+                        self.work(job)
+                except (ConnectionLost, *DISCONNECTED) as error:
+                    # the jobs in hand are let go: no more heartbeats, their leases run out and other
+                    # claims take them
+                    with self.beating, self.lock:
+                        self.running.clear()
+                    self.conn = self.reconnect("main", error)
         except PieceRaised as error:
             self.crash(error)
         return 0
+
+
+def backoff_seed(seed: int, job) -> str:
+    """The seed of the Random a retry's 07.backoff draws with: the verdict replays it."""
+    return f"{seed}:{job.id}:{job.attempts}"
+
+
+def _lost(conn: psycopg.Connection) -> bool:
+    return conn.closed or conn.broken
 
 
 def main(argv: list[str]) -> int:

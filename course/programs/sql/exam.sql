@@ -56,6 +56,7 @@ CREATE TABLE claim_log (
     was_free   boolean     NOT NULL,
     held_until timestamptz,
     backend    integer     NOT NULL DEFAULT pg_backend_pid(),
+    app        text        NOT NULL DEFAULT current_setting('application_name'),  -- which worker claimed
     at         timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE FUNCTION exam_watch_claims() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -71,3 +71,89 @@ def shouted_and_glued(snapshot):
 def test_a_queue_named_in_capitals_glued_to_other_words_is_named():
     report = run_check("11.alerts", alerts=shouted_and_glued)
     assert report.passed, report.render()
+
+
+# -- 11.oldest_waiting (blind red team of issue 22, and the hint) -------------------------------------------
+
+
+def waiting_hint_spelled_out(conn):
+    rows = conn.execute("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                        "WHERE run_at <= now() OR attempts > 0 GROUP BY queue").fetchall()
+    return {queue: seconds for queue, seconds in rows}
+
+
+def labelled_in_a_cte(conn):
+    rows = conn.execute("""
+        WITH labelled AS (
+            SELECT queue, due_at, CASE WHEN run_at <= now() THEN true WHEN attempts >= 1 THEN true
+                                       ELSE false END AS waited_for
+            FROM jobs)
+        SELECT queue, EXTRACT(EPOCH FROM (now() - MIN(due_at))) FROM labelled WHERE waited_for GROUP BY queue""").fetchall()
+    return {queue: float(seconds) for queue, seconds in rows}
+
+
+def computed_in_python(conn):
+    oldest = {}
+    for queue, due_at, run_at, attempts, now in conn.execute("SELECT queue, due_at, run_at, attempts, now() FROM jobs"):
+        if (run_at <= now or attempts > 0) and (queue not in oldest or due_at < oldest[queue][0]):
+            oldest[queue] = (due_at, now)
+    return {queue: (now - due).total_seconds() for queue, (due, now) in oldest.items()}
+
+
+def distinct_on_with_the_statements_clock(conn):
+    rows = conn.execute("""SELECT DISTINCT ON (queue) queue, extract(epoch FROM statement_timestamp() - due_at)
+                           FROM jobs WHERE NOT (run_at > now() AND attempts = 0) ORDER BY queue, due_at""").fetchall()
+    return dict((queue, float(seconds)) for queue, seconds in rows)
+
+
+@pytest.mark.parametrize("oldest_waiting", [waiting_hint_spelled_out, labelled_in_a_cte, computed_in_python,
+                                            distinct_on_with_the_statements_clock], ids=lambda f: f.__name__)
+def test_correct_oldest_waiting_pass(oldest_waiting):
+    report = run_check("11.oldest_waiting", oldest_waiting=oldest_waiting)
+    assert report.status == "passed", report.render()
+
+
+# -- 11.vacuum_blockers (blind red team of issue 22, and the hint) ------------------------------------------
+
+
+def blockers_hint_spelled_out(conn, older_than_s):
+    rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                        "AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND xact_start < now() - "
+                        "make_interval(secs => %s) ORDER BY xact_start", (older_than_s,)).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def ages_in_a_cte(conn, older_than_s):
+    rows = conn.execute("""
+        WITH sessions AS (
+            SELECT pid, xact_start, extract(epoch FROM now() - xact_start) AS age_s FROM pg_stat_activity
+            WHERE datname = current_database() AND pid != pg_backend_pid() AND coalesce(backend_xmin, backend_xid) IS NOT NULL)
+        SELECT pid FROM sessions WHERE age_s > %(limit)s ORDER BY xact_start ASC""", {"limit": older_than_s}).fetchall()
+    return [row[0] for row in rows]
+
+
+def filtered_in_python(conn, older_than_s):
+    found = []
+    for pid, started, xmin, xid, now, me, ours in conn.execute(
+            "SELECT pid, xact_start, backend_xmin, backend_xid, now(), pg_backend_pid(), datname = current_database() "
+            "FROM pg_stat_activity"):
+        if ours and pid != me and started is not None and (xmin is not None or xid is not None) \
+                and (now - started).total_seconds() > older_than_s:
+            found.append((started, pid))
+    return [pid for _, pid in sorted(found)]
+
+
+def joined_with_pg_database(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT a.pid FROM pg_stat_activity a JOIN pg_database d ON d.oid = a.datid AND d.datname = current_database()
+        WHERE a.pid NOT IN (SELECT pg_backend_pid()) AND (a.backend_xid IS NOT NULL OR a.backend_xmin IS NOT NULL)
+          AND now() - a.xact_start > %s * interval '1 second'
+        ORDER BY a.xact_start""", (older_than_s,)).fetchall()
+    return [pid for (pid,) in rows]
+
+
+@pytest.mark.parametrize("vacuum_blockers", [blockers_hint_spelled_out, ages_in_a_cte, filtered_in_python,
+                                             joined_with_pg_database], ids=lambda f: f.__name__)
+def test_correct_vacuum_blockers_pass(vacuum_blockers):
+    report = run_check("11.vacuum_blockers", vacuum_blockers=vacuum_blockers)
+    assert report.status == "passed", report.render()

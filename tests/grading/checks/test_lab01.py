@@ -5,6 +5,7 @@ provider, each in a process of its own (the check starts and stops them).
 """
 
 import re
+import time
 
 import pytest
 
@@ -81,6 +82,12 @@ def the_first_page(conn, deliveries):
     return [order_id for (order_id,) in rows if order_id not in received(deliveries)]
 
 
+def the_first_fifty(conn, deliveries):
+    """Red team (issue 22): a LIMIT above the check's old largest table (40 orders) passed."""
+    rows = conn.execute("SELECT id FROM orders ORDER BY id LIMIT 50")
+    return [order_id for (order_id,) in rows if order_id not in received(deliveries)]
+
+
 def the_receipts_numbers(conn, deliveries):
     """The numbers of the receipts nobody ordered, instead of the orders nobody got a receipt for."""
     return sorted(received(deliveries) - set(order_ids(conn)))
@@ -109,6 +116,7 @@ WRONG_LISTS = {  # the wrong answer, the checks it must fail, the checks it may 
     "any_number_in_the_subject": (any_number_in_the_subject, ["is not fooled by a duplicate receipt"], []),
     "only_orders_still_placed": (only_orders_still_placed, ["lists each order whose receipt never came"], []),
     "the_first_page": (the_first_page, ["lists each order whose receipt never came"], []),
+    "the_first_fifty": (the_first_fifty, ["lists each order whose receipt never came"], []),
     "the_receipts_numbers": (the_receipts_numbers, ["lists each order whose receipt never came"],
                              ["is not fooled by a duplicate receipt"]),
     "rows_not_ids": (rows_not_ids, ["returns a list of order ids"], []),
@@ -202,7 +210,7 @@ def test_putting_the_provider_back_before_the_receipt_was_refused_loses_nothing(
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(wait_for=None))
     assert fails_exactly(report, ["provider_error: the provider refused the receipt's send",
                                   "provider_error: no receipt ever arrives"]), report.render()
-    assert "wait until the provider has refused it" in report.render()
+    assert "put it back only once it has refused this receipt" in report.render()
 
 
 @pytest.mark.slow
@@ -213,6 +221,26 @@ def test_waiting_for_any_request_is_satisfied_by_an_earlier_one():
     assert fails_exactly(report, ["provider_error: the provider refused the receipt's send",
                                   "provider_error: no receipt ever arrives"]), report.render()
     assert "you waited for a request (or a refusal) that was already there" in report.render()
+
+
+@pytest.mark.slow
+def test_a_failure_rate_below_one_refuses_only_by_luck():
+    """Red team (issue 22): a failure rate of 0.5 passed, because the provider's seeded first draw refused."""
+    def lose_a_receipt(app, provider, how):
+        if how == "provider_error":
+            provider.configure(failure_rate=0.5)
+            order = app.place_order(1, total_cents=1250)
+            time.sleep(2.5)
+            provider.configure(failure_rate=0.0)
+            return order["id"]
+        order = app.place_order(1, total_cents=1250)
+        app.terminate() if how == "deploy" else app.kill()
+        return order["id"]
+
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_a_receipt)
+    assert fails_exactly(report, ["provider_error: the provider refused the receipt's send",
+                                  "provider_error: no receipt ever arrives"]), report.render()
+    assert "a failure rate below 1 refuses only some sends" in report.render(), report.render()
 
 
 @pytest.mark.slow

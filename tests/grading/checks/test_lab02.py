@@ -214,6 +214,18 @@ def place_order_and_enqueue(conn, customer_id, items):
     return str(order["id"])
 """
 
+AN_INSERT_OF_ITS_OWN = """
+def place_order_and_enqueue(conn, customer_id, items):
+    # Red team (issue 22): the order written without tiffin.place_order, so without the checkout's checks.
+    import json
+    total = sum(i["quantity"] * i["price_cents"] for i in items)
+    with conn.transaction():
+        order_id = conn.execute("INSERT INTO orders (customer_id, items, total_cents) VALUES (%s, %s, %s) "
+                                "RETURNING id", [customer_id, json.dumps(items), total]).fetchone()[0]
+        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
+    return order_id
+"""
+
 
 def producer(source: str):
     function = notebook_function(source, "place_order_and_enqueue")
@@ -257,6 +269,8 @@ WRONG_PRODUCERS = {  # the wrong answer, the checks it must fail, the checks it 
     "only_the_first_item": (ONLY_THE_FIRST_ITEM, ["stores the order with tiffin.place_order"], []),
     "none_for_a_refused_order": (NONE_FOR_A_REFUSED_ORDER, ["an order the checkout refuses raises"], []),
     "the_id_as_a_string": (THE_ID_AS_A_STRING, ["returns the new order's id (an int)"], []),
+    "an_insert_of_its_own": (AN_INSERT_OF_ITS_OWN, ["an order the checkout refuses raises"],
+                             ["stores the order with tiffin.place_order"]),
 }
 
 

@@ -352,6 +352,23 @@ def test_a_sub_select_run_once_per_row_is_named(exercise, answer):
         assert not report.passed and "may run that sub-select again for every row it scans" in report.render()
 
 
+def joined_pick(conn, limit, lease_s):
+    """Red team (issue 22), written as a correct answer: a derived table joined by UPDATE ... FROM is re-scanned
+    like an IN (...) sub-select, and leases more than `limit`."""
+    rows = conn.execute("""
+        UPDATE jobs AS j SET attempts = j.attempts + 1, locked_until = now() + %(s)s * interval '1 second'
+        FROM (SELECT id FROM jobs WHERE run_at <= now() AND coalesce(locked_until, '-infinity') < now()
+              ORDER BY run_at LIMIT %(n)s FOR UPDATE SKIP LOCKED) AS picked
+        WHERE j.id = picked.id
+        RETURNING j.id, j.type, j.payload""", {"s": lease_s, "n": limit}).fetchall()
+    return [tuple(row) for row in rows]
+
+
+def test_a_joined_sub_select_is_told_it_runs_again_for_every_row():
+    report = run_check("03.claim_batch", claim_batch=joined_pick)
+    assert not report.passed and "UPDATE jobs ... FROM (SELECT ...) AS pick" in report.render(), report.render()
+
+
 def test_id_equals_a_subquery_of_several_rows_is_told_what_it_raised():
     text = run_check("03.claim_batch", claim_batch=batch_with("id_equals", match="id = ({})")).render()
     assert "yours raised CardinalityViolation" in text, text

@@ -220,6 +220,17 @@ def key_per_lease(job, conn):
                idempotency_key=f"confirm:{booking_id}:{job.lease_token}")
 
 
+def every_failure_made_permanent(job, conn):
+    """Propagates, but as a PermanentError: a 503 is dead-lettered at once instead of retried (red team b,
+    issue 22: it passed, because the check only asked whether the handler raised)."""
+    from course.errors import PermanentError
+    booking_id = job.payload["booking_id"]
+    try:
+        send_email(provider_url(), *confirmation_email(conn, booking_id), idempotency_key=f"confirm:{booking_id}")
+    except Exception as error:
+        raise PermanentError(f"confirmation for {booking_id} failed: {error}") from error
+
+
 def to_the_newest_booking(job, conn):
     """The guest of the newest booking in the table, not of the job's."""
     booking_id = conn.execute("SELECT max(id) FROM bookings").fetchone()[0]
@@ -238,6 +249,7 @@ def to_the_newest_booking(job, conn):
     (table_without_key, ["the re-run sends no second email"]),
     (mark_committed_before_sending, ["sends the booking's guest one email"]),
     (swallows_errors, ["raises when the provider did not accept the email"]),
+    (every_failure_made_permanent, ["raises when the provider did not accept the email"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
 @pytest.mark.slow
 def test_send_confirmation_wrong_answers_fail(send_confirmation, reasons):

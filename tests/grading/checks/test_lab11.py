@@ -22,18 +22,24 @@ def by_queue(sql):
 
 # -- 11.oldest_waiting ---------------------------------------------------------------------------------
 
+# The differential part's checks (jobs tables drawn from every state the statement names).
+IN_SECONDS = "each queue's value is the age of its oldest waited-for job, in seconds, however long ago"
+WHO_WAITS = "every job someone waits for counts: ready, due exactly now, running, left by a dead worker, retrying"
+LEFT_OUT = "a queue whose jobs are all scheduled for later is left out of the dict (not listed, not 0)"
+FROM_DUE_AT = "measured from due_at: not from run_at, not from created_at"
+
 
 def test_ready_jobs_only_miss_the_retrying_and_the_running():
     # What course.core.queue.stats() measures: lateness over ready jobs only.
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE run_at <= now() GROUP BY queue")
     assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong),
-                         "emails: about 300 s", "invoices: about 200 s")
+                         "emails: about 300 s", "invoices: about 200 s", WHO_WAITS)
 
 
 def test_every_job_counts_the_reminder_for_tomorrow():
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs GROUP BY queue")
-    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "reminders: left out (or 0)")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "reminders: left out", LEFT_OUT)
 
 
 def test_unleased_jobs_only_miss_the_one_a_dead_worker_left():
@@ -60,7 +66,32 @@ def test_one_number_for_all_queues_is_refused():
 def test_measuring_from_created_at_counts_a_planned_delay_as_lateness():
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(created_at))::float8 FROM jobs "
                      "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
-    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "wakeups: about 30 s")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "wakeups: about 30 s", FROM_DUE_AT)
+
+
+def test_a_queue_nobody_waits_for_is_left_out_not_zero():
+    # blind red team (issue 22): passed the check that allowed "absent or 0"
+    wrong = by_queue("SELECT queue, coalesce(extract(epoch FROM now() - min(due_at) FILTER (WHERE run_at <= now() "
+                     "OR attempts > 0)), 0)::float8 FROM jobs GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "reminders: left out", LEFT_OUT)
+
+
+def test_the_later_of_due_at_and_created_at_misses_a_back_dated_job():
+    # blind red team: equal to due_at for every job enqueued with a delay; a job given a run_at in the past
+    # (enqueue(run_at=...)) was due before it was created
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(greatest(due_at, created_at)))::float8 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), FROM_DUE_AT)
+
+
+def test_a_timedeltas_seconds_drop_the_days():
+    # blind red team: timedelta.seconds is the seconds within the last day
+    def wrong(conn):
+        rows = conn.execute("SELECT queue, now() - min(due_at) FROM jobs WHERE run_at <= now() OR attempts > 0 "
+                            "GROUP BY queue").fetchall()
+        return {q: age.seconds + age.microseconds / 1e6 for q, age in rows}
+
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), IN_SECONDS)
 
 
 def test_minutes_instead_of_seconds():
@@ -295,7 +326,7 @@ def test_the_quiz_says_which_answer_to_reconsider():
 def test_a_job_due_exactly_now_is_waited_for():
     wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
                      "WHERE run_at < now() OR attempts > 0 GROUP BY queue")
-    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), "a job due exactly now", WHO_WAITS)
 
 
 def at_or_over_the_limit(snapshot):
@@ -318,3 +349,43 @@ def the_demos_threshold(conn, older_than_s):
 def test_a_threshold_written_into_the_query_fails():
     report = run_check("11.vacuum_blockers", vacuum_blockers=the_demos_threshold)
     assert_passes_except(report, "uses older_than_s")
+
+
+# Blind red team (issue 22): these four passed the check before it connected its sessions in another order
+# than their transactions began, asked for pids only, and called the answer with older_than_s=0 on a
+# connection of its own.
+
+
+def test_ordered_by_pid_is_not_oldest_first():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(RIGHT, order="pid"))
+    assert_passes_except(report, "oldest transaction first")
+
+
+def test_no_order_at_all_is_not_oldest_first():
+    def wrong(conn, older_than_s):  # whatever order pg_stat_activity lists them in: by backend slot
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+                            "pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND "
+                            "xact_start < now() - make_interval(secs => %s)", [older_than_s]).fetchall()
+        return [pid for (pid,) in rows]
+
+    assert_passes_except(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "oldest transaction first")
+
+
+def test_rows_instead_of_pids_are_refused():
+    def wrong(conn, older_than_s):
+        return conn.execute("SELECT pid, now() - xact_start FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) "
+                            "AND xact_start < now() - make_interval(secs => %s) ORDER BY xact_start",
+                            [older_than_s]).fetchall()
+
+    assert_fails_with(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "returns a list of pids")
+
+
+def test_at_least_as_old_without_leaving_itself_out_lists_itself():
+    def wrong(conn, older_than_s):  # <= and no pid <> pg_backend_pid(): at 0 s its own transaction qualifies
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND (backend_xmin "
+                            "IS NOT NULL OR backend_xid IS NOT NULL) AND xact_start <= now() - make_interval(secs => %s) "
+                            "ORDER BY xact_start", [older_than_s]).fetchall()
+        return [pid for (pid,) in rows]
+
+    assert_passes_except(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "leaves out your own session")

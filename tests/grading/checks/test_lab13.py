@@ -19,7 +19,7 @@ from course.grading.checks import lab13
 from course.grading.report import Report
 from course.grading.trial import Trial
 
-from .wrong_answers import assert_fails_with, failed
+from .wrong_answers import assert_fails_with, failed, fails_exactly
 
 PAGE_S = lab13.PAGE_S
 
@@ -80,6 +80,38 @@ def test_a_handler_that_is_silent_longer_than_the_ack_wait_fails(handler):
 
 def test_a_handler_that_returns_before_the_work_is_done_fails():
     assert_fails_with(run_check("13.keep_alive", render_invoice=hands_the_work_to_a_thread), "renders every page")
+
+
+def skips_a_page_that_fails(task):
+    """A blind red team's (issue 22): a page the renderer cannot draw is skipped, and the message acked."""
+    for page in range(task.data["pages"]):
+        try:
+            render_page(task.data["booking_id"], page)
+        except Exception:
+            pass
+        task.in_progress()
+
+
+def test_a_handler_that_swallows_a_failed_page_fails():
+    report = run_check("13.keep_alive", render_invoice=skips_a_page_that_fails)
+    assert failed(report) == ["a page that cannot be drawn makes it raise: the message is left for a retry, not "
+                              "acknowledged"], report.render()
+    assert "let render_page's errors out" in report.render()
+
+
+def signals_every_third_page(task):
+    """Three pages (1.2 s, the whole AckWait) without a word: counted in pages, whatever the machine's load."""
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+        if page % 3 == 2:
+            task.in_progress()
+
+
+def test_three_pages_in_a_row_without_a_signal_fail():
+    report = run_check("13.keep_alive", render_invoice=signals_every_third_page)
+    assert failed(report) == ["no stretch of work longer than the AckWait (1.2 s) without task.in_progress()"], \
+        report.render()
+    assert "3 pages in a row (1.2 s)" in report.render()
 
 
 @pytest.mark.slow
@@ -259,55 +291,156 @@ def test_a_pause_that_keeps_doubling_fails_the_pause_rule_alone():
     assert "pause = min(pause * 2, 0.5)" in report.render()
 
 
+# A blind red team's (issue 22, round 1): each passed the check before it judged which error comes back,
+# how many attempts come after the deadline, and what is published after an ack.
+
+
+def raises_an_error_of_its_own(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise RuntimeError(f"gave up publishing {msg_id}")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def raises_the_first_error(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause, first = 0.05, None
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            first = first or error
+            if time.monotonic() + pause > deadline:
+                raise first
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def looks_at_the_clock_every_eighth_attempt(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause, attempt = 0.05, 0
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            attempt += 1
+            if attempt % 8 == 0 and time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def publishes_again_to_be_sure(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            publish(subject, payload, msg_id=msg_id)
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+WRONG_RETRIES = {
+    "raises_an_error_of_its_own": (raises_an_error_of_its_own, "re-raises the last error publish raised"),
+    "raises_the_first_error": (raises_the_first_error, "re-raises the last error publish raised"),
+    "looks_at_the_clock_every_eighth_attempt": (looks_at_the_clock_every_eighth_attempt,
+                                                "gives up neither at once nor long after give_up_after_s"),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_RETRIES)
+def test_a_retry_that_gives_up_wrongly_fails_the_give_up_rule_alone(name):
+    answer, reason = WRONG_RETRIES[name]
+    report = run_check("13.publish_retry", seed=6, publish_with_retry=answer)
+    assert fails_exactly(report, [reason]), report.render()
+
+
+@pytest.mark.slow
+def test_publishing_again_after_the_ack_fails():
+    report = run_check("13.publish_retry", seed=6, publish_with_retry=publishes_again_to_be_sure)
+    assert fails_exactly(report, ["stops at JetStream's ack"]), report.render()
+    assert "published again after its ack" in report.render()
+
+
 # -- 13.choose -------------------------------------------------------------------------------------
+# Each wrong decision fails exactly the rule it breaks, on decisions the check draws (seeded), whatever
+# the seed. The last rows are a blind red team's (issue 22): a half rounded, floored or truncated.
+
+OVER_HALF = "a broker when the peak is over half"
+MANY_TEAMS = "a broker when more than one team must read every event"
+OTHERWISE = "otherwise \"postgres\""
+OUTBOX = "with a broker, \"broker + outbox\" for jobs born in a database transaction"
 
 
-def always_postgres(peak, ceiling, born_in_tx, teams):
-    return "postgres"
-
-
-def ignores_teams(peak, ceiling, born_in_tx, teams):
-    if peak <= ceiling / 2:
-        return "postgres"
+def _broker(born_in_tx):
     return "broker + outbox" if born_in_tx else "broker"
 
 
-def at_half_already(peak, ceiling, born_in_tx, teams):
-    if peak < ceiling / 2 and teams == 1:
-        return "postgres"
-    return "broker + outbox" if born_in_tx else "broker"
+WRONG_CHOICES = {
+    "always_postgres": (lambda peak, ceiling, born_in_tx, teams: "postgres", [OVER_HALF, MANY_TEAMS]),
+    "ignores_teams": (lambda peak, ceiling, born_in_tx, teams:
+                      _broker(born_in_tx) if peak > ceiling / 2 else "postgres", [MANY_TEAMS]),
+    "at_half_already": (lambda peak, ceiling, born_in_tx, teams:
+                        _broker(born_in_tx) if peak >= ceiling / 2 or teams > 1 else "postgres", [OVER_HALF]),
+    "forgets_the_outbox": (lambda peak, ceiling, born_in_tx, teams:
+                           "broker" if peak > ceiling / 2 or teams > 1 else "postgres", [OUTBOX]),
+    "a_number_from_a_blog": (lambda peak, ceiling, born_in_tx, teams:
+                             _broker(born_in_tx) if peak > 4000 or teams > 1 else "postgres", [OVER_HALF]),
+    "always_a_broker": (lambda peak, ceiling, born_in_tx, teams: _broker(born_in_tx), [OTHERWISE]),
+    "one_team_is_many": (lambda peak, ceiling, born_in_tx, teams:
+                         _broker(born_in_tx) if peak > ceiling / 2 or teams >= 1 else "postgres", [OTHERWISE]),
+    "outbox_inverted": (lambda peak, ceiling, born_in_tx, teams:
+                        _broker(not born_in_tx) if peak > ceiling / 2 or teams > 1 else "postgres", [OUTBOX]),
+    "postgres_with_an_outbox": (lambda peak, ceiling, born_in_tx, teams:
+                                _broker(born_in_tx) if peak > ceiling / 2 or teams > 1
+                                else "postgres + outbox" if born_in_tx else "postgres", [OTHERWISE]),
+    "no_spaces": (lambda peak, ceiling, born_in_tx, teams:
+                  ("broker+outbox" if born_in_tx else "broker") if peak > ceiling / 2 or teams > 1 else "postgres",
+                  [OUTBOX]),
+    "over_the_whole_drain": (lambda peak, ceiling, born_in_tx, teams:
+                             _broker(born_in_tx) if peak > ceiling or teams > 1 else "postgres", [OVER_HALF]),
+    "half_floored": (lambda peak, ceiling, born_in_tx, teams:
+                     _broker(born_in_tx) if peak > ceiling // 2 or teams > 1 else "postgres", [OVER_HALF]),
+    "half_rounded": (lambda peak, ceiling, born_in_tx, teams:
+                     _broker(born_in_tx) if peak > round(ceiling / 2) or teams > 1 else "postgres", [OVER_HALF]),
+    "peak_truncated": (lambda peak, ceiling, born_in_tx, teams:
+                       _broker(born_in_tx) if int(peak) > int(ceiling) / 2 or teams > 1 else "postgres", [OVER_HALF]),
+    "teams_over_two": (lambda peak, ceiling, born_in_tx, teams:
+                       _broker(born_in_tx) if peak > ceiling / 2 or teams > 2 else "postgres", [MANY_TEAMS]),
+    "teams_make_a_broker_without_the_outbox": (lambda peak, ceiling, born_in_tx, teams:
+                                               _broker(born_in_tx) if peak > ceiling / 2 else
+                                               "broker" if teams > 1 else "postgres", [OUTBOX]),
+}
 
 
-def forgets_the_outbox(peak, ceiling, born_in_tx, teams):
-    return "broker" if peak > ceiling / 2 or teams > 1 else "postgres"
+@pytest.mark.parametrize("name", WRONG_CHOICES)
+@pytest.mark.parametrize("seed", [None, 7])
+def test_wrong_decisions_fail_the_rule_they_break(name, seed):
+    answer, reasons = WRONG_CHOICES[name]
+    report = run_check("13.choose", seed=seed, choose_queue=answer)
+    assert fails_exactly(report, reasons), report.render()
 
 
-def a_number_from_a_blog(peak, ceiling, born_in_tx, teams):
-    if peak <= 4000 and teams == 1:
-        return "postgres"
-    return "broker + outbox" if born_in_tx else "broker"
-
-
-def always_a_broker(peak, ceiling, born_in_tx, teams):
-    return "broker + outbox" if born_in_tx else "broker"  # "a real queue needs a real broker"
-
-
-@pytest.mark.parametrize("choose_queue, case", [
-    (always_postgres, "a clickstream: 30,000 events/s"),
-    (ignores_teams, "read by billing, analytics and search"),
-    (at_half_already, "drains 8,000/s (exactly half)"),
-    (forgets_the_outbox, "read by billing, analytics and search"),
-    (a_number_from_a_blog, "a smaller machine"),
-    (always_a_broker, "Tiffin receipts: 11 orders/s"),
-])
-def test_wrong_decisions_fail_on_the_case_that_shows_them(choose_queue, case):
-    assert_fails_with(run_check("13.choose", choose_queue=choose_queue), case)
+def test_a_floored_half_is_told_with_the_half_it_missed():
+    report = run_check("13.choose", choose_queue=WRONG_CHOICES["half_floored"][0])
+    assert "no integer division" in report.render() and "smallest failing example: choose_queue(" in report.render()
+    assert "Random seed 13" in report.render()
 
 
 def test_answers_are_read_without_fuss_about_case_and_spaces():
     def shouting(peak, ceiling, born_in_tx, teams):
-        answer = forgets_the_outbox(peak, ceiling, born_in_tx, teams)
-        return "BROKER  +  OUTBOX" if answer == "broker" and born_in_tx else answer.upper()
+        answer = "postgres" if peak <= ceiling / 2 and teams <= 1 else _broker(born_in_tx)
+        return "BROKER  +  OUTBOX" if answer == "broker + outbox" else answer.upper()
 
     assert run_check("13.choose", choose_queue=shouting).passed
 

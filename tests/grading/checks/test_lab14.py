@@ -134,3 +134,65 @@ def test_a_piece_that_raises_is_named():
                   "    return {}['retry']\n", "route")
     report = exam_with(route=route)
     assert_fails_with(report, "your 07.route runs without raising")
+
+
+def test_the_run_cuts_connections_and_restarts_postgres_and_loses_nothing_across_them():
+    # the plan's faults all fall before the table empties, so a run that drains has met every one of them
+    from course.grading.exam import judge, run
+    from course.grading.exam.soak import CUTS
+
+    result = run(assemble(SOLUTIONS), seed=26, progress=False)
+    verdict = judge(result)
+    assert verdict.passed, verdict.render()
+    assert result.restarts == 1 and result.cuts >= CUTS, verdict.headline()
+    kinds = [e.kind for e in result.events]
+    assert "reconnected" in kinds and kinds.index("restarting") < kinds.index("restarted"), verdict.headline()
+
+
+BATCH = """
+def claim_batch(conn, limit, lease_s):
+    return conn.execute('''
+        UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1
+        WHERE id = ANY(ARRAY(SELECT id FROM jobs
+                             WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                             ORDER BY run_at LIMIT {limit} {lock}))
+        RETURNING id, type, payload''', [lease_s{args}]).fetchall()
+"""
+
+
+def test_a_claim_batch_that_ignores_its_limit_fails_naming_03_claim_batch():
+    claim_batch = piece(BATCH.format(limit="8", lock="FOR UPDATE SKIP LOCKED", args=""), "claim_batch")
+    report = exam_with(claim_batch=claim_batch)
+    assert_fails_with(report, "your 03.claim_batch takes only free jobs, no more than its limit")
+    assert "more than its limit" in report.render() and "-> your 03.claim_batch" in report.render()
+
+
+def test_a_claim_batch_without_skip_locked_fails_naming_03_claim_batch():
+    claim_batch = piece(BATCH.format(limit="%s", lock="FOR UPDATE", args=", limit"), "claim_batch")
+    report = exam_with(claim_batch=claim_batch)
+    assert failed(report) == ["your 03.claim_batch takes only free jobs, no more than its limit, and passes over "
+                              "a locked row"], report.render()
+    assert "waited for the row lock" in report.render()
+
+
+def test_a_backoff_that_ignores_the_attempt_fails_naming_07_backoff():
+    backoff = piece("def backoff(attempt, rng):\n"
+                    "    return rng.uniform(0, 1)\n", "backoff")
+    report = exam_with(backoff=backoff)
+    assert_fails_with(report, "your 07.backoff waits between 0 and min(300, 2^(attempt-1)) s")
+    assert "-> your 07.backoff" in report.render() and "does not grow with the attempt" in report.render()
+
+
+def test_a_backoff_past_its_ceiling_fails_naming_07_backoff():
+    backoff = piece("def backoff(attempt, rng):\n"
+                    "    return rng.uniform(0, 2 ** attempt)\n", "backoff")
+    report = exam_with(backoff=backoff)
+    assert_fails_with(report, "your 07.backoff waits between 0 and min(300, 2^(attempt-1)) s")
+
+
+def test_a_backoff_without_jitter_fails_naming_07_backoff():
+    backoff = piece("def backoff(attempt, rng):\n"
+                    "    return min(300, 2 ** (attempt - 1))\n", "backoff")
+    report = exam_with(backoff=backoff)
+    assert_fails_with(report, "your 07.backoff waits between 0 and min(300, 2^(attempt-1)) s")
+    assert "no full jitter" in report.render()

@@ -164,6 +164,14 @@ REFUSED_ITEMS = ([], [{"name": "thali", "quantity": 0, "price_cents": 1150}],
                  None)
 
 
+# Items a bare INSERT INTO orders would store, and only the checkout's own checks refuse: an answer that
+# writes the order itself instead of calling tiffin.place_order stores them (red team, issue 22).
+CHECKOUT_ONLY_REFUSALS = ([{"name": "", "quantity": 1, "price_cents": 500}],
+                          [{"name": "   ", "quantity": 2, "price_cents": 450}],
+                          [{"name": "dal", "quantity": 2.5, "price_cents": 400}],
+                          [{"name": "naan", "quantity": True, "price_cents": 250}])
+
+
 def _call(rng: random.Random, refused: float = 0.0) -> Call:
     if rng.random() < refused:
         return rng.choice([Call(rng.choice([999, 0, -1]), list(rng.choice(ITEMS))),
@@ -188,8 +196,14 @@ def place_families() -> list[Callable[[random.Random], Checkout]]:
                          busy=True)
 
     def refused(rng):  # orders the checkout refuses, beside good ones
-        return _checkout(rng, [Step((_call(rng, refused=0.7),), rng.choice(["autocommit", "commits"]))
-                               for _ in range(rng.randint(1, 3))], busy=rng.random() < 0.5)
+        steps = [Step((_call(rng, refused=0.7),), rng.choice(["autocommit", "commits"]))
+                 for _ in range(rng.randint(0, 2))]
+        # and always a customer who does not exist, and an order only the checkout's own checks refuse (a bare
+        # INSERT would store it), wherever they fall: every kind of refusal in every such scenario
+        for call in (Call(rng.choice([999, 0, -1]), list(rng.choice(ITEMS))),
+                     Call(rng.randint(1, 5), list(rng.choice(CHECKOUT_ONLY_REFUSALS)))):
+            steps.insert(rng.randint(0, len(steps)), Step((call,), rng.choice(["autocommit", "commits"])))
+        return _checkout(rng, steps, busy=rng.random() < 0.5)
 
     def jobs_fail(rng):  # in autocommit: only the answer's own transaction can hold the two writes together
         return _checkout(rng, [Step((_call(rng),), "autocommit", "jobs")], busy=rng.random() < 0.5)
@@ -202,8 +216,10 @@ def place_families() -> list[Callable[[random.Random], Checkout]]:
         steps += [Step((_call(rng),), rng.choice(list(CALLERS))) for _ in range(rng.randint(0, 1))]
         return _checkout(rng, steps, busy=rng.random() < 0.5)
 
-    def basket(rng):  # two orders in one transaction, then another order
-        return _checkout(rng, [Step((_call(rng), _call(rng)), rng.choice(["commits", "commit()", "rolls back"])),
+    def basket(rng):  # two orders of one customer in one transaction, then another order
+        first = _call(rng)
+        again = replace(_call(rng), customer=first.customer)  # a regular orders twice: one receipt job each
+        return _checkout(rng, [Step((first, again), rng.choice(["commits", "commit()", "rolls back"])),
                                Step((_call(rng),))])
 
     return [alone, busy, refused, jobs_fail, orders_fail, callers, basket]

@@ -87,10 +87,11 @@ def shown_ids(ids: list) -> str:
 
 # -- the checks, by rule (labs.toml names each) ----------------------------------------------------------------
 
-RESCANNED = ("If your statement chooses with `WHERE id IN (SELECT ... LIMIT ... FOR UPDATE SKIP LOCKED)`: PostgreSQL "
+RESCANNED = ("If your statement chooses with `WHERE id IN (SELECT ... LIMIT ... FOR UPDATE SKIP LOCKED)`, or joins "
+             "such a sub-select (`UPDATE jobs ... FROM (SELECT ...) AS pick`): PostgreSQL "
              "may run that sub-select again for every row it scans (on a table like a real queue's, it does), and "
              "each run passes over the rows just changed and picks further jobs. `id = (SELECT ...)` for one job, "
-             "`id = ANY(ARRAY(SELECT ...))` for several, run the sub-select once.")
+             "`id = ANY(ARRAY(SELECT ...))` or a CTE (`WITH pick AS (...)`) for several, run the sub-select once.")
 
 NONE_WHEN_EMPTY = "returns None when no job is ready"
 EMPTY_LIST = "returns an empty list when no job is ready"

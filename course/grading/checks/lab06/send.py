@@ -237,12 +237,14 @@ def _reference(url: str, handed, conn: psycopg.Connection) -> Attempt:
                        idempotency_key=key)
         return Attempt()
     except Exception as error:  # noqa: BLE001 (what the provider answered)
-        return Attempt(error=f"{type(error).__name__}: {error}", error_type=type(error).__name__)
+        return Attempt(error=f"{type(error).__name__}: {error}", error_type=type(error).__name__,
+                       error_bases=tuple(kind.__name__ for kind in type(error).__mro__))
 
 
 @dataclass(frozen=True)
 class Seen:
     raised: tuple[str | None, ...]  # each run's error (None: it returned; "not retried": it never ran)
+    permanent: tuple[bool, ...]  # whether each run's error was a PermanentError (which a worker never retries)
     emails: tuple[str, ...]  # the addresses the provider delivered to, in order
     keys: tuple[tuple[str, str | None], ...]  # (address, Idempotency-Key) of every request that reached it
     state: dict
@@ -251,13 +253,15 @@ class Seen:
 NOT_RETRIED = "(not retried: the run before returned normally)"
 
 
-def play(sends: Sends, handler: Callable, conn: psycopg.Connection, provider: Provider) -> tuple[str | None, ...]:
-    """The runs, one after the other, as a worker makes them."""
+def play(sends: Sends, handler: Callable, conn: psycopg.Connection,
+         provider: Provider) -> tuple[tuple[str | None, ...], tuple[bool, ...]]:
+    """The runs, one after the other, as a worker makes them: each run's error, and whether it was permanent."""
     job = stayhub.job(sends.booking, attempts=sends.attempt)
-    last, raised = job, []
+    last, raised, permanent = job, [], []
     for run in sends.runs:
         if run.kind == "retry" and raised and raised[-1] is None:
             raised.append(NOT_RETRIED)
+            permanent.append(False)
             continue
         handed = (job if run.kind == "first" else stayhub.job(sends.booking, job_id=2) if run.kind == "other job"
                   else stayhub.redelivered(last))
@@ -270,8 +274,9 @@ def play(sends: Sends, handler: Callable, conn: psycopg.Connection, provider: Pr
         else:
             done = handler(handed)(conn)
         raised.append(done.error)
+        permanent.append("PermanentError" in done.error_bases)
     provider.mode("up")
-    return tuple(raised)
+    return tuple(raised), tuple(permanent)
 
 
 class Runner:
@@ -288,21 +293,21 @@ class Runner:
         self.watch.execute(install(sends))
         self.provider.reset()
 
-    def seen(self, raised: tuple) -> Seen:
-        return Seen(raised, tuple(d["to"] for d in self.provider.deliveries()),
+    def seen(self, raised: tuple, permanent: tuple) -> Seen:
+        return Seen(raised, permanent, tuple(d["to"] for d in self.provider.deliveries()),
                     tuple((r["to"], r["idempotency_key"]) for r in self.provider.requests() if r["to"]),
                     self.reader.read(self.watch))
 
     def run(self, sends: Sends, handler: Callable) -> Seen:
         self.reset(sends)
         try:
-            raised = play(sends, handler, self.box.conn, self.provider)
+            raised, permanent = play(sends, handler, self.box.conn, self.provider)
         finally:
             if self.box.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 self.box.conn.rollback()
             if not self.box.conn.autocommit:
                 self.box.conn.autocommit = True
-        return self.seen(raised)
+        return self.seen(raised, permanent)
 
     def close(self) -> None:
         diff.clear(self.watch, self.reader)
@@ -343,6 +348,12 @@ def judge(sends: Sends, ours: Seen, theirs: Seen) -> diff.Finding | None:
             return diff.Finding(PROPAGATE, got=f"run {n + 1} returned normally", expected=f"an exception ({wanted})",
                                 note="a handler that returns is acked: the job is deleted, and if the email did not "
                                      "go out, the guest never gets it. Let the error propagate")
+        if _failed(mine) and _failed(wanted) and ours.permanent[n] and not theirs.permanent[n]:
+            return diff.Finding(PROPAGATE, got=f"run {n + 1} raised {mine}, a PermanentError",
+                                expected=f"the provider's own error, which a worker retries ({wanted})",
+                                note="a PermanentError is dead-lettered at once, never retried: the guest never gets "
+                                     "an email the provider would have taken a minute later. Let the provider's "
+                                     "error through as it is")
         if _failed(mine) and not _failed(wanted) and wanted != NOT_RETRIED:
             name = DONE if n > 0 or run.kind != "first" else SENDS
             return diff.Finding(name, got=f"run {n + 1} raised {mine}", expected="it returns normally", note=(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 import re
 import threading
@@ -18,6 +19,7 @@ from course.grading import differential as diff
 from course.grading.trial import Trial, short
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
+from course.grading.checks.lab11.waiting import waiting_differential
 
 TOLERANCE_S = 5.0  # a check on a loaded machine takes a few seconds; ages are minutes apart
 
@@ -80,7 +82,7 @@ def _numbers(value) -> bool:
 
 
 @exercise_check("11.oldest_waiting")
-def oldest_waiting(t: Trial, oldest_waiting):
+def oldest_waiting(t: Trial, oldest_waiting, seed=None):
     box = t.scratch()
     empty = t.call(oldest_waiting, box.conn, during="oldest_waiting(conn) on an empty jobs table")
     t.require("returns a dict (queue name -> seconds)", ok=isinstance(empty, dict), got=empty,
@@ -92,10 +94,10 @@ def oldest_waiting(t: Trial, oldest_waiting):
               example="{'receipts': 720.0, ...}")
     for name, situation, expected in cases:
         if expected is None:
-            seen = got.get(name, 0)
-            t.expect(f"{name}: left out (or 0) — {situation}", ok=not seen, got=seen, expected="absent or 0",
+            seen = got.get(name)
+            t.expect(f"{name}: left out — {situation}", ok=name not in got, got=seen, expected="absent",
                      example=situation, note="only jobs someone is waiting for count: this one is not due yet "
-                                             "and has never run")
+                                             "and has never run; leave the queue out of the dict (not 0)")
         else:
             seen = got.get(name)
             ok = seen is not None and abs(seen - expected) <= TOLERANCE_S
@@ -115,6 +117,7 @@ def oldest_waiting(t: Trial, oldest_waiting):
              ok=seen is not None and abs(seen - 90) <= TOLERANCE_S, got=seen, expected=f"90 s (± {TOLERANCE_S:.0f})",
              example="one job in 'welcomes', run_at = now() in the same transaction as the call",
              note="due means run_at <= now(), not <" if not seen else None)
+    waiting_differential(t, box, oldest_waiting, seed)
 
 
 def _waiting_hint(name: str) -> str:
@@ -421,11 +424,13 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
     box.conn.execute("CREATE TABLE notes (n int)")
     sessions = _Sessions(box.conninfo)
     try:
+        # Connected in another order than their transactions begin: pids (and pg_stat_activity's own order)
+        # are not the transactions' age.
+        writer = sessions.open(name="forgotten-psql")  # READ COMMITTED, wrote a row, then went to lunch
         report = sessions.open(name="monthly-report")  # REPEATABLE READ: one snapshot for the whole transaction
         report.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         report.execute("SELECT count(*) FROM notes")
         time.sleep(0.05)
-        writer = sessions.open(name="forgotten-psql")  # READ COMMITTED, wrote a row, then went to lunch
         writer.execute("INSERT INTO notes VALUES (1)")
         time.sleep(0.05)
         long_query = sessions.busy(8.0, "slow-export")
@@ -442,7 +447,10 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
         young.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         young.execute("SELECT 1")
         got = t.call(vacuum_blockers, box.conn, 1.0, during="vacuum_blockers(conn, older_than_s=1.0)")
-        t.require("returns a list", ok=isinstance(got, list), got=got, example="vacuum_blockers(conn, 1.0)")
+        t.require("returns a list of pids (whole numbers)", ok=isinstance(got, list) and all(
+            isinstance(item, int) and not isinstance(item, bool) for item in got), got=short(got),
+            example="vacuum_blockers(conn, 1.0)", note="return the pids only, e.g. [4120, 4133]: not rows, not "
+                                                      "(pid, age) pairs")
         pids = [_pid_of(item) for item in got]
         names = {report.info.backend_pid: "monthly-report", writer.info.backend_pid: "forgotten-psql",
                  long_query: "slow-export", reader.info.backend_pid: "idle-reader",
@@ -496,6 +504,9 @@ def _leaves_out_its_own_session(t: Trial, sessions: _Sessions, vacuum_blockers) 
     time.sleep(1.2)
     got = t.call(vacuum_blockers, own, 1.0, during="vacuum_blockers(conn, 1.0) in a transaction open 1.2 s on conn")
     listed = own.info.backend_pid in [_pid_of(item) for item in got or []]
+    if not listed:  # older than 0 s: by now() the caller's own transaction is exactly 0 s old, not older
+        got = t.call(vacuum_blockers, own, 0, during="vacuum_blockers(conn, 0) in a transaction open 1.2 s on conn")
+        listed = own.info.backend_pid in [_pid_of(item) for item in got or []]
     t.expect("leaves out your own session (pg_backend_pid())", ok=not listed,
              got="your own session is listed" if listed else "not listed", expected="not listed",
              example="vacuum_blockers(conn, 1.0) called in a transaction that has been open on conn for 1.2 s",

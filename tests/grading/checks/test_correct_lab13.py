@@ -1,0 +1,187 @@
+"""Lab 13's checks pass correct answers written unlike the reference (issue 22: a check that fails a correct
+answer is as wrong as one that passes a wrong one), the answers the hints spell out among them. Most are a
+blind red team's (issue 22, round 1), written from the notebook alone.
+"""
+
+import itertools
+import threading
+import time
+from fractions import Fraction
+
+import pytest
+
+from course.infra.broker import TRANSIENT
+from course.grading import run_check
+
+# -- 13.choose ------------------------------------------------------------------------------------------
+
+
+def choose_as_hint_3_says(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    needs_broker = peak_jobs_per_s > postgres_jobs_per_s / 2 or teams_reading_each_event > 1
+    if not needs_broker:
+        return "postgres"
+    return "broker + outbox" if born_in_a_db_transaction else "broker"
+
+
+def choose_by_doubling_the_peak(peak, drain, born, teams):
+    """2 * peak against the drain, early returns, the opposite condition first."""
+    if 2 * peak <= drain and teams <= 1:
+        return "postgres"
+    if born:
+        return "broker + outbox"
+    return "broker"
+
+
+def choose_from_a_table(peak, drain, born, teams):
+    """Exact fractions, and a lookup table of the four outcomes."""
+    over_half = Fraction(peak) > Fraction(drain) / 2
+    return {(False, False): "postgres", (False, True): "postgres",
+            (True, False): "broker", (True, True): "broker + outbox"}[(over_half or teams > 1, bool(born))]
+
+
+def choose_by_joining_reasons(peak, drain, born, teams):
+    """A ratio, teams >= 2, and the answer joined from its parts."""
+    reasons = [reason for reason, needed in (("peak", peak / drain > 0.5), ("teams", teams >= 2)) if needed]
+    if not reasons:
+        return "postgres"
+    return " + ".join(["broker"] + (["outbox"] if born else []))
+
+
+@pytest.mark.parametrize("answer", [choose_as_hint_3_says, choose_by_doubling_the_peak, choose_from_a_table,
+                                    choose_by_joining_reasons])
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_correct_decisions_pass(answer, seed):
+    report = run_check("13.choose", seed=seed, choose_queue=answer)
+    assert report.passed, report.render()
+
+
+# -- 13.publish_retry -----------------------------------------------------------------------------------
+
+
+def retry_as_the_hints_say(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def _pauses():
+    for n in itertools.count():
+        yield min(0.05 * 2 ** n, 0.4)
+
+
+def retry_from_a_generator_of_pauses(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """The pauses from a generator, capped at 0.4 s; the last error kept and raised after the loop."""
+    started = time.monotonic()
+    last_error = None
+    for pause in _pauses():
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            last_error = error
+        if time.monotonic() - started + pause > give_up_after_s:
+            raise last_error
+        time.sleep(pause)
+
+
+def retry_on_the_wall_clock(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """time.time() for the deadline, the pause computed from the attempt's number, continue/else shape."""
+    give_up_at = time.time() + give_up_after_s
+    attempt = 0
+    while True:
+        try:
+            ack = publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            wait = min(0.05 * (2 ** attempt), 0.45)
+            attempt += 1
+            if time.time() + wait >= give_up_at:
+                raise
+            time.sleep(wait)
+            continue
+        return ack
+
+
+def retry_recursively(publish, subject, payload, msg_id, give_up_after_s=30.0, _pause=0.05, _deadline=None):
+    deadline = _deadline if _deadline is not None else time.monotonic() + give_up_after_s
+    try:
+        return publish(subject, payload, msg_id=msg_id)
+    except TRANSIENT:
+        if time.monotonic() + _pause > deadline:
+            raise
+    time.sleep(_pause)
+    return retry_recursively(publish, subject, payload, msg_id, give_up_after_s, min(_pause * 2, 0.5), deadline)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer", [retry_as_the_hints_say, retry_from_a_generator_of_pauses, retry_on_the_wall_clock,
+                                    retry_recursively])
+def test_correct_retries_pass(answer):
+    report = run_check("13.publish_retry", seed=6, publish_with_retry=answer)
+    assert report.passed, report.render()
+
+
+# -- 13.keep_alive --------------------------------------------------------------------------------------
+# The notebook's render_page, as the check's answers see it (the check watches the calls).
+
+PAGE_S = 0.4
+
+
+def render_page(booking_id, page):
+    time.sleep(PAGE_S)
+
+
+def keep_alive_as_hint_3_says(task):
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+        task.in_progress()
+
+
+def keep_alive_before_each_page(task):
+    """The in-progress ack before each page, in a while loop."""
+    booking, pages = task.data["booking_id"], task.data["pages"]
+    page = 0
+    while page < pages:
+        task.in_progress()
+        render_page(booking, page)
+        page += 1
+
+
+def keep_alive_from_a_heartbeat_thread(task):
+    """A thread that says "still working" every 0.3 s while the pages are drawn, stopped before returning."""
+    done = threading.Event()
+
+    def beat():
+        while not done.wait(0.3):
+            task.in_progress()
+
+    beater = threading.Thread(target=beat, daemon=True)
+    beater.start()
+    try:
+        for page in range(task.data["pages"]):
+            render_page(task.data["booking_id"], page)
+    finally:
+        done.set()
+        beater.join()
+
+
+def keep_alive_every_other_page(task):
+    """Two pages (0.8 s) between in-progress acks: under the 1.2 s AckWait."""
+    data = task.data
+    for page in range(data["pages"]):
+        if page % 2 == 0:
+            task.in_progress()
+        render_page(data["booking_id"], page)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer", [keep_alive_as_hint_3_says, keep_alive_before_each_page,
+                                    keep_alive_from_a_heartbeat_thread, keep_alive_every_other_page])
+def test_correct_handlers_pass(answer):
+    report = run_check("13.keep_alive", render_invoice=answer)
+    assert report.passed, report.render()

@@ -1,0 +1,4 @@
+# expect: wrong
+# rule: expired-lease: only never-leased jobs (locked_until IS NULL)
+def claim(conn, lease_s):
+    return conn.execute("""UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND locked_until IS NULL ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, type, payload""", [lease_s]).fetchone()

@@ -1,0 +1,12 @@
+# expect: correct
+# rule: correct: the statement's own advice, id = ANY(ARRAY(SELECT ...))
+def claim_batch(conn, limit, lease_s):
+    return conn.execute("""
+        UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1
+        WHERE id = ANY(ARRAY(
+            SELECT id FROM jobs
+            WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+            ORDER BY run_at
+            LIMIT %s
+            FOR UPDATE SKIP LOCKED))
+        RETURNING id, type, payload""", [lease_s, limit]).fetchall()

@@ -1,0 +1,5 @@
+# expect: wrong
+# rule: says-so: rowcount >= 0 is always true
+def ack(conn, job_id, lease_token):
+    cur = conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, lease_token])
+    return cur.rowcount >= 0

@@ -1,0 +1,8 @@
+# expect: wrong
+# rule: fenced: the token read, then an UPDATE by id
+def extend_lease(conn, job, lease_s):
+    row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job.id]).fetchone()
+    if not row or row[0] != job.lease_token:
+        return False
+    conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s", [lease_s, job.id])
+    return True

@@ -1,0 +1,8 @@
+# kind: wrong
+# rule: return-id / order-and-job (reads the newest order's id with max(id): another session's order races)
+def place_order(conn, customer_id, total_cents):
+    with conn.transaction():
+        tiffin.place_order(conn, customer_id, total_cents=total_cents)
+        order_id = conn.execute("SELECT max(id) FROM orders").fetchone()[0]
+        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
+    return order_id

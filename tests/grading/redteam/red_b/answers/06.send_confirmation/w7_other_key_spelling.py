@@ -1,0 +1,6 @@
+# kind: wrong
+# rule: key-names-the-effect (key 'confirmation-<id>', not the stated 'confirm:<booking id>')
+def send_confirmation(job, conn):
+    booking_id = job.payload["booking_id"]
+    to, subject, body = confirmation_email(conn, booking_id)
+    send_email(provider_url(), to, subject, body, idempotency_key=f"confirmation-{booking_id}")

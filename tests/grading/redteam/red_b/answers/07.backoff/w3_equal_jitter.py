@@ -1,0 +1,5 @@
+# kind: wrong
+# rule: full-jitter (equal jitter: half fixed, half random)
+def backoff(attempt, rng):
+    ceiling = min(CAP_S, 2 ** (attempt - 1))
+    return ceiling / 2 + rng.uniform(0, ceiling / 2)

@@ -1,0 +1,8 @@
+# kind: correct
+# rule: correct (the reference's queue.decide, then Retry-After)
+def route(job, error):
+    outcome = queue.decide(job, permanent=isinstance(error, PermanentError))
+    asked = getattr(error, "retry_after_s", None)
+    if isinstance(outcome, queue.Retry) and asked is not None:
+        return queue.Retry(max(outcome.delay_s, asked))
+    return outcome

@@ -1,0 +1,11 @@
+# kind: wrong
+# rule: budget (8 written in, whatever job.max_attempts says)
+def route(job, error):
+    if isinstance(error, PermanentError):
+        return queue.Dead("permanent")
+    if job.attempts >= 8:
+        return queue.Dead("max_attempts")
+    delay_s = backoff_delay(job.attempts)
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

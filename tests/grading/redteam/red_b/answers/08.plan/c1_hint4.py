@@ -1,0 +1,9 @@
+# kind: correct
+# rule: correct (hint 4's final answer, word for word)
+def plan(due, on_missed):
+    due = list(due)
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=due, skip=[])
+    if on_missed == "skip":
+        return scheduler.Plan(run=due[-1:], skip=due[:-1])
+    raise ValueError(on_missed)

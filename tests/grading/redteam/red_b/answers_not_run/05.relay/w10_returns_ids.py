@@ -1,0 +1,10 @@
+# kind: wrong
+# rule: count (returns the ids, not how many)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        ids = [r[0] for r in rows]
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": ids})
+    return ids

@@ -1,0 +1,8 @@
+# kind: wrong
+# rule: propagate (a rejected email is swallowed: "nothing we can do")
+def send_confirmation(job, conn):
+    booking_id = job.payload["booking_id"]
+    try:
+        send_email(provider_url(), *confirmation_email(conn, booking_id), idempotency_key=f"confirm:{booking_id}")
+    except EmailRejected:
+        return "rejected"

@@ -1,0 +1,14 @@
+# kind: wrong
+# rule: permanent-first (isinstance EmailRejected only: other PermanentErrors retried)
+from course.programs.email_provider import EmailRejected
+
+
+def route(job, error):
+    if isinstance(error, EmailRejected):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("max_attempts")
+    delay_s = backoff_delay(job.attempts)
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

@@ -1,0 +1,11 @@
+# kind: wrong
+# rule: retry-with-backoff (a fixed delay from the ceiling, no jitter)
+def route(job, error):
+    if isinstance(error, PermanentError):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("max_attempts")
+    delay_s = backoff_ceiling(job.attempts)
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

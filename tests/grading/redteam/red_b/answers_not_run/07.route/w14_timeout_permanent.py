@@ -1,0 +1,14 @@
+# kind: wrong
+# rule: others-transient (a timeout dead-lettered: 'it may have been delivered, don't risk it')
+from course.programs.email_provider import ProviderTimeout
+
+
+def route(job, error):
+    if isinstance(error, (PermanentError, ProviderTimeout)):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("max_attempts")
+    delay_s = backoff_delay(job.attempts)
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

@@ -1,0 +1,7 @@
+# kind: wrong
+# rule: unknown-policy (anything but 'skip' catches up)
+def plan(due, on_missed):
+    due = list(due)
+    if on_missed == "skip":
+        return scheduler.Plan(run=due[-1:], skip=due[:-1])
+    return scheduler.Plan(run=due, skip=[])

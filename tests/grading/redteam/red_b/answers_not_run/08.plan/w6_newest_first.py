@@ -1,0 +1,9 @@
+# kind: wrong
+# rule: catch-up (catch_up newest first)
+def plan(due, on_missed):
+    due = list(due)
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=sorted(due, reverse=True), skip=[])
+    if on_missed == "skip":
+        return scheduler.Plan(run=due[-1:], skip=due[:-1])
+    raise ValueError(on_missed)

@@ -1,0 +1,12 @@
+# kind: wrong
+# rule: policy (every due slot enqueued, whatever the schedule's policy)
+def tick(conn, now):
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        for slot in scheduler.due_slots(conn, schedule, now):
+            with conn.transaction():
+                if conn.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'enqueued') ON CONFLICT DO NOTHING RETURNING slot", [schedule.task, slot]).fetchone():
+                    job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot), queue=schedule.queue)
+                    conn.execute("UPDATE schedule_runs SET job_id = %s WHERE task = %s AND slot = %s", [job_id, schedule.task, slot])
+                    enqueued.append(job_id)
+    return enqueued
