@@ -419,7 +419,7 @@ def test_a_notebook_that_fills_the_servers_disk_is_stopped_at_its_budget(databas
     role, conninfo = made.create()
     try:
         with made.watched(role, budget_bytes=1 << 20) as watch, psycopg.connect(conninfo, autocommit=True) as conn:
-            schema = f"fill_{secrets.token_hex(3)}"  # tests running at once share the database
+            schema = f"t_fill_{secrets.token_hex(3)}"  # its own (tests run at once), t_ as test schemas are
             conn.execute(f"CREATE SCHEMA {schema}")
             conn.execute(fill.replace("fill.", f"{schema}."))
             for _ in range(600):  # the watcher measures every 2 s; a loaded machine may be slow to run it
