@@ -5,7 +5,7 @@
     worker                          run jobs (see course/core/worker.py)
 
 and, each with a `main(argv)` of its own in the module named in MODULE_COMMANDS:
-    build, map, progress, check, compare, grade, scheduler, broker, bench, chaos
+    build, map, progress, check, compare, grade, scheduler, broker, bench, chaos, doctor
 
 `python -m course --help` lists them all; `python -m course COMMAND --help` says more about one.
 """
@@ -214,6 +214,7 @@ MODULE_COMMANDS = {
     "broker": ("course.infra.broker", "start, stop or inspect the NATS JetStream server (labs 05 and 13)"),
     "bench": ("course.evidence.bench", "measure the queue against its peers"),
     "chaos": ("course.evidence.chaos", "kill workers and the database at random; count what was lost"),
+    "doctor": ("course.infra.doctor", "what this machine has: Python, the database, the broker, the sandbox"),
 }
 
 

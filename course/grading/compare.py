@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from course.errors import CourseError
-from course.grading import manifest, run_check
-from course.grading.notebooks import LABS, SOLUTIONS, exercise_cells, exercise_of, load_answers
+from course.grading import checker, manifest
+from course.grading.notebooks import LABS, SOLUTIONS, exercise_cells, exercise_of
 from course.grading.stubs import lab_notebook
 
 
@@ -108,6 +108,8 @@ def main(argv: list[str]) -> int:
     mine, solution = exercise_cells(mine_path), exercise_cells(solution_path)
     width = shutil.get_terminal_size((160, 40)).columns
     label = "labs/" if args.notebook is None else mine_path.name
+    results = {} if args.no_run else {
+        o.exercise: o for o in checker.check_in_a_process_of_its_own(mine_path, [e.id for e in lab.exercises])}
     for exercise in lab.exercises:
         print(f"\n=== {exercise.id}: {exercise.title} " + "=" * max(0, width - len(exercise.id) - len(exercise.title) - 8))
         yours, theirs = mine.get(exercise.id, "(no cell for this exercise in your notebook)"), solution[exercise.id]
@@ -115,17 +117,25 @@ def main(argv: list[str]) -> int:
             print(side_by_side(f"YOUR CODE ({label})\n" + yours, "THE SOLUTION (solutions/)\n" + theirs, width))
         else:
             print(f"--- your code ({label})\n" + yours + "\n--- the solution (solutions/)\n" + theirs)
-        if args.no_run:
-            continue
-        try:
-            report = run_check(exercise.id, **load_answers(mine_path, exercise.id))
-        except Exception as error:  # the learner's cell may not even run outside the notebook
-            print(f"checks on your code: could not load your answer ({type(error).__name__}: {error})")
-            continue
-        print("checks on your code: " + report.render())
+        if exercise.id in results:
+            print("checks on your code: " + _said(results[exercise.id].event()))
     if warning:
         print("\n" + warning)
     return 0
+
+
+def _said(outcome: dict) -> str:
+    """An exercise's report, as `check` prints it (or why there is none)."""
+    if outcome["report"]:
+        return outcome["report"]
+    if outcome["status"] == "could not load":
+        return f"{outcome['exercise']}: could not load your answer ({outcome['detail']})"
+    return f"{outcome['exercise']}: {outcome['status']} ({outcome['detail']})"
+
+
+def _print_result(event: dict) -> None:
+    if event["event"] == "result":
+        print(_said(event) + "\n", flush=True)
 
 
 def check_main(argv: list[str]) -> int:
@@ -147,18 +157,10 @@ def check_main(argv: list[str]) -> int:
     exercises = [manifest.load().exercise(exercise_only)] if exercise_only else list(lab.exercises)
     print(f"Checking {_shown(path)} (as saved on disk), lab {lab.id}: {lab.title}\n")
     outcomes = []
-    for exercise in exercises:
-        try:
-            report = run_check(exercise.id, seed=args.seed, **load_answers(path, exercise.id))
-        except Exception as error:  # the learner's cell may not even run outside the notebook
-            print(f"{exercise.id}: could not load your answer ({type(error).__name__}: {error})\n")
-            outcomes.append((exercise.id, "could not load"))
-            continue
-        if report.status != "problem":
-            progress_file.record(exercise.id, report.status, sum(r.passed for r in report.results),
-                                 len(report.results))
-        print(report.render() + "\n")
-        outcomes.append((exercise.id, report.status))
+    for outcome in checker.check_in_a_process_of_its_own(path, [e.id for e in exercises], args.seed, emit=_print_result):
+        if outcome.status in ("passed", "failed", "not started"):
+            progress_file.record(outcome.exercise, outcome.status, *outcome.checks)
+        outcomes.append((outcome.exercise, outcome.status))
     done = sum(status == "passed" for _, status in outcomes)
     print(f"{done} of {len(outcomes)} exercises passed: "
           + ", ".join(f"{exercise_id} {status}" for exercise_id, status in outcomes))

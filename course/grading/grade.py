@@ -6,36 +6,41 @@ Layouts accepted under SUBMISSIONS (a notebook's lab is the two digits its file 
     SUBMISSIONS/<student>_<NN>_*.ipynb          flat: the student's name, then the lab's notebook name
 
 When a student handed in two notebooks of one lab (`03_postgres_queue-Copy1.ipynb`), the newest is graded.
+Every notebook is read once, before any student's code runs, and graded as read.
 
-Each exercise's answer is loaded the way `compare` does it — the notebook's setup cells and that
-exercise's cell, never the rest — and its checks run in schemas of their own, with a time limit, in a
-child process per notebook. The child connects as a database role made for that notebook alone, which
-owns nothing but the schemas it creates: an answer that runs `DROP SCHEMA public CASCADE`, or drops
-another student's schemas, is refused by PostgreSQL. A notebook that is not JSON, lacks cells, hangs,
-kills its worker or its own process gets a row that says so; the run goes on with the next one.
+No student's code runs in a process that decides a grade. Each notebook gets a checker (checker.py), a
+process that runs the exercise's checks and holds their connections, and an answer host in the
+notebook's sandbox that runs its setup cells once and each exercise's cell; the checks call the answers
+across a socket (course/grading/boundary/). The notebook's processes connect as a database role made for
+that notebook alone, which owns nothing but the schemas it creates. A notebook that is not JSON, lacks
+cells, hangs, kills its processes or attacks the grader gets a row that says so; the run goes on.
 
-Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, lab and exercise),
-`summary-NN.md` per lab (pass rates, the most common failing checks: what to re-teach) and `summary.md`
-(all labs), and `logs/` (what each notebook's cells printed).
+Written to --out (default `gradebook/`): `gradebook.csv` (one row per student, lab and exercise: status,
+score, checks passed, every failing check, seed), `grades-wide.csv` (one row per student, a column per
+exercise: for an LMS), `feedback/<student>/NN.md` (to hand back), `summary-NN.md` per lab (pass rates,
+what to re-teach), `summary.md` (the run: its seed, the course's version, the sandbox, what was flagged,
+then every lab), `run.json`, and `logs/` (what each notebook's cells printed).
 
-Student code runs as you, on this machine: grade a class you do not trust inside a container.
+Exit status: 0 when every notebook was graded; 1 when the grader itself failed on one (its row says
+"problem"); 2 when it could not start (no sandbox here and no --trust-submissions, say).
 
-The role per notebook is course/grading/roles.py; the gradebook's rows, CSV and summaries are
-course/grading/gradebook.py.
-
-Why one module: it is one command's run: find the notebooks, then grade each in a child process watched
-to its end (the child's side, the grader's side, and the loop that hands notebooks to both).
+The role per notebook is roles.py; the gradebook's rows, CSV and summaries gradebook.py; the score
+sheet and feedback files handback.py; what is flagged integrity.py; one notebook's checker, watched,
+supervise.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import platform
 import random
 import re
+import shlex
 import shutil
-import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -44,15 +49,17 @@ import traceback
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
-from course.infra import processes
 from course.errors import CourseError, first_line
-from course.grading import manifest
-from course.grading.gradebook import Row, one_line, summary, write_csv
-from course.grading.trial import NOTHING
+from course.grading import confine, handback, integrity, manifest
+from course.grading.gradebook import Row, Run, differs_from, one_line, read_csv, summary, write_csv
+from course.grading.notebooks import LABS, ROOT, SOLUTIONS, exercise_of
 from course.grading.roles import Roles, schemas
+from course.grading.supervise import supervise
 
+MAX_NOTEBOOK_BYTES = 32 << 20  # a lab's solution with its outputs is under 2 MiB
 FLAT = re.compile(r"^(?P<student>.+)_(?P<lab>\d\d)_[^/]*\.ipynb$")
 IN_FOLDER = re.compile(r"^(?P<lab>\d\d)_[^/]*\.ipynb$")
 DEFAULT_TIMEOUT_S = 120.0
@@ -70,8 +77,10 @@ class Submission:
 # -- finding the notebooks -----------------------------------------------------------------------------
 
 
-def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list[Row]]:
-    """The notebooks to grade, and a row for each .ipynb file whose name we cannot place."""
+def find_submissions(root: Path, labs: set[str], course_labs: set[str] | None = None) -> tuple[list[Submission], list[Row]]:
+    """The notebooks of `labs` to grade, and a row for each .ipynb file whose name we cannot place (a
+    notebook of another of `course_labs`, not asked for, is left alone)."""
+    course_labs = labs if course_labs is None else course_labs
     root = root.resolve()
     found: dict[tuple[str, str], list[Path]] = defaultdict(list)
     unplaced: list[Row] = []
@@ -85,12 +94,24 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
         else:
             match = IN_FOLDER.match(path.name)
             student = relative.parts[0]
+        if match and match["lab"] in course_labs and match["lab"] not in labs:
+            continue  # a lab not asked for (--lab)
+        refused = _not_a_plain_file(root, relative)
+        if refused:
+            unplaced.append(Row(printable(student or path.stem), match["lab"] if match else "", "", "unreadable",
+                                notebook=str(relative), detail=f"{refused}: hand in the notebook itself"))
+            continue
         if not match or match["lab"] not in labs:
-            unplaced.append(Row(student or path.stem, "", "", "unreadable", notebook=str(relative),
+            unplaced.append(Row(printable(student or path.stem), "", "", "unreadable", notebook=str(relative),
                                 detail="not a course lab's file name: expected <student>/<NN>_*.ipynb or "
                                        "<student>_<NN>_*.ipynb with NN one of the course's labs"))
             continue
-        found[(student, match["lab"])].append(path)
+        found[(printable(student), match["lab"])].append(path)
+    for path in sorted(root.rglob("*")):  # a linked folder (rglob does not enter it): a row that says so
+        relative = path.relative_to(root)
+        if path.is_symlink() and path.is_dir() and not any(part.startswith(".") for part in relative.parts):
+            unplaced.append(Row(printable(relative.parts[0]), "", "", "unreadable", notebook=str(relative),
+                                detail=f"{relative} is a symbolic link: hand in the notebook itself"))
     submissions = []
     for (student, lab), paths in sorted(found.items()):
         paths.sort(key=lambda p: (p.stat().st_mtime, str(p)), reverse=True)
@@ -98,86 +119,32 @@ def find_submissions(root: Path, labs: set[str]) -> tuple[list[Submission], list
     return submissions, unplaced
 
 
-# -- the child: one notebook, its exercises one after the other ----------------------------------------
+def printable(name: str) -> str:
+    """A student's name (a folder's) as the gradebook shows it: a newline or another control character
+    written as its escape, so a name cannot add a line to summary.md (and a backslash doubled, so two
+    names stay two)."""
+    if name.isprintable() and "\\" not in name:
+        return name
+    return "".join(ch if ch.isprintable() and ch != "\\" else ch.encode("unicode_escape").decode() for ch in name)
 
 
-def child_main(spec_path: str) -> int:
-    """`python -m course.grading.grade --child SPEC`: grade one notebook; write one JSON line per event.
-
-    The work runs in a forked grandchild, so an answer that kills its parent kills this small
-    supervisor, not the grader; the grader sees the exit and kills the whole process group."""
-    spec = json.loads(Path(spec_path).read_text())
-    pid = os.fork()
-    if pid:
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says it
-    code = 0
-    try:
-        processes.die_with_parent()  # the supervisor's death is this process's too
-        _grade_in_child(spec)
-    except BaseException:  # noqa: BLE001 — whatever happened, the grader reads the events written so far
-        traceback.print_exc()  # into the notebook's log: the gradebook says "crashed", the log says where
-        code = 3
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+def _not_a_plain_file(root: Path, relative: Path) -> str | None:
+    """Why this submission is not read (a link would have us grade solutions/ or a classmate's notebook, a
+    pipe would hang the grader), or None for a plain file of its own."""
+    for depth in range(1, len(relative.parts) + 1):
+        if (root / Path(*relative.parts[:depth])).is_symlink():
+            return f"{Path(*relative.parts[:depth])} is a symbolic link"
+    info = (root / relative).lstat()
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > MAX_NOTEBOOK_BYTES:  # read whole before grading: a 2 GB file (a sparse one fits a zip) held 4 GB
+        return f"{info.st_size / 2**20:,.0f} MiB, over the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may be"
+    if info.st_nlink > 1:
+        return "a hard link (the same file as another somewhere)"
+    return None
 
 
-def _why(result) -> str:
-    """What the gradebook says of a failed check: its note, or what the answer gave when there is none (a
-    row that says only "failed" sends the instructor to the notebook for what one line can say)."""
-    if result.note:
-        return first_line(result.note, limit=200)
-    return first_line(f"got {result.got}", limit=200) if result.got is not NOTHING else ""
-
-
-def _grade_in_child(spec: dict) -> None:
-    from course.grading import run_check
-    from course.grading.notebooks import load_answers
-
-    events = os.open(spec["events"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    supervisor = os.getppid()
-
-    def emit(**event):
-        if os.getppid() != supervisor:  # the answer killed the process that watches it: report nothing more
-            os._exit(4)
-        os.write(events, (json.dumps(event) + "\n").encode())
-
-    path = Path(spec["notebook"])
-    for exercise_id in spec["exercises"]:
-        seed = spec["seeds"][exercise_id]
-        started = time.monotonic()
-        emit(event="start", exercise=exercise_id, phase="loading your cells")
-        try:
-            answers = load_answers(path, exercise_id)
-        except LookupError as error:
-            emit(event="result", exercise=exercise_id, status="no cell", detail=str(error),
-                 seconds=time.monotonic() - started, seed=seed)
-            continue
-        except BaseException as error:  # noqa: BLE001 — a cell may raise anything, SystemExit included
-            emit(event="result", exercise=exercise_id, status="could not load",
-                 detail=f"running the setup cells and the exercise cell raised {type(error).__name__}: {error}",
-                 seconds=time.monotonic() - started, seed=seed)
-            continue
-        emit(event="phase", exercise=exercise_id, phase="running the checks")
-        try:
-            report = run_check(exercise_id, seed=seed, **answers)
-        except BaseException as error:  # noqa: BLE001
-            emit(event="result", exercise=exercise_id, status="problem",
-                 detail=f"the checks stopped on {type(error).__name__}: {error}",
-                 seconds=time.monotonic() - started, seed=seed)
-            continue
-        failing = [r for r in report.results if not r.passed]
-        detail = one_line(report.problem) or report.not_started or (_why(failing[0]) if failing else "")
-        emit(event="result", exercise=exercise_id, status=report.status, passed=report.passed,
-             first_failing=failing[0].name if failing else "", detail=detail,
-             checks=f"{sum(r.passed for r in report.results)}/{len(report.results)}",
-             seconds=time.monotonic() - started, seed=report.seed if report.seed is not None else seed)
-
-
-# -- the grader: a child per notebook, watched ----------------------------------------------------------
+# -- grading one notebook -------------------------------------------------------------------------------
 
 
 @dataclass
@@ -186,132 +153,55 @@ class Grader:
     timeout_s: float
     roles: Roles
     protected: set[str]
-    seed: int | None = None
+    seed: int
+    texts: dict[Path, str | None]  # every notebook, as read before any student's code ran
+    work: Path  # private to this run: the checkers' folders
+    sandboxed: bool = False  # each notebook's code in sandboxes (confine.py); else trusted, as plain children
+    hidden: list[str] = field(default_factory=list)  # what those sandboxes must never read
+    file_names: dict[str, str] = field(default_factory=dict)  # student -> a name for their files, no two alike
 
-    def grade(self, submission: Submission) -> list[Row]:
+    def grade(self, submission: Submission) -> tuple[list[Row], list[str]]:
+        """The notebook's rows, and what was flagged while it was graded."""
         lab = manifest.load().lab(submission.lab)
         base = Row(submission.student, lab.id, "", "", notebook=submission.shown or submission.path.name)
-        problem = _unreadable(submission.path)
+        text = self.texts.get(submission.path)
+        problem = _unreadable(text)
         if problem:
-            return [_row(base, exercise="*", status="unreadable", detail=problem)]
-        rng = random.Random(f"{self.seed}:{submission.student}:{lab.id}") if self.seed is not None else random
+            return [_row(base, exercise="*", status="unreadable", detail=problem)], []
+        rng = random.Random(f"{self.seed}:{submission.student}:{lab.id}")
         seeds = {e.id: rng.randrange(1, 10**6) for e in lab.exercises}
-        remaining = [e.id for e in lab.exercises]
-        rows: list[Row] = []
-        while remaining:
-            done = self._run_child(submission, base, remaining, seeds)
-            rows.extend(done)
-            graded = {r.exercise for r in done}
-            remaining = [e for e in remaining if e not in graded]
-        if submission.also:
-            older = ", ".join(p.name for p in submission.also)
-            for row in rows:
-                row.detail = (row.detail + "; " if row.detail else "") + f"graded the newest notebook, not {older}"
-        return rows
-
-    def _run_child(self, submission: Submission, base: Row, exercises: list[str], seeds: dict) -> list[Row]:
-        """Run a child on these exercises until it finishes, hangs or dies; the rows it got to."""
-        work = Path(tempfile.mkdtemp(prefix=f"grade-{_safe(submission.student)}-{submission.lab}-",
-                                     dir=self.out / "work"))
-        spec = {"notebook": str(submission.path), "exercises": exercises, "seeds": seeds,
-                "events": str(work / "events.jsonl")}
-        (work / "spec.json").write_text(json.dumps(spec))
+        log = self.out / "logs" / f"{self.file_names.get(submission.student) or handback.safe(submission.student)}-{submission.lab}.log"
         role, conninfo = self.roles.create()
-        # The instructor's .course stays the home (the shared NATS server lives there); only progress moves.
-        env = {**os.environ, "DATABASE_URL": conninfo, "COURSE_PROGRESS_FILE": str(work / "progress.json"),
-               "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-        env.pop("COURSE_DB", None)
-        log_path = self.out / "logs" / f"{_safe(submission.student)}-{submission.lab}.log"
-        rows: list[Row] = []
         try:
-            with open(log_path, "a") as log:
-                log.write(f"--- {submission.path} exercises {', '.join(exercises)}\n")
-                log.flush()
-                child = processes.start_group([sys.executable, "-m", "course.grading.grade", "--child",
-                                               str(work / "spec.json")], cwd=work, env=env,
-                                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-                rows = self._watch(child, base, work / "events.jsonl", exercises, seeds)
+            with self.roles.watched(role) as watch:
+                run = supervise(submission.path.name, text, [e.id for e in lab.exercises], seeds, conninfo=conninfo,
+                                timeout_s=self.timeout_s, log=log, work_root=self.work, sandboxed=self.sandboxed,
+                                hidden=self.hidden)
         finally:
             self.roles.drop(role)
-            shutil.rmtree(work, ignore_errors=True)
+        if watch.ended:
+            run.flags.append(watch.ended)
+        rows = [_from_result(base, run.results[e.id]) for e in lab.exercises]
         # With a role of its own the notebook could not drop anyone's schema: PostgreSQL refused it. Without
         # one, a schema that is gone is all we can see (dropped by it, or by someone else meanwhile: the
         # course's database is shared with the instructor's kernel and, in the test suite, other tests).
         lost = sorted(self.protected - schemas()) if role is None else []
-        if lost:
-            for row in rows:
-                row.detail = (row.detail + "; " if row.detail else "") + f"schemas gone after it ran: {lost}"
-            self.protected -= set(lost)  # said once
-        return rows
-
-    def _watch(self, child: subprocess.Popen, base: Row, events_path: Path, exercises: list[str],
-               seeds: dict) -> list[Row]:
-        rows: list[Row] = []
-        current, phase, started = None, "starting", time.monotonic()
-        offset = 0
-        while True:
-            code = child.poll()
-            if events_path.exists():
-                with open(events_path) as events:
-                    events.seek(offset)
-                    for line in events:
-                        if not line.endswith("\n"):
-                            break
-                        offset += len(line.encode())
-                        try:
-                            event = json.loads(line)
-                        except json.JSONDecodeError:
-                            continue
-                        if event.get("exercise") not in exercises:
-                            continue
-                        if event["event"] == "start":
-                            current, phase, started = event["exercise"], event["phase"], time.monotonic()
-                        elif event["event"] == "phase":
-                            phase = event["phase"]
-                        elif event["event"] == "result" and event["exercise"] not in {r.exercise for r in rows}:
-                            rows.append(_row(base, exercise=event["exercise"], status=event["status"],
-                                             passed=bool(event.get("passed")), seconds=event.get("seconds", 0),
-                                             seed=event.get("seed"), first_failing=event.get("first_failing", ""),
-                                             detail=event.get("detail", "")))
-                            current, started = None, time.monotonic()
-            if len(rows) == len(exercises):
-                if code is None:
-                    try:
-                        child.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        pass
-                processes.kill_group(child)
-                return rows
-            if code is not None:
-                processes.kill_group(child)
-                victim = current or next(e for e in exercises if e not in {r.exercise for r in rows})
-                if code < 0 or code > 128:
-                    number = -code if code < 0 else code - 128
-                    how = f"killed by {_signal_name(number)}"
-                else:
-                    how = f"exit code {code}"
-                rows.append(_row(base, exercise=victim, status="crashed", seconds=time.monotonic() - started,
-                                 seed=seeds.get(victim), detail=f"its process ended ({how}) while {phase}"))
-                return rows
-            if current is not None and time.monotonic() - started > self.timeout_s:
-                processes.kill_group(child)
-                rows.append(_row(base, exercise=current, status="timed out", seconds=time.monotonic() - started,
-                                 seed=seeds.get(current), detail=f"still {phase} after {self.timeout_s:g} s; stopped"))
-                return rows
-            if current is None and time.monotonic() - started > self.timeout_s + 60:  # never even started
-                processes.kill_group(child)
-                victim = next(e for e in exercises if e not in {r.exercise for r in rows})
-                rows.append(_row(base, exercise=victim, status="timed out", seed=seeds.get(victim),
-                                 detail="the grading process never began the next exercise"))
-                return rows
-            time.sleep(0.1)
+        notes = [f"schemas gone after it ran: {lost}"] if lost else []
+        self.protected -= set(lost)  # said once
+        if submission.also:
+            notes.append(f"graded the newest notebook, not {', '.join(p.name for p in submission.also)}")
+        for row in rows:
+            row.detail = "; ".join(filter(None, [row.detail, *notes]))
+        return rows, run.flags
 
 
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
+def _from_result(base: Row, result: dict) -> Row:
+    failing = [f for f in result.get("failing") or [] if isinstance(f, dict) and "name" in f]
+    checks = result.get("checks") or [0, 0]
+    return _row(base, exercise=result["exercise"], status=result["status"], passed=bool(result.get("passed")),
+                seconds=result.get("seconds", 0), seed=result.get("seed"), detail=result.get("detail", ""),
+                first_failing=failing[0]["name"] if failing else "", failing=failing,
+                checks_passed=int(checks[0]), checks_total=int(checks[1]), report=result.get("report", ""))
 
 
 def _row(base: Row, **values) -> Row:
@@ -322,13 +212,11 @@ def _row(base: Row, **values) -> Row:
     return row
 
 
-def _unreadable(path: Path) -> str | None:
+def _unreadable(text: str | None) -> str | None:
     import nbformat
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return f"cannot read the file: {error}"
+    if text is None:
+        return "cannot read the file (not UTF-8 text, or not readable)"
     try:
         json.loads(text)
     except json.JSONDecodeError as error:
@@ -341,55 +229,185 @@ def _unreadable(path: Path) -> str | None:
     return None
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "student"
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+# -- grading a class -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Graded:
+    rows: list[Row]
+    run: Run
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def exit_status(self) -> int:
+        """1 when the grader itself failed on a notebook (a row says "problem"), else 0."""
+        return 1 if any(r.status == "problem" for r in self.rows) else 0
 
 
 def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S,
-          labs: list[str] | None = None, seed: int | None = None, progress: bool = True) -> list[Row]:
-    """Grade every notebook under submissions_dir; write the gradebook into out; return its rows."""
+          labs: list[str] | None = None, seed: int | None = None, progress: bool = True,
+          trust: bool = False, command: str = "python -m course grade") -> Graded:
+    """Grade every notebook under submissions_dir; write the gradebook into out. Paths may be relative to
+    the current folder: they are made absolute before anything is started."""
     from tqdm.auto import tqdm
 
     from course.infra import db
 
+    started_at, started = datetime.now(timezone.utc), time.monotonic()
+    submissions_dir, out = Path(submissions_dir).resolve(), Path(out).resolve()
     course = manifest.load()
     wanted = {course.lab(l).id for l in labs} if labs else {lab.id for lab in course.labs}
     if not submissions_dir.is_dir():
         raise CourseError(f"{submissions_dir} is not a folder of notebooks.")
-    submissions, rows = find_submissions(submissions_dir, wanted)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "work").mkdir(exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
+    enough, sandbox_line = confine.isolation()
+    print(sandbox_line)
+    if not enough and not trust:
+        raise CourseError("The notebooks' code cannot be confined on this machine (see the line above): grade "
+                          "only a class you trust here, with --trust-submissions, or grade on a machine that "
+                          "can (README, \"Grading a class\"). Nothing was graded.")
+    seed = seed if seed is not None else random.randrange(1, 10**6)
+    submissions, rows = find_submissions(submissions_dir, wanted, {lab.id for lab in course.labs})
+    every_notebook = sorted(p for p in submissions_dir.rglob("*.ipynb"))
+    before = {p: integrity.fingerprint(p) for p in every_notebook}
+    texts = {s.path: _read(s.path) for s in submissions}
     print(db.describe())
-    roles = Roles()
+    roles = Roles(share=jobs)
     if not roles.available:
-        print(f"Note: grading as the course's own database user ({roles.why_not}); "
+        if not trust:  # a sandbox's gate admits only a role of the notebook's own: never the course's user
+            raise CourseError(f"Each notebook needs a database role of its own to be confined, and none can be "
+                              f"made here ({roles.why_not}): grade only a class you trust, with "
+                              f"--trust-submissions. Nothing was graded.")
+        print(f"Note: grading as the course's own database user ({roles.why_not}), outside any sandbox; "
               f"schemas are compared after each notebook instead.")
-    grader = Grader(out, timeout_s, roles, protected={s for s in schemas() if not s.startswith(("check_", "t_"))},
-                    seed=seed)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
-            tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
-        futures = {pool.submit(grader.grade, s): s for s in submissions}
-        for future in as_completed(futures):
-            submission = futures[future]
-            try:
-                rows.extend(future.result())
-            except Exception as error:  # the grader's own failure on one notebook: a row, and go on
-                rows.append(Row(submission.student, submission.lab, "*", "problem",
-                                notebook=submission.path.name, first_failing="problem",
-                                detail=f"the grader failed on it: {type(error).__name__}: {error}"))
-            bar.update()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="course-grade-run-"))
+    flags: list[tuple[str, str]] = []
+    try:
+        hidden = [submissions_dir, out, SOLUTIONS, Path(os.environ.get("COURSE_HOME") or ROOT / ".course"), work]
+        grader = Grader(out, timeout_s, roles, {s for s in schemas() if not s.startswith(("check_", "t_"))},
+                        seed, texts, work, sandboxed=enough and roles.available,
+                        hidden=[str(p) for p in hidden], file_names=handback.file_names(s.student for s in submissions))
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
+                tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
+            futures = {pool.submit(grader.grade, s): s for s in submissions}
+            for future in as_completed(futures):
+                submission = futures[future]
+                try:
+                    graded, flagged = future.result()
+                    rows.extend(graded)
+                    flags += [(f"{submission.student}, lab {submission.lab}", flag) for flag in flagged]
+                except Exception as error:  # the grader's own failure on one notebook: a row, and go on
+                    rows.append(Row(submission.student, submission.lab, "*", "problem",
+                                    notebook=submission.path.name, first_failing="problem",
+                                    detail=f"the grader failed on it: {type(error).__name__}: {error}"))
+                bar.update()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    flags += _never_fatal("comparing the notebooks before and after", lambda: _changed(before, submissions_dir))
+    flags += _never_fatal("comparing the answers between students", lambda: _alike(submissions, texts, course))
     order = {e.id: i for i, e in enumerate(course.exercises)}
     rows.sort(key=lambda r: (r.student, r.lab, order.get(r.exercise, -1)))
-    write_csv(rows, out / "gradebook.csv")
+    run = Run(started=started_at.isoformat(timespec="seconds"), seconds=0.0, seed=seed,
+              course_version=course_version(), python=platform.python_version(), sandbox=sandbox_line,
+              command=f"{command} {shlex.quote(str(submissions_dir))} --out {shlex.quote(str(out))}", flags=flags)
+    return Graded(rows, run, _write(out, rows, run, course, started))
+
+
+def _never_fatal(what: str, flags_of) -> list[tuple[str, str]]:
+    """An integrity pass's flags; its failure is a flag too (a notebook it could not read takes down
+    no one's gradebook)."""
+    try:
+        return flags_of()
+    except Exception as error:  # noqa: BLE001 — what the submissions hold is theirs to choose
+        return [("(the grader)", f"{what} stopped on {type(error).__name__}: {first_line(str(error), limit=200)}")]
+
+
+def _changed(before: dict[Path, str], root: Path) -> list[tuple[str, str]]:
+    """Notebooks that changed on disk, appeared or went while the class was graded."""
+    after = {p: integrity.fingerprint(p) for p in sorted(root.rglob("*.ipynb"))}
+    said = []
+    for path in sorted(set(before) | set(after)):
+        if before.get(path) != after.get(path):
+            how = ("appeared" if path not in before else "was deleted" if path not in after
+                   else "changed on disk (it was graded as read at the start)")
+            said.append((str(path.relative_to(root)), f"this notebook {how} while the class was graded"))
+    return said
+
+
+def _alike(submissions: list[Submission], texts: dict, course: manifest.Manifest) -> list[tuple[str, str]]:
+    """Code answers that are the same code under other names, in two or more students' notebooks."""
+    from course.grading.notebooks import exercise_cells
+
+    said = []
+    for lab in course.labs:
+        mine = [s for s in submissions if s.lab == lab.id and texts.get(s.path) and not _unreadable(texts[s.path])]
+        if len(mine) < 2:
+            continue
+        cells = {s.student: _exercise_cells(texts[s.path]) for s in mine}
+        code = [e.id for e in lab.exercises if e.kind == "code"]
+        everyone = {e: [c for c in (exercise_cells(LABS / lab.notebook).get(e),
+                                    exercise_cells(SOLUTIONS / lab.notebook).get(e)) if c] for e in code}
+        for exercise, students in integrity.identical_answers(cells, code, not_counted=everyone):
+            said.append((", ".join(students), f"{exercise}: the same code under other names"))
+    return said
+
+
+def _exercise_cells(text: str) -> dict[str, str]:
+    import nbformat
+
+    notebook = nbformat.reads(text, as_version=4)
+    return {exercise_of(c): c.source for c in notebook.cells if c.cell_type == "code" and exercise_of(c)}
+
+
+def course_version() -> str:
+    """The checkout's commit (and whether it has changes), else the package's version."""
+    from course.grading.notebooks import ROOT
+
+    try:
+        described = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--tags"],
+                                   capture_output=True, text=True, timeout=10)
+        if described.returncode == 0 and described.stdout.strip():
+            return f"commit {described.stdout.strip()}"
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"version {version('course')}"
+    except PackageNotFoundError:
+        return "version unknown"
+
+
+def _write(out: Path, rows: list[Row], run: Run, course: manifest.Manifest, started: float) -> list[Path]:
+    """Every file of the gradebook; the CSV read back, and any difference flagged."""
+    written = [out / "gradebook.csv", out / "grades-wide.csv"]
+    write_csv(rows, written[0])
+    handback.write_wide_csv(rows, course.exercises, written[1])
+    written += handback.write_feedback(rows, out / "feedback", {e.id: e.title for e in course.exercises})
     texts = []
     for lab in course.labs:
         if any(r.lab == lab.id for r in rows):
             text = summary(lab, rows)
             (out / f"summary-{lab.id}.md").write_text(text)
+            written.append(out / f"summary-{lab.id}.md")
             texts.append(text)
-    (out / "summary.md").write_text("\n".join(texts) or "No notebooks found.\n")
-    return rows
+    different = differs_from(read_csv(written[0]), rows)
+    if different:
+        run.flags.append(("gradebook.csv", f"read back, it is not what was written: {different}"))
+    run.checksum = hashlib.sha256(written[0].read_bytes()).hexdigest()
+    run.seconds = time.monotonic() - started
+    (out / "summary.md").write_text(run.head() + "\n" + ("\n".join(texts) or "No notebooks found.\n"))
+    (out / "run.json").write_text(json.dumps({**asdict(run), "rows": len(rows),
+                                              "statuses": dict(Counter(r.status for r in rows))}, indent=2))
+    return written + [out / "summary.md", out / "run.json"]
 
 
 def main(argv: list[str]) -> int:
@@ -398,24 +416,38 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submissions", type=Path, help="the folder of students' notebooks (layouts below)")
     parser.add_argument("--out", type=Path, default=Path("gradebook"),
-                        help="where to write gradebook.csv, summary-NN.md and logs/ (default: %(default)s)")
+                        help="where to write the gradebook, feedback/, summaries and logs/ (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                        help="seconds one exercise may take, loading its cells and running its checks "
-                             "(default: %(default)g)")
+                        help="seconds one exercise may take, loading its cell and running its checks; the "
+                             "notebook's setup cells get it once (default: %(default)g)")
     parser.add_argument("--lab", action="append", dest="labs", metavar="NN",
                         help="grade only this lab (repeat for several; default: every lab found)")
-    parser.add_argument("--seed", type=int, help="derive every check's random seed from this (default: random)")
+    parser.add_argument("--seed", type=int, help="derive every check's random seed from this (default: a new one, "
+                                                 "printed in summary.md)")
+    parser.add_argument("--trust-submissions", action="store_true", dest="trust",
+                        help="grade even where the notebooks' code cannot be confined (run as you, with your "
+                             "files in reach): only for a class you trust")
     args = parser.parse_args(argv)
-    rows = grade(args.submissions, args.out, jobs=args.jobs, timeout_s=args.timeout, labs=args.labs, seed=args.seed)
+    try:
+        graded = grade(args.submissions, args.out, jobs=args.jobs, timeout_s=args.timeout, labs=args.labs,
+                       seed=args.seed, trust=args.trust)
+    except CourseError as error:
+        print(error, file=sys.stderr)
+        return 2
+    rows, run = graded.rows, graded.run
     count = Counter(r.status for r in rows)
     print(f"{len(rows)} rows: " + ", ".join(f"{n} {status}" for status, n in count.most_common()))
-    print(f"Wrote {args.out / 'gradebook.csv'} and {args.out / 'summary.md'}.")
-    return 0
+    if run.flags:
+        print(f"{len(run.flags)} integrity flag(s): see summary.md")
+    problems = [r for r in rows if r.status == "problem"]
+    if problems:
+        print(f"The grader itself failed on {len(problems)} row(s) (status 'problem'): see summary.md.")
+    out = Path(args.out)
+    print(f"Wrote {out / 'gradebook.csv'} (SHA-256 {run.checksum[:16]}…), {out / 'grades-wide.csv'}, "
+          f"{out / 'feedback'}/ and {out / 'summary.md'}; seed {run.seed}.")
+    return graded.exit_status
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        raise SystemExit(child_main(sys.argv[2]))
     raise SystemExit(main(sys.argv[1:]))
-

@@ -34,8 +34,13 @@ SHELL_PREFIXES = ("%", "!")  # an IPython magic or a shell line: not Python, and
 
 
 def exercise_of(cell) -> str | None:
-    """The exercise a cell answers, from its metadata (`"course": {"exercise": "03.claim"}`), or None."""
-    return cell.get("metadata", {}).get("course", {}).get("exercise")
+    """The exercise a cell answers, from its metadata (`"course": {"exercise": "03.claim"}`), or None. A
+    notebook's metadata is free-form: anything else there (a list, a number, "course" as a string) is no
+    exercise, never an error."""
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    course = metadata.get("course") if isinstance(metadata, dict) else None
+    exercise = course.get("exercise") if isinstance(course, dict) else None
+    return exercise if isinstance(exercise, str) and exercise else None
 
 
 def without_magics(source: str) -> str:

@@ -12,6 +12,7 @@ runs `DROP SCHEMA public CASCADE`, or drops another student's schemas, is refuse
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -19,6 +20,7 @@ import socket
 import threading
 import time
 
+import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -28,16 +30,23 @@ ROLE_PREFIX = "course_grade_"
 
 
 # GRANT on the database and DROP OWNED update the database's shared catalog row: two sessions doing it
-# at once fail with "tuple concurrently updated". The thread lock orders one grader's threads; this
-# advisory lock (held to the end of the transaction) orders every grader on the server, and the test
-# suite's parallel processes.
-CATALOG_LOCK = "SELECT pg_advisory_xact_lock(hashtext('course grade: roles'))"
-
+# at once fail with "tuple concurrently updated". The thread lock orders one grader's threads; a lock on
+# a table of the course's user (held to the end of the transaction) orders every grader on the server,
+# and the test suite's parallel processes. Not an advisory lock: any role may take one of those, and a
+# notebook that held the graders' key (in a backend asleep in pg_sleep) stopped every grade run.
+LOCK_SCHEMA, LOCK_TABLE = "course_grading", "roles_lock"
+CATALOG_LOCK = f"LOCK TABLE {LOCK_SCHEMA}.{LOCK_TABLE} IN EXCLUSIVE MODE"
+CONNECTIONS = 300  # max_connections, when the server cannot be asked
+DISK_BUDGET_BYTES = 2 << 30  # what one notebook's role may own on the server's disk (no check writes 1/10 of it)
+TEMP_FILE_LIMIT = "1GB"  # per session: sorts and hashes spilled to disk
+WATCH_EVERY_S = 2.0
 
 class Roles:
     """Makes a login role per graded notebook that can create schemas and own only those."""
 
-    def __init__(self):
+    def __init__(self, share: int = 2):
+        """`share`: how many notebooks are graded at once; each role may hold its share of the server's
+        connections, so a notebook that opens all it can starves no classmate."""
         from course.infra import db
 
         self.db = db
@@ -53,6 +62,11 @@ class Roles:
                                    "WHERE rolname = current_user").fetchone()[0]
             if not can:
                 self.available, self.why_not = False, "the course's database user may not create roles"
+            else:
+                with db.connect() as conn:
+                    limit = int(conn.execute("SELECT current_setting('max_connections')").fetchone()[0] or CONNECTIONS)
+                    self.connection_limit = max(10, (limit - 20) // (max(1, share) + 1))
+                    _make_lock_table(conn)
         except Exception as error:  # a database that refuses: say so once, grade as the course's user
             self.available, self.why_not = False, f"{type(error).__name__}: {error}"
         if self.available:
@@ -98,12 +112,50 @@ class Roles:
         with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
             conn.execute(CATALOG_LOCK)
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
-                                 "PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+                                 "CONNECTION LIMIT {} PASSWORD {}").format(
+                sql.Identifier(role), sql.Literal(self.connection_limit), sql.Literal(password)))
+            conn.execute(sql.SQL("ALTER ROLE {} SET temp_file_limit = {}").format(
+                sql.Identifier(role), sql.Literal(TEMP_FILE_LIMIT)))  # only a superuser may change it
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
                 sql.Identifier(self.dbname), sql.Identifier(role)))
             conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
                                                                    sql.Literal(self.owner_tag())))
         return role, make_conninfo(self.base, user=role, password=password)
+
+    @contextlib.contextmanager
+    def watched(self, role: str | None, budget_bytes: int = DISK_BUDGET_BYTES):
+        """While the block runs, the role's tables and large objects are measured every few seconds; past the budget its
+        sessions are ended and it may not log in again (a notebook filling the server's disk fills everyone's).
+        `.ended` then says so, for the gradebook's flags."""
+        watch = Watch()
+        if role is None:
+            yield watch
+            return
+        done = threading.Event()
+
+        def measure():
+            try:
+                with self.db.connect() as conn:
+                    conn.autocommit = True
+                    while not done.wait(WATCH_EVERY_S):
+                        used = conn.execute(OWNED_BYTES, {"role": role}).fetchone()[0]
+                        if used > budget_bytes:
+                            conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))
+                            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
+                                         [role])
+                            watch.ended = (f"its database role owned {used / 2**20:,.0f} MiB of tables, over the "
+                                           f"{budget_bytes / 2**20:,.0f} MiB a notebook may: its sessions were ended")
+                            return
+            except psycopg.Error:
+                pass  # the server went away: the checks say so in their own rows
+
+        thread = threading.Thread(target=measure, name=f"disk-{role}", daemon=True)
+        thread.start()
+        try:
+            yield watch
+        finally:
+            done.set()
+            thread.join(10)
 
     def drop(self, role: str | None) -> None:
         """End the role's sessions, drop the schemas it made (scratch schemas a killed check left) and the role.
@@ -111,8 +163,13 @@ class Roles:
         if role is None:
             return
         with self.db.connect() as conn:
-            if not self._locked(conn, role, "ALTER ROLE {} NOLOGIN"):  # no new sessions
+            conn.autocommit = True
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone():
                 return
+            with contextlib.suppress(psycopg.Error):  # no new sessions (another grader may drop it meanwhile)
+                conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))
+            conn.autocommit = False
+            # Its sessions end before we take any lock: one asleep in pg_sleep holds what it took till then
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
             for _ in range(100):
                 if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
@@ -129,6 +186,35 @@ class Roles:
             for statement in statements:
                 conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
         return True
+
+
+# What a role has put on the server's disk: its tables (with their indexes and TOAST) and its large objects
+# (stored in the catalog's pg_largeobject, which the tables' sum misses; none is read when it owns none)
+OWNED_BYTES = """
+SELECT coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+                 WHERE r.rolname = %(role)s AND c.relkind IN ('r', 'm', 't')), 0)
+     + coalesce((SELECT sum(octet_length(l.data)) FROM pg_largeobject l
+                 JOIN pg_largeobject_metadata m ON m.oid = l.loid JOIN pg_roles r ON r.oid = m.lomowner
+                 WHERE r.rolname = %(role)s), 0)"""
+
+
+class Watch:
+    ended: str = ""  # why the role's sessions were ended, if they were
+
+
+def _make_lock_table(conn) -> None:
+    """The table whose lock orders the graders: the course's user's, in a schema no other role may use."""
+    import psycopg
+
+    for _ in range(5):  # two graders making it at once: one wins, the other sees it
+        try:
+            with conn.transaction():
+                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {LOCK_SCHEMA}")
+                conn.execute(f"REVOKE ALL ON SCHEMA {LOCK_SCHEMA} FROM PUBLIC")
+                conn.execute(f"CREATE TABLE IF NOT EXISTS {LOCK_SCHEMA}.{LOCK_TABLE} ()")
+            return
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject, psycopg.errors.DuplicateTable):
+            continue
 
 
 def schemas() -> set[str]:

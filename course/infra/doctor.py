@@ -1,7 +1,11 @@
-"""Is everything the course needs here? One line per part, with what to do when something is missing."""
+"""Is everything the course needs here? One line per part, with what to do when something is missing.
+
+`report()` is what lab 00 shows a learner; `python -m course doctor` adds the sandbox that class grading
+would run students' code in (course.infra.sandbox.isolation), which learners never need."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import platform
 import shutil
@@ -9,6 +13,7 @@ import sys
 from pathlib import Path
 
 from course.infra import db
+from course.infra.sandbox import isolation
 from course.errors import DatabaseUnavailable
 
 
@@ -43,3 +48,21 @@ def checks() -> list[tuple[bool, str]]:
 def report() -> None:
     for ok, line in checks():
         print(f"{'✓' if ok else '✗'} {line}")
+
+
+def sandbox_check() -> tuple[bool, str]:
+    found = isolation.probe()
+    return found.enough, found.line() + ("" if found.enough else
+                                         " — only class grading needs it (`python -m course grade` asks for "
+                                         "--trust-submissions here)")
+
+
+def main(argv: list[str]) -> int:
+    """`python -m course doctor`: report() and the sandbox; exit status 1 when something is missing."""
+    argparse.ArgumentParser(prog="python -m course doctor", description=(
+        "One line per part this machine has: Python, the database, the NATS binary, the notebooks' libraries, "
+        "and the sandbox class grading runs students' code in.")).parse_args(argv)
+    found = [*checks(), sandbox_check()]
+    for ok, line in found:
+        print(f"{'✓' if ok else '✗'} {line}")
+    return 0 if all(ok for ok, _ in found) else 1

@@ -8,7 +8,7 @@ write their histories this way, and a check or a notebook reads them back.
 
     record(path, kind=..., **fields)   append one event, stamped with the time and this process's pid
     read(path, SomeEvent)              every whole event, as SomeEvent(**fields), in time order
-    new_file(prefix)                   a fresh, empty history in the course's log folder
+    new_file(prefix)                   a fresh, empty history in the folder children write (processes.exchange_dir)
     timeline(events, describe)         one line per event, in seconds from the first
 
 `Event` is what every history's events have; a history's own event type adds what its events are
@@ -69,8 +69,8 @@ def read(path: str | Path, event: Callable[..., E] = dict) -> list[E]:
 
 
 def new_file(prefix: str = "course-history-") -> str:
-    """A fresh, empty history file in the course's log folder."""
-    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.log_dir())
+    """A fresh, empty history file, in the folder a child running code under test may write."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.exchange_dir())
     os.close(fd)
     return path
 

@@ -15,6 +15,12 @@ is still running when the parent exits. We only ever signal pids we started.
                                                      the SIGKILL that ends all of it (what it started too)
     output_within(argv, timeout_s)                   run one such child to its end or its deadline
     die_with_parent()                                in a child: the kernel kills it when its parent dies
+
+When a class is graded, code under test must not run unconfined: a value that holds it marks itself
+while it is pickled (untrusted_code_pickled), and a child given that spec is started by the launcher
+the grader installed (confine_untrusted) — in its sandbox — or not at all. Such a child's files go to
+exchange_dir(), the one folder it may write; everything else (logs, specs, servers' URL files) stays
+in log_dir(), which it cannot reach.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,8 +119,8 @@ def pid_alive(pid: int | None) -> bool:
 
 def log_dir() -> Path:
     global _pruned
-    path = Path(tempfile.gettempdir()) / f"course-logs-{os.getuid()}"
-    path.mkdir(exist_ok=True)
+    path = Path(os.environ.get("COURSE_LOG_DIR") or Path(tempfile.gettempdir()) / f"course-logs-{os.getuid()}")
+    path.mkdir(mode=0o700, exist_ok=True)
     if not _pruned:
         _pruned = True
         cutoff = time.time() - LOG_KEEP_S
@@ -126,14 +133,32 @@ def log_dir() -> Path:
     return path
 
 
+def exchange_dir() -> Path:
+    """Where a child running code under test writes what the check reads back (its history, a marker):
+    the one folder such a child may write, when a class is graded; the log folder otherwise."""
+    folder = os.environ.get("COURSE_EXCHANGE_DIR")
+    if not folder:
+        return log_dir()
+    path = Path(folder)
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
 def spawn(name: str, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> Child:
     """Start a process with its output going to a log file named after it."""
     log_path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
+    argv = [str(arg) for arg in argv]
+    env = {**os.environ, **(env or {})}
+    untrusted = untrusted_specs_in(argv, env)
     with open(log_path, "wb") as log_file:
-        popen = subprocess.Popen(
-            list(argv), stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})}, cwd=cwd,
-        )
+        options = dict(stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+        if untrusted:
+            if _launch_untrusted is None:
+                raise RuntimeError(f"{name} would run code under test outside any sandbox: "
+                                   "no launcher was installed (processes.confine_untrusted)")
+            popen = _launch_untrusted(argv, untrusted, **options)
+        else:
+            popen = subprocess.Popen(argv, **options)
     child = Child(name, popen, log_path)
     _alive[child.pid] = child
     return child
@@ -151,10 +176,42 @@ def pickle_for_child(value: object, name: str = "spec") -> Path:
     """Write `value` to a file of its own (the owner's alone, in the log folder) for a child to read with
     unpickle(). cloudpickle sends functions by value, so one defined in a notebook runs in the child."""
     path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.pkl"
+    _pickling.untrusted = False
+    try:
+        data = cloudpickle.dumps(value)
+    finally:
+        untrusted, _pickling.untrusted = _pickling.untrusted, False
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
-        out.write(cloudpickle.dumps(value))
+        out.write(data)
+    if untrusted:
+        _untrusted_specs.add(str(path))
     return path
+
+
+# -- code under test: started only by the grader's launcher ---------------------------------------------
+
+_pickling = threading.local()
+_untrusted_specs: set[str] = set()
+_launch_untrusted: Callable[..., subprocess.Popen] | None = None
+
+
+def untrusted_code_pickled() -> None:
+    """Called by a value, while pickle_for_child pickles it, that holds code under test (an answer
+    being graded): the spec is marked, and only the installed launcher may start a child with it."""
+    _pickling.untrusted = True
+
+
+def untrusted_specs_in(argv: Sequence[str], env: dict[str, str]) -> list[str]:
+    """The marked specs (holding code under test) that these arguments or environment name."""
+    return sorted({spec for spec in _untrusted_specs for text in [*map(str, argv), *env.values()] if spec in text})
+
+
+def confine_untrusted(launch: Callable[..., subprocess.Popen] | None) -> None:
+    """From now on start a child given a marked spec with launch(argv, specs, **popen_options), which
+    returns a running subprocess.Popen (in a sandbox); None: refuse to start such a child."""
+    global _launch_untrusted
+    _launch_untrusted = launch
 
 
 def unpickle(path: str | Path) -> object:

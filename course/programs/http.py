@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from course.infra import processes
+from course.infra import ports, processes
 from course.errors import CourseError
 
 HOST = "127.0.0.1"
@@ -177,7 +177,14 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128  # a lab that hammers the server should meet our 503s, not a full backlog
 
     def __init__(self, handler: type[JsonHandler], port: int = 0):
-        super().__init__((HOST, port), handler)
+        choices = (ports.allowed() or [0]) if port == 0 else [port]  # graded: only its notebook's block
+        for i, choice in enumerate(choices):
+            try:
+                super().__init__((HOST, choice), handler)
+                break
+            except OSError:
+                if i == len(choices) - 1:
+                    raise
         self._in_flight = 0
         self._changed = threading.Condition()
 
@@ -373,7 +380,10 @@ def start_server(name: str, module: str, args: list[str], *, env: Mapping[str, s
 
     If it dies or stays silent, it is killed and the error shows the end of its log.
     """
-    url_file = processes.log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.url"
+    # A server running code under test may write only the exchange folder; any other server's URL file
+    # stays where code under test cannot rewrite it (a check must not be sent to a server of theirs).
+    folder = processes.exchange_dir() if processes.untrusted_specs_in(args, env or {}) else processes.log_dir()
+    url_file = folder / f"{name}-{os.getpid()}-{time.monotonic_ns()}.url"
     child = processes.python(name, module, *args, "--url-file", str(url_file), env=dict(env or {}))
     deadline = time.monotonic() + timeout
     try:

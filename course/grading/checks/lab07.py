@@ -54,8 +54,13 @@ def backoff_attempts(seed: int) -> tuple[int, ...]:
 
 
 def draw_waits(backoff: Callable, attempt: int, seed: str, n: int) -> list:
-    """n waits of backoff(attempt, rng) from one random.Random(seed) (a plain function of plain values)."""
+    """n waits of backoff(attempt, rng) from one random.Random(seed) (a plain function of plain values).
+    In class grading the learner's backoff runs in its own process: the n calls cross in one go (`many`),
+    where one crossing each made 07.backoff's ~40,000 draws the slowest check of a class."""
     rng = random.Random(seed)
+    many = getattr(backoff, "many", None)
+    if many is not None:
+        return many([((attempt, rng), {})] * n)
     return [backoff(attempt, rng) for _ in range(n)]
 
 
@@ -300,7 +305,11 @@ def reference(s: Failure) -> tuple:
 
 
 def route_many(route: Callable, job: queue.Job, error: BaseException, n: int) -> list:
-    """n decisions of route(job, error) (a plain function of plain values, for Trial.attempt)."""
+    """n decisions of route(job, error) (a plain function of plain values, for Trial.attempt); in one
+    crossing in class grading, as draw_waits."""
+    many = getattr(route, "many", None)
+    if many is not None:
+        return many([((job, error), {})] * n)
     return [route(job, error) for _ in range(n)]
 
 

@@ -15,6 +15,7 @@ to its defaults besides.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -25,11 +26,12 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from course.core import queue
+from course.programs import newsletter as newsletter_module
 from course.programs.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT, URGENT_WITHIN_S, Impact
 
 from course.grading import differential as diff
 from course.grading import interleave
-from course.grading.checks import exercise_check
+from course.grading.checks import exercise_check, shared
 from course.grading.checks.quiz import ask
 from course.grading.snapshot import Reader, State
 from course.grading.trial import Attempt, Trial, short
@@ -164,7 +166,7 @@ class RouteJudge:
 
     def learner(self, s: Routing) -> Callable[[psycopg.Connection], Attempt]:
         def run(conn):
-            with impact_as(s):
+            with impact_as(s, self.enqueue_job):
                 return self.t.attempt(self.enqueue_job, conn, s.job_type, _copied(s.payload))
         return run
 
@@ -241,19 +243,28 @@ class RouteJudge:
 
 class impact_as:
     """IMPACT as the scenario has it, for the duration (StayHub's table is put back afterwards, whatever
-    happens): the learner's code reads the table it imported, which is this one object."""
+    happens): the learner's code reads the table it imported, which is this one object here, and the same
+    table in the answer's own process in class grading (updated there through the boundary)."""
 
-    def __init__(self, s: Routing):
-        self.changes = dict(s.changes)
+    def __init__(self, s: Routing, learner_fn: Callable | None = None):
+        self.changes = {name: Impact("a scenario of the check", late) for name, late in s.changes}
+        self.learner_fn = learner_fn
 
     def __enter__(self):
         self.saved = {name: IMPACT[name] for name in self.changes if name in IMPACT}
-        IMPACT.update({name: Impact("a scenario of the check", late) for name, late in self.changes.items()})
+        self.stack = contextlib.ExitStack()
+        try:
+            self.stack.enter_context(shared.with_entries(self.learner_fn, IMPACT, newsletter_module, "IMPACT",
+                                                         self.changes))
+        except BaseException:
+            IMPACT.update(self.saved)
+            raise
 
     def __exit__(self, *exc):
-        for name in self.changes:
-            IMPACT.pop(name, None)
-        IMPACT.update(self.saved)
+        try:
+            self.stack.close()
+        finally:
+            IMPACT.update(self.saved)
 
 
 def _copied(payload):

@@ -29,15 +29,15 @@ from pathlib import Path
 
 from course.infra import eventlog, processes
 from course.core import queue
-from course.errors import CourseError
 from course.grading.scratch import ScratchSchema
 from course.grading.trial import Trial
 
 TASK = "task"  # the job type every fault run uses
 
 
-class WorkerCrashed(CourseError):
-    """A worker died of something other than our SIGKILL: the code under test cannot even run there."""
+class WorkerCrashed(Exception):
+    """A worker died of something other than our SIGKILL: the code under test cannot even run there. The
+    learner's doing (a handler that ends its process), so a failed check, not a problem of the course's."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,13 @@ STARTUP_LIMIT_S = 60.0  # from spawning the workers to the first of them running
 def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
     """Enqueue the payloads, run workers with faults until the queue is empty (or time is up)."""
     seed = random.randrange(1, 10**6) if seed is None else seed
-    workdir = Path(tempfile.mkdtemp(prefix="course-faults-"))
+    # Its workers write the history: in class grading they run sandboxed, and may write only the exchange
+    # folder, as uids of their own (so the folder is theirs to write, as /tmp is)
+    workdir = Path(tempfile.mkdtemp(prefix="course-faults-", dir=processes.exchange_dir()))
+    workdir.chmod(0o1777)
     history = workdir / "history.jsonl"
+    history.touch()
+    history.chmod(0o666)  # every worker appends to it, each sandboxed one as a uid of its own
     calm = workdir / "calm"  # once the kill budget is spent, its existence tells every worker to stop injecting
     job_ids = queue.enqueue_many(box.conn, TASK, scenario.payloads, max_attempts=scenario.max_attempts)
     started_at = time.time()
@@ -155,7 +160,7 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
         deadline = None
         startup_deadline = time.monotonic() + STARTUP_LIMIT_S
         while _left(box, job_ids) > 0:
-            if deadline is None and history.exists():
+            if deadline is None and history.stat().st_size:  # a worker said it is ready (the file is made empty)
                 deadline = time.monotonic() + scenario.timeout_s
             if time.monotonic() > (deadline or startup_deadline):
                 timed_out = True

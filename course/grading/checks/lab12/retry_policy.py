@@ -13,10 +13,6 @@ from course.grading.checks import exercise_check, shared
 # -- 12.retry_policy --------------------------------------------------------------------------------------
 
 
-def _draws(retry_delay, attempt: int, n: int) -> list[float]:
-    return [retry_delay(attempt) for _ in range(n)]
-
-
 @exercise_check("12.retry_policy")
 def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
     attempts = t.answer("MAX_ATTEMPTS", MAX_ATTEMPTS)
@@ -25,10 +21,10 @@ def retry_policy(t: Trial, MAX_ATTEMPTS, retry_delay):
     random.seed(12)  # the learner's jitter, if it uses the random module, becomes repeatable
     # The backoff-and-jitter rule is 07.backoff's, judged by the same checker (checks/shared.py).
     shared.expect_backoff_with_full_jitter(
-        t, lambda n: t.call(_draws, retry_delay, n, shared.DRAWS, during=f"retry_delay({n}), {shared.DRAWS:,} times"),
+        t, lambda n: t.call_many(retry_delay, [((n,), {})] * shared.DRAWS, during=f"retry_delay({n}), {shared.DRAWS:,} times"),
         "retry_delay({n})", at_cap=shared.AT_CAP + (100, 1000))
     # The material's red flags, by name.
-    means = {n: statistics.fmean(t.call(_draws, retry_delay, n, 300, during=f"retry_delay({n}), 300 times"))
+    means = {n: statistics.fmean(t.call_many(retry_delay, [((n,), {})] * 300, during=f"retry_delay({n}), 300 times"))
              for n in (1, 7)}
     t.expect("not immediately: the first retry waits a while on average", ok=means[1] > 0.1,
              got=f"mean of retry_delay(1): {means[1]:.3f} s", expected="about 0.5 s",
