@@ -18,7 +18,7 @@ import pytest
 from psycopg import sql
 
 from course.infra import db, processes
-from course.grading import checker, confine, grade, gradebook, manifest, notebooks, roles
+from course.grading import checker, confine, grade, gradebook, manifest, notebooks, roles, submissions
 from course.grading.notebooks import exercise_of
 
 ROOT = notebooks.ROOT
@@ -144,11 +144,11 @@ def test_both_layouts_are_found_and_a_stray_name_gets_a_row(tmp_path):
     save(notebook("00", "labs"), tmp_path / "cy" / "notes.ipynb")
     (tmp_path / "cy" / ".ipynb_checkpoints").mkdir()
     save(notebook("00", "labs"), tmp_path / "cy" / ".ipynb_checkpoints" / "00_start_here-checkpoint.ipynb")
-    found, stray = grade.find_submissions(tmp_path, {lab.id for lab in COURSE.labs})
+    found, stray = submissions.find_submissions(tmp_path, {lab.id for lab in COURSE.labs})
     assert [(s.student, s.lab) for s in found] == [("ana", "00"), ("ana", "03"), ("bo_b", "07")]
     assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]
     assert "<student>/<NN>_*.ipynb" in stray[0].detail
-    found, stray = grade.find_submissions(tmp_path, {"03"}, {lab.id for lab in COURSE.labs})  # --lab 03
+    found, stray = submissions.find_submissions(tmp_path, {"03"}, {lab.id for lab in COURSE.labs})  # --lab 03
     assert [(s.student, s.lab) for s in found] == [("ana", "03")]
     assert [(r.student, r.status) for r in stray] == [("cy", "unreadable")]  # a lab not asked for: no row
 
@@ -159,10 +159,10 @@ def test_a_huge_or_linked_submission_is_not_read(tmp_path):
     huge = tmp_path / "big" / "00_start_here.ipynb"
     huge.parent.mkdir()
     with open(huge, "wb") as f:
-        f.truncate(grade.MAX_NOTEBOOK_BYTES + 1)
+        f.truncate(submissions.MAX_NOTEBOOK_BYTES + 1)
     (tmp_path / "lnk").mkdir()
     (tmp_path / "lnk" / "00_start_here.ipynb").symlink_to(ROOT / "solutions" / COURSE.lab("00").notebook)
-    found, refused = grade.find_submissions(tmp_path, {"00"})
+    found, refused = submissions.find_submissions(tmp_path, {"00"})
     assert found == []
     assert [(r.student, r.status) for r in refused] == [("big", "unreadable"), ("lnk", "unreadable")]
     assert "MiB a notebook may be" in refused[0].detail and "symbolic link" in refused[1].detail
@@ -172,7 +172,7 @@ def test_the_newest_notebook_of_a_lab_is_graded(tmp_path):
     old = save(notebook("03", "labs"), tmp_path / "ola" / "03_postgres_queue.ipynb")
     new = save(notebook("03"), tmp_path / "ola" / "03_postgres_queue-Copy1.ipynb")
     os.utime(old, (new.stat().st_mtime - 60, new.stat().st_mtime - 60))
-    found, _ = grade.find_submissions(tmp_path, {"03"})
+    found, _ = submissions.find_submissions(tmp_path, {"03"})
     assert [(s.path.name, [p.name for p in s.also]) for s in found] == [(new.name, [old.name])]
 
 

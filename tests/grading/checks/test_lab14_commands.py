@@ -64,7 +64,7 @@ def test_course_grade_grades_lab_14_from_each_students_folder(tmp_path):
     learner_folder(tmp_path / "class" / "ben", wrong=ACK_BY_ID)
     learner_folder(tmp_path / "class" / "cai", source=notebooks.ROOT / "labs")
     rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=2, timeout_s=900, labs=["14"], seed=14,
-                       progress=False)
+                       progress=False).rows
     exam = {r.student: r for r in rows if r.exercise == "14.exam"}
     said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.first_failing} {r.detail}" for r in rows)
     assert set(exam) == {"ana", "ben", "cai"}, said
