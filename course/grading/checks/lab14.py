@@ -4,6 +4,8 @@ check, and a failure's note is the first violation's job timeline, naming the pi
 
 from __future__ import annotations
 
+from course.errors import CourseError
+from course.grading.boundary.wire import Opaque
 from course.grading.checks import exercise_check
 from course.grading.exam import judge, run
 from course.grading.exam.pieces import Pieces
@@ -29,6 +31,14 @@ def _outcome_note(verdict, jobs: list[int]) -> str | None:
 
 @exercise_check("14.exam")
 def exam_check(t: Trial, pieces, seed=None):
+    if isinstance(pieces, Opaque) and pieces.type_name.endswith(".Pieces"):
+        # The class grader's checker holds only data and the notebook's own functions; the exam's workers
+        # would run pieces from the student's other notebooks, which no sandbox holds yet. A "failed" here
+        # would grade correct queues wrong, so the grader says it did not grade this exercise.
+        raise CourseError("14.exam is not graded by `course grade` yet: its workers would run the pieces of the "
+                          "student's other notebooks outside the sandbox. Grade each student's exam with "
+                          "`python -m course check 14 THEIR_FOLDER/14_final_exam.ipynb`, on a machine you do "
+                          "not mind their code running on")
     if not isinstance(pieces, Pieces):
         t.require("pieces is what exam.assemble(...) returns", ok=False, got=type(pieces).__name__,
                   expected="Pieces", note="run the cell `pieces = exam.assemble(\".\")` again, unchanged")

@@ -59,7 +59,7 @@ def test_course_check_14_with_an_ack_by_id_alone_fails_naming_04_fenced_ack(tmp_
     assert "-> your 04.fenced_ack" in said, said
 
 
-def test_course_grade_grades_lab_14_from_each_students_folder(tmp_path):
+def _graded_class(tmp_path):
     learner_folder(tmp_path / "class" / "ana")
     learner_folder(tmp_path / "class" / "ben", wrong=ACK_BY_ID)
     learner_folder(tmp_path / "class" / "cai", source=notebooks.ROOT / "labs")
@@ -68,6 +68,23 @@ def test_course_grade_grades_lab_14_from_each_students_folder(tmp_path):
     exam = {r.student: r for r in rows if r.exercise == "14.exam"}
     said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.first_failing} {r.detail}" for r in rows)
     assert set(exam) == {"ana", "ben", "cai"}, said
+    return exam, said
+
+
+def test_course_grade_says_it_does_not_grade_lab_14_rather_than_failing_a_correct_exam(tmp_path):
+    """The class grader's checker holds only the exam notebook's own data: the exam's workers would run
+    pieces of the student's other notebooks, which no sandbox holds yet. Until one does, every row says so
+    and points to `course check 14`, and no correct exam is graded failed (ana's was, before)."""
+    exam, said = _graded_class(tmp_path)
+    for row in exam.values():
+        assert row.status == "problem", said
+        assert "course check 14" in row.detail, said
+
+
+@pytest.mark.xfail(strict=True, reason="issue 26/23: the exam's workers run the student's pieces, which the "
+                                       "class grader's sandbox does not hold yet (the row says 'problem')")
+def test_course_grade_grades_lab_14_from_each_students_folder(tmp_path):
+    exam, said = _graded_class(tmp_path)
     assert exam["ana"].status == "passed", said
     assert exam["ben"].status == "failed" and "04.fenced_ack" in exam["ben"].first_failing, said
     assert exam["cai"].status == "not started" and "03.claim_batch" in exam["cai"].detail, said
