@@ -7,8 +7,11 @@ COURSE_PROGRESS_FILE points it elsewhere (the test suite does, to keep your prog
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,18 +31,34 @@ def load() -> dict[str, dict]:
 
 
 def record(exercise_id: str, status: str, passed: int, total: int) -> None:
-    """Remember the latest result; a pass is never forgotten by a later failed attempt."""
-    state = load()
-    entry = state.get(exercise_id, {})
-    entry.update(last=status, last_at=time.strftime("%Y-%m-%d %H:%M"), checks=f"{passed}/{total}")
-    if status == "passed":
-        entry["passed_at"] = entry.get("passed_at") or entry["last_at"]
-    state[exercise_id] = entry
+    """Remember the latest result; a pass is never forgotten by a later failed attempt. Two checks that
+    record at once (a terminal and a notebook) take turns, so neither result is lost."""
     path = state_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
-    tmp.replace(path)  # atomic: a killed kernel never leaves half a file
+    with _turn(path):
+        state = load()
+        entry = state.get(exercise_id, {})
+        entry.update(last=status, last_at=time.strftime("%Y-%m-%d %H:%M"), checks=f"{passed}/{total}")
+        if status == "passed":
+            entry["passed_at"] = entry.get("passed_at") or entry["last_at"]
+        state[exercise_id] = entry
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")  # a name of its own
+        try:
+            with os.fdopen(handle, "w") as out:
+                out.write(json.dumps(state, indent=1, sort_keys=True))
+            os.replace(tmp, path)  # atomic: a killed kernel never leaves half a file
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+@contextlib.contextmanager
+def _turn(path: Path):
+    """Hold the progress file's lock (a file beside it, released when the process ends, however it ends)."""
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def table(lab_id: str | None = None) -> str:

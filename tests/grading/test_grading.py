@@ -115,6 +115,28 @@ def test_progress_remembers_a_pass_and_prints_a_table():
     assert f"1 of {len(EXERCISES)} exercises passed." in table
 
 
+def test_two_checks_recording_at_once_lose_nothing_and_never_crash(tmp_path, monkeypatch):
+    """Two `course check` runs in one checkout (a terminal and a notebook) record at the same time: each
+    result is kept, and neither trips over the other's temporary file (they shared one name, and one run
+    stopped on FileNotFoundError when the other had renamed it)."""
+    import multiprocessing
+
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    ids = [e.id for e in COURSE.exercises][:12]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(4) as pool:
+        pool.map(_record_many, [(exercise_id, 25) for exercise_id in ids])
+    state = json.loads((tmp_path / "progress.json").read_text())
+    assert sorted(state) == sorted(ids), f"lost: {sorted(set(ids) - set(state))}"
+    assert not list(tmp_path.glob("*.tmp*")), "a temporary file left behind"
+
+
+def _record_many(args):
+    exercise_id, times = args
+    for i in range(times):
+        progress_module.record(exercise_id, "passed" if i % 2 else "failed", i, times)
+
+
 def test_the_command_line_prints_progress_and_compares(capsys):
     from course.cli import main
 
