@@ -164,6 +164,11 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
         return Outcome(exercise_id, "crashed", seed=report.seed if report.seed is not None else seed,
                        detail=f"the notebook's process ended during the checks ({_exit(host)})",
                        report=report.render())
+    return outcome_of(exercise_id, report, seed)
+
+
+def outcome_of(exercise_id: str, report, seed: int | None) -> Outcome:
+    """A report as one exercise's row: its status, checks passed of made, every failing check and why."""
     failing = [{"name": r.name, "why": _why(r)} for r in report.results if not r.passed]
     detail = _one_line(report.problem) or report.not_started or (failing[0]["why"] if failing else "")
     return Outcome(exercise_id, report.status, passed=report.passed,
