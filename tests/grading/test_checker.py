@@ -80,8 +80,10 @@ def test_a_thread_that_keeps_the_checks_connection_is_refused_it(tmp_path, datab
     the same reference, to each call; a statement then is the answer's own, and the check sees what it did).
     Once the check's last call has returned, nothing is lent: the thread's DELETE is refused."""
     run, log = graded(notebook("00", "solutions", cells={"00.first_job": hostile.STRAY_THREAD}), tmp_path=tmp_path)
-    refusals = re.findall(r"stray thread refused: (nothing is lent to your code right now|that object is no longer lent)",
-                          log)
+    # Refused for being outside any call, or, while a call is open, for crossing beside it (the boundary
+    # takes one call of the answer's at a time): which one the thread meets depends on when it runs.
+    refusals = re.findall(r"stray thread refused: (nothing is lent to your code right now|that object is no longer "
+                          r"lent|too many calls at once across the grading boundary)", log)
     assert refusals, log[-2000:]
     assert run.results["00.first_job"]["status"] in {"passed", "failed"}, run.results  # a verdict, as ever
 
