@@ -13,6 +13,7 @@ PostgreSQL is one of its own. As a normal user, the user modes run as you and th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -59,7 +60,24 @@ def as_user(database):
         subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER],
                        check=True)
     uid = int(subprocess.run(["id", "-u", TEST_USER], capture_output=True, text=True, check=True).stdout)
-    return _driver(as_account(uid, [sys.executable, str(DRIVER), "user", "--private-db"]))
+    with _enterable(uid, sandbox_attacks.CHECKOUT):
+        return _driver(as_account(uid, [sys.executable, str(DRIVER), "user", "--private-db"]))
+
+
+@contextlib.contextmanager
+def _enterable(uid: int, folder: Path):
+    """The checkout itself enterable (search only, not listable) by `uid` while the test runs: a clone made in
+    `mktemp -d` is 0700, and a bind mount (as_account's way past closed folders above it) keeps a folder's
+    own mode. Put back afterwards."""
+    mode = folder.stat().st_mode
+    if mode & 0o001:
+        yield
+        return
+    folder.chmod(mode | 0o001)
+    try:
+        yield
+    finally:
+        folder.chmod(mode)
 
 
 def as_account(uid: int, argv: list[str]) -> list[str]:
