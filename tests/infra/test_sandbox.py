@@ -66,14 +66,15 @@ def as_user(database):
 
 @contextlib.contextmanager
 def _enterable(uid: int, folder: Path):
-    """The checkout itself enterable (search only, not listable) by `uid` while the test runs: a clone made in
-    `mktemp -d` is 0700, and a bind mount (as_account's way past closed folders above it) keeps a folder's
-    own mode. Put back afterwards."""
+    """The checkout itself readable and enterable by `uid` while the test runs, as any clone outside a private
+    folder is: a clone made in `mktemp -d` is 0700, and a bind mount (as_account's way past closed folders
+    above it) keeps a folder's own mode. Python lists the folders it imports from, so search alone is not
+    enough (the sandbox's warden could not start). Put back afterwards."""
     mode = folder.stat().st_mode
-    if mode & 0o001:
+    if mode & 0o005 == 0o005:
         yield
         return
-    folder.chmod(mode | 0o001)
+    folder.chmod(mode | 0o005)
     try:
         yield
     finally:
