@@ -222,48 +222,51 @@ def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], a
     on with its old lease: its heartbeat and its ack are then the ones of a worker that lost the job.
     The freeze holds the run's fault lock from SIGSTOP to SIGCONT: no cut or restart meanwhile."""
     watcher = box.another()
+    pending = list(slow)  # watched together: the second slow job may run first, or beside the first
     try:
-        for job_id in slow:
-            deadline = time.monotonic() + CUE_LIMIT_S
-            frozen = None
-            while not done.is_set() and time.monotonic() < deadline and frozen is None:
+        while pending and not done.is_set():
+            for job_id in list(pending):
                 found = _at_work_on(supervisor, job_id)
-                if found is False:
-                    break
-                if found and supervisor.fault.acquire(timeout=0.05):
-                    slot, pid, attempt = found
-                    os.kill(pid, signal.SIGSTOP)
-                    busy = watcher.query("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
-                                         "AND state <> 'idle'", [f"{app}-{slot}%"])[0][0]
-                    if busy:  # caught in a heartbeat's transaction: its row lock would keep every claim away
-                        os.kill(pid, signal.SIGCONT)
-                        supervisor.fault.release()
-                    else:
-                        frozen = found
-                        continue
-                time.sleep(0.05)
-            if frozen is None:
-                continue
-            try:
-                slot, pid, attempt = frozen
-                _note(supervisor, kind="frozen", job=job_id, facts={"slot": slot},
-                      detail=f"worker {slot} frozen (SIGSTOP) while it runs this job")
-                deadline = time.monotonic() + CUE_LIMIT_S
-                while not done.is_set() and time.monotonic() < deadline:
-                    if watcher.query("SELECT count(*) FROM claim_log WHERE job_id = %s AND attempt > %s",
-                                     [job_id, attempt])[0][0]:
-                        break
-                    time.sleep(0.05)
-                try:
+                if found is False:  # done before a freeze could catch it (a fault held the lock meanwhile)
+                    pending.remove(job_id)
+                    continue
+                if not found or not supervisor.fault.acquire(timeout=0.05):
+                    continue
+                slot, pid, attempt = found
+                os.kill(pid, signal.SIGSTOP)
+                busy = watcher.query("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
+                                     "AND state <> 'idle'", [f"{app}-{slot}%"])[0][0]
+                if busy:  # caught in a heartbeat's transaction: its row lock would keep every claim away
                     os.kill(pid, signal.SIGCONT)
-                except ProcessLookupError:
-                    pass
-                _note(supervisor, kind="thawed", job=job_id, facts={"slot": slot},
-                      detail=f"worker {slot} thawed (SIGCONT): it goes on with its old lease")
-            finally:
-                supervisor.fault.release()
+                    supervisor.fault.release()
+                    continue
+                pending.remove(job_id)
+                try:
+                    _hold_frozen(watcher, supervisor, job_id, slot, pid, attempt, done)
+                finally:
+                    supervisor.fault.release()
+            time.sleep(0.05)
     finally:
         watcher.close()
+
+
+def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: int, attempt: int,
+                 done: threading.Event) -> None:
+    """Keep the worker stopped until another has claimed its job (its lease ran out), then thaw it."""
+    _note(supervisor, kind="frozen", job=job_id, facts={"slot": slot},
+          detail=f"worker {slot} frozen (SIGSTOP) while it runs this job")
+    deadline = time.monotonic() + CUE_LIMIT_S
+    while not done.is_set() and time.monotonic() < deadline:
+        if watcher.query("SELECT count(*) FROM claim_log WHERE job_id = %s AND attempt > %s",
+                         [job_id, attempt])[0][0]:
+            break
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+    _note(supervisor, kind="thawed", job=job_id, facts={"slot": slot},
+          detail=f"worker {slot} thawed (SIGCONT): it goes on with its old lease")
 
 
 def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Run:
