@@ -14,12 +14,14 @@ PostgreSQL is one of its own. As a normal user, the user modes run as you and th
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,15 +72,19 @@ def _enterable(uid: int, folder: Path):
     folder is: a clone made in `mktemp -d` is 0700, and a bind mount (as_account's way past closed folders
     above it) keeps a folder's own mode. Python lists the folders it imports from, so search alone is not
     enough (the sandbox's warden could not start). Put back afterwards."""
-    mode = folder.stat().st_mode
-    if mode & 0o005 == 0o005:
-        yield
-        return
-    folder.chmod(mode | 0o005)
-    try:
-        yield
-    finally:
-        folder.chmod(mode)
+    # One test process at a time (pytest-xdist runs this module-scoped fixture once per worker): a worker that
+    # put the mode back while another's driver ran made the other fail on PermissionError.
+    with open(Path(tempfile.gettempdir()) / f"course-sandbox-test-{folder.stat().st_ino}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        mode = folder.stat().st_mode
+        if mode & 0o005 == 0o005:
+            yield
+            return
+        folder.chmod(mode | 0o005)
+        try:
+            yield
+        finally:
+            folder.chmod(mode)
 
 
 def as_account(uid: int, argv: list[str]) -> list[str]:
