@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime
 
 import psycopg
@@ -43,6 +44,19 @@ DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
 BATCH = 3  # the limit passed to 03.claim_batch
 BACKOFF_PROBE = 200  # draws of 07.backoff per attempt, each with a Random of its own seed: a fixed sample
 PROBE_ATTEMPTS = range(1, 11)  # 2^9 = 512 > 300: the cap is reached within them
+
+
+CLAIMING = "-claiming"  # the end of a worker connection's application_name while its claim piece runs
+
+
+@contextmanager
+def claiming(conn: psycopg.Connection, name: str):
+    """Inside a transaction: the connection is named `name + CLAIMING` while the block runs (the learner's
+    claim), and `name` again after it. The run's row-lock cue reads the name in pg_stat_activity to tell
+    a claim that waits from any other statement of the worker's (soak.py)."""
+    conn.execute("SELECT set_config('application_name', %s, true)", [name + CLAIMING])
+    yield
+    conn.execute("SELECT set_config('application_name', %s, true)", [name])
 
 
 class ConnectionLost(Exception):
@@ -139,12 +153,13 @@ class ExamWorker:
         """The jobs a claim gave this worker: one from 03.claim, up to BATCH from 03.claim_batch."""
         with self.conn.transaction():
             before = self.conn.execute("SELECT clock_timestamp()").fetchone()[0]
-            if self.batch:
-                rows = self.call("03.claim_batch", self.conn, BATCH, self.lease_s)
-                rows = list(rows or [])
-            else:
-                row = self.call("03.claim", self.conn, self.lease_s)
-                rows = [] if row is None or (isinstance(row, (list, tuple)) and not row) else [row]
+            with claiming(self.conn, self.name):
+                if self.batch:
+                    rows = self.call("03.claim_batch", self.conn, BATCH, self.lease_s)
+                    rows = list(rows or [])
+                else:
+                    row = self.call("03.claim", self.conn, self.lease_s)
+                    rows = [] if row is None or (isinstance(row, (list, tuple)) and not row) else [row]
             claimed = self.conn.execute("SELECT count(*) FROM claim_log WHERE backend = pg_backend_pid() "
                                         "AND at >= %s", [before]).fetchone()[0]
             found = [(_row_id(row), self.conn.execute(sql.query("exam", "lease_of"), {"id": _row_id(row)}).fetchone())
