@@ -11,7 +11,8 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
   * on cue, from two threads of the run: another session locks the oldest waiting job's row (a support
     agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
     then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
-    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease;
+    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease (a
+    slow job's work does not end before its worker was frozen once: worker.py waits for the cue);
   * the network and the database fail under the workers (a third thread, faults.cut_and_restart): at seeded
     points of the drain (so many jobs done) it terminates one worker backend (pg_terminate_backend), at
     one point every worker's connections at once, and once, past half the drain, it restarts PostgreSQL

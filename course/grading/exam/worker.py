@@ -37,6 +37,7 @@ from course.programs import sql
 
 MID_WORK = "while the job was running"
 PIECE_RAISED = 3  # the exit code of a worker whose piece raised: the run stops and says which piece
+FREEZE_WAIT_S = 120.0  # the longest a slow job waits for its freeze: past the run's cue limit (90 s)
 RECONNECT_LIMIT_S = 90.0  # how long a worker tries to connect again (a restart took 1-10 s under load)
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
 
@@ -242,6 +243,8 @@ class ExamWorker:
             threading.Timer(self.rng.uniform(0.0, work_s), self.die, args=(job, MID_WORK)).start()
         try:
             time.sleep(work_s)
+            if kind == "slow":
+                self.wait_for_the_freeze(job)
             if kind == "poison":
                 raise TimeoutError("the bank did not answer")
             if kind == "permanent":
@@ -254,6 +257,17 @@ class ExamWorker:
             self.stop_beating(job)
             self.note("finished", job)
             self.ack(job)
+
+    def wait_for_the_freeze(self, job: queue.Job) -> None:
+        """A slow job's work ends only once the run has frozen the worker running it (soak.py's cue 2),
+        in this attempt or an earlier one: a fault that held the run's fault lock through the whole work
+        (a restart under load) would otherwise let the job finish unfrozen, and an ack that never meets a
+        lost lease is never judged. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
+        deadline = time.monotonic() + FREEZE_WAIT_S
+        while time.monotonic() < deadline:
+            if any(e.get("kind") == "frozen" and e.get("job") == job.id for e in eventlog.read(self.spec["history"])):
+                return
+            time.sleep(0.2)
 
     def stop_beating(self, job: queue.Job) -> None:
         """The work is over: no heartbeat for this job from now on (one in flight finishes first)."""
