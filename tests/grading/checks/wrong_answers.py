@@ -41,3 +41,13 @@ def enqueue_side_jobs(conn, booking_id: int) -> None:
 
     for job_type in stayhub.SIDE_JOBS:
         queue.enqueue(conn, job_type, {"booking_id": booking_id})
+
+
+def render_page(booking_id, page) -> None:
+    """Lab 13: the notebook's render_page, as 13.keep_alive's answers (right and wrong) call it: one page
+    takes the check's PAGE_S."""
+    import time
+
+    from course.grading.checks import lab13
+
+    time.sleep(lab13.PAGE_S)
