@@ -57,7 +57,7 @@ def test_the_courses_own_server_is_stopped_when_the_run_started_it(tmp_path):
     try:
         run = run_tool(home, "from course.infra import broker; broker.start()")
         assert run.returncode == 0, run
-        assert "NATS server of the course: stopped, as this run had started it" in run.stdout, run
+        assert "the course's NATS server: stopped, as this run had started it (the next use starts it again)" in run.stdout, run
         assert shared_in(home).pid() is None
     finally:
         shared_in(home).stop()  # had the tool not stopped it

@@ -133,8 +133,8 @@ def main(argv: list[str]) -> int:
 
     stopped = stop_shared(found_running)
     if stopped:
-        print(f"{' and '.join(stopped)} of the course: stopped, as this run had started {'them' if len(stopped) > 1 else 'it'} "
-              "(the next use starts it again)")
+        them = "them" if len(stopped) > 1 else "it"
+        print(f"the course's {' and '.join(stopped)}: stopped, as this run had started {them} (the next use starts {them} again)")
     kept = {pid for pid in shared_servers().values() if pid}  # running before the run: the user's to stop
     leaked = leaked_servers(token, kept, grace_s)
     for leftover in leaked:
