@@ -1,0 +1,7 @@
+# expect: fail one-transaction: autocommit, booking then jobs
+def checkout(conn, guest_id, room_id, nights):
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+    for job_type in stayhub.SIDE_JOBS:
+        queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id

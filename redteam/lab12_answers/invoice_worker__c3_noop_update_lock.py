@@ -1,0 +1,10 @@
+# expect: pass correct: a no-op UPDATE takes the FOR NO KEY UPDATE lock
+def render_invoice(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("UPDATE bookings SET status = status WHERE id = %s", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        pdf = stayhub.render_invoice_pdf(booking)
+        stayhub.store_invoice(conn, booking_id, pdf)

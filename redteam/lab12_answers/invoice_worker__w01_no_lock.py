@@ -1,0 +1,9 @@
+# expect: fail lock-then-check: no lock: check then insert races
+def render_invoice(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        pdf = stayhub.render_invoice_pdf(booking)
+        stayhub.store_invoice(conn, booking_id, pdf)

@@ -1,0 +1,10 @@
+# expect: fail lock-then-check: FOR KEY SHARE lets both runs through
+def render_invoice(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR KEY SHARE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        pdf = stayhub.render_invoice_pdf(booking)
+        stayhub.store_invoice(conn, booking_id, pdf)

@@ -1,0 +1,10 @@
+# expect: fail no-key-update: LOCK TABLE bookings IN EXCLUSIVE MODE (blocks the other jobs' FK checks)
+def render_invoice(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("LOCK TABLE bookings IN SHARE ROW EXCLUSIVE MODE")
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        pdf = stayhub.render_invoice_pdf(booking)
+        stayhub.store_invoice(conn, booking_id, pdf)

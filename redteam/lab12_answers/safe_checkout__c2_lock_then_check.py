@@ -1,0 +1,22 @@
+# expect: pass correct: SELECT FOR UPDATE, then check, then update (rowcount-free)
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM bookings WHERE id = %s FOR UPDATE", [booking_id]).fetchone()
+        if row is None or row[0] != "pending":
+            return False
+        conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s", [payment.ref, booking_id])
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id}, max_attempts=stayhub.MAX_ATTEMPTS)
+    return True
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    finish(conn, booking_id, payment)
+    return booking_id
+
+def reconcile(conn):
+    rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id").fetchall()
+    for booking_id, guest_id, room_id, nights in rows:
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        finish(conn, booking_id, payment)

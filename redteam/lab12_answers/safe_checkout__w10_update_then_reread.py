@@ -1,0 +1,21 @@
+# expect: fail confirm-once (nobody else connected): guarded UPDATE but decides to enqueue by re-reading the status
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s AND status = 'pending'", [payment.ref, booking_id])
+        status = conn.execute("SELECT status FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
+        if status == "confirmed" and conn.execute("SELECT count(*) FROM jobs WHERE payload = %s::jsonb",
+                                                  [f'{{"booking_id": {booking_id}}}']).fetchone()[0] == 0:
+            for job_type in stayhub.SIDE_JOBS:
+                queue.enqueue(conn, job_type, {"booking_id": booking_id})
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    finish(conn, booking_id, payment)
+    return booking_id
+
+def reconcile(conn):
+    rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id").fetchall()
+    for booking_id, guest_id, room_id, nights in rows:
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        finish(conn, booking_id, payment)
