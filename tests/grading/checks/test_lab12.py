@@ -107,6 +107,39 @@ def test_side_work_left_in_the_request_is_too_slow():
     assert_passes_except(report, "checkout answers fast")
 
 
+def fast_invoice_in_the_request(conn, guest_id, room_id, nights):
+    """Red team (issue 22): the invoice made in the request at full speed, its job enqueued all the same:
+    it answered under the time limit, and passed."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(stayhub.booking(conn, booking_id), seconds=0))
+        enqueue_side_jobs(conn, booking_id)
+    return booking_id
+
+
+def jobs_delayed_a_minute(conn, guest_id, room_id, nights):
+    """Red team (issue 22): jobs delayed 60 s "to let the commit land" passed 'the email arrives' at load
+    48, where the stretched wait outlasted the delay."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id}, delay_s=60)
+    return booking_id
+
+
+@pytest.mark.parametrize("checkout, fails, says", [
+    (fast_invoice_in_the_request, "the checkout does none of the side work itself", "an invoice already stored"),
+    (jobs_delayed_a_minute, "the checkout does none of the side work itself", "jobs due after the booking"),
+], ids=["fast_invoice_in_the_request", "jobs_delayed_a_minute"])
+def test_side_work_done_in_the_request_or_delayed_fails_whatever_the_speed(checkout, fails, says):
+    report = run_check("12.checkout", checkout=checkout)
+    assert_passes_except(report, fails)
+    result = next(r for r in report.results if r.name.startswith(fails))
+    assert says in str(result.got), report.render()
+
+
 def charges_inside_the_transaction(conn, guest_id, room_id, nights):
     """Everything in one transaction, the card too: the booking's transaction stays open ~300 ms while the
     payment provider thinks."""
