@@ -140,6 +140,28 @@ def test_side_work_done_in_the_request_or_delayed_fails_whatever_the_speed(check
     assert says in str(result.got), report.render()
 
 
+def begins_and_commits_by_hand(conn, guest_id, room_id, nights):
+    """Red team (issue 22): BEGIN and COMMIT by hand are one transaction when nobody else has one open;
+    inside the caller's, the COMMIT ends it (and the check's message blamed a connection of its own)."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    conn.execute("BEGIN")
+    try:
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return booking_id
+
+
+def test_a_commit_by_hand_ends_the_callers_transaction_and_is_told_so():
+    report = run_check("12.checkout", checkout=begins_and_commits_by_hand)
+    assert_passes_except(report, "uses the connection it is given")
+    result = next(r for r in report.results if r.name.startswith("uses the connection it is given"))
+    assert "your COMMIT ended the caller's transaction" in result.note, report.render()
+
+
 def charges_inside_the_transaction(conn, guest_id, room_id, nights):
     """Everything in one transaction, the card too: the booking's transaction stays open ~300 ms while the
     payment provider thinks."""
