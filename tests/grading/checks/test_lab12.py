@@ -739,3 +739,67 @@ def test_a_red_team_safe_checkout_fails_the_rule_it_breaks(case):
     checkout, reconcile, reasons, may = RED_TEAM_SAFE_CHECKOUTS[case]
     report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
     assert fails_exactly(report, reasons, may), report.render()
+
+
+# -- 12.safe_checkout across the grading boundary: the way `course check` and `course grade` run it -----------
+
+READ_THEN_WRITE = '''
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        status = conn.execute("SELECT status FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
+        if status != "pending":
+            return False
+        conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s",
+                     [payment.ref, booking_id])
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return True
+
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    finish(conn, booking_id, payment)
+    return booking_id
+
+
+def reconcile(conn):
+    rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall()
+    for booking_id, guest_id, room_id, nights in rows:
+        finish(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                idempotency_key=stayhub.checkout_key(booking_id)))
+'''
+
+
+@pytest.mark.slow
+def test_a_confirm_that_reads_then_writes_is_caught_across_the_grading_boundary():
+    """Red team (issue 22): through the boundary, the check's connection (faults/boundaries.Watched) is lent
+    to the answer's process. Its reconcile between the checkout's statements must really run between them
+    (it waited for the lender's lock at the first boundary until the hang bound, and ran after), so a
+    confirm that reads the status, then writes, confirms twice with two sets of jobs."""
+    import socket
+
+    from course.grading.boundary.host import AnswerSide
+    from course.grading.boundary.serving import TrustedSide
+    from course.grading.boundary.trusted import AnswerHost
+    from course.grading.boundary.wire import Channel
+
+    class Running:
+        pid = 0
+
+        def poll(self):
+            return None
+
+    ours, theirs = socket.socketpair()
+    answer_side = AnswerSide(Channel(theirs))
+    answer_side.peer.start()
+    trusted = TrustedSide(Channel(ours))
+    try:
+        host = AnswerHost(Running(), trusted)
+        host.setup("12_capstone_stayhub.ipynb", ["from course.core import queue\nfrom course.programs import stayhub"])
+        answers = host.exercise("12.safe_checkout", READ_THEN_WRITE, ["safe_checkout", "reconcile"])
+        report = run_check("12.safe_checkout", **answers)
+    finally:
+        trusted.peer.close()
+        answer_side.peer.close()
+    assert_passes_except(report, "each confirmed booking gets its three jobs once")
