@@ -1,11 +1,11 @@
-"""Run each answer in lab12_answers/ through `python -m course check 12 --exercise`.
+"""Lab 12's red-team answers (issue 22), run as a learner runs them. Run each answer in lab12_answers/ through `python -m course check 12 --exercise`.
 
-An answer file is named <exercise>__<label>.py (exercise like checkout, safe_checkout, invoice_worker);
+An answer file is named <exercise>__<label>.answer (Python: the exercise cell's text) (exercise like checkout, safe_checkout, invoice_worker);
 its first line is a comment: `# expect: pass|fail  rule: ...`. The file's text replaces the exercise's
 answer cell in a copy of labs/12_capstone_stayhub.ipynb. Results go to results.tsv."""
 import json, subprocess, sys, time, pathlib, re, os
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[4]
 HERE = pathlib.Path(__file__).resolve().parent
 CELLS = {"checkout": "ac4d5e5b", "safe_checkout": "b374957a", "invoice_worker": "4f0ba0bb"}
 LAB = ROOT / "labs" / "12_capstone_stayhub.ipynb"
@@ -31,14 +31,13 @@ def run(answer: pathlib.Path, out_dir: pathlib.Path) -> tuple[str, float, str]:
 
 if __name__ == "__main__":
     out_dir = pathlib.Path(os.environ.get("RED_OUT", "/tmp/red12_nbs")); out_dir.mkdir(exist_ok=True)
-    names = sys.argv[1:] or sorted(p.name for p in (HERE / "lab12_answers").glob("*.py"))
-    results = HERE / "results.tsv"
+    names = sys.argv[1:] or sorted(p.name for p in (HERE / "lab12_answers").glob("*.answer"))
+    results = HERE / os.environ.get("RED_RESULTS", "results.tsv")
     for name in names:
         answer = HERE / "lab12_answers" / name
         head = answer.read_text().splitlines()[0]
         verdict, seconds, message = run(answer, out_dir)
-        (HERE / "logs").mkdir(exist_ok=True)
-        (HERE / "logs" / (answer.stem + ".log")).write_text(message)
+        (out_dir / (answer.stem + ".log")).write_text(message)  # the whole report, beside the copies
         load = os.getloadavg()[0]
         with results.open("a") as f:
             f.write(f"{answer.stem}\t{verdict}\t{seconds:.1f}\t{load:.1f}\t{head}\t{' | '.join(message.splitlines()[-3:])[:400]}\n")
