@@ -301,12 +301,16 @@ def expect_jobs_in_the_business_transaction(t: Trial, place: Callable, conn, *, 
     before = counts()
     with conn.transaction():
         t.call(place, conn, during=f"{call} inside the caller's transaction")
+        ended = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # a COMMIT of its own
         raise psycopg.Rollback  # the caller rolls back: psycopg ends the block without committing
     left = tuple(n - b for n, b in zip(counts(), before))
     t.expect(f"uses the connection it is given (the caller's rollback takes the {thing} and its job away)",
              got=f"{left[0]} {thing}(s), {left[1]} job(s) left", expected=f"0 {thing}s, 0 jobs left",
              ok=left == (0, 0), example=f"with conn.transaction(): {call}; then roll back",
-             note="open no connection of your own: the caller's transaction decides" if left != (0, 0) else None)
+             note=None if left == (0, 0) else
+             "your COMMIT ended the caller's transaction: use `with conn.transaction():`, which nests in the "
+             "caller's (a savepoint), instead of BEGIN and COMMIT by hand" if ended else
+             "open no connection of your own: the caller's transaction decides")
 
 
 # -- no external call inside an open transaction: 12.checkout ------------------------------------------

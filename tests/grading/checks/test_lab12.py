@@ -107,6 +107,61 @@ def test_side_work_left_in_the_request_is_too_slow():
     assert_passes_except(report, "checkout answers fast")
 
 
+def fast_invoice_in_the_request(conn, guest_id, room_id, nights):
+    """Red team (issue 22): the invoice made in the request at full speed, its job enqueued all the same:
+    it answered under the time limit, and passed."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(stayhub.booking(conn, booking_id), seconds=0))
+        enqueue_side_jobs(conn, booking_id)
+    return booking_id
+
+
+def jobs_delayed_a_minute(conn, guest_id, room_id, nights):
+    """Red team (issue 22): jobs delayed 60 s "to let the commit land" passed 'the email arrives' at load
+    48, where the stretched wait outlasted the delay."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id}, delay_s=60)
+    return booking_id
+
+
+@pytest.mark.parametrize("checkout, fails, says", [
+    (fast_invoice_in_the_request, "the checkout does none of the side work itself", "an invoice already stored"),
+    (jobs_delayed_a_minute, "the checkout does none of the side work itself", "jobs due after the booking"),
+], ids=["fast_invoice_in_the_request", "jobs_delayed_a_minute"])
+def test_side_work_done_in_the_request_or_delayed_fails_whatever_the_speed(checkout, fails, says):
+    report = run_check("12.checkout", checkout=checkout)
+    assert_passes_except(report, fails)
+    result = next(r for r in report.results if r.name.startswith(fails))
+    assert says in str(result.got), report.render()
+
+
+def begins_and_commits_by_hand(conn, guest_id, room_id, nights):
+    """Red team (issue 22): BEGIN and COMMIT by hand are one transaction when nobody else has one open;
+    inside the caller's, the COMMIT ends it (and the check's message blamed a connection of its own)."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    conn.execute("BEGIN")
+    try:
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return booking_id
+
+
+def test_a_commit_by_hand_ends_the_callers_transaction_and_is_told_so():
+    report = run_check("12.checkout", checkout=begins_and_commits_by_hand)
+    assert_passes_except(report, "uses the connection it is given")
+    result = next(r for r in report.results if r.name.startswith("uses the connection it is given"))
+    assert "your COMMIT ended the caller's transaction" in result.note, report.render()
+
+
 def charges_inside_the_transaction(conn, guest_id, room_id, nights):
     """Everything in one transaction, the card too: the booking's transaction stays open ~300 ms while the
     payment provider thinks."""
@@ -684,3 +739,67 @@ def test_a_red_team_safe_checkout_fails_the_rule_it_breaks(case):
     checkout, reconcile, reasons, may = RED_TEAM_SAFE_CHECKOUTS[case]
     report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
     assert fails_exactly(report, reasons, may), report.render()
+
+
+# -- 12.safe_checkout across the grading boundary: the way `course check` and `course grade` run it -----------
+
+READ_THEN_WRITE = '''
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        status = conn.execute("SELECT status FROM bookings WHERE id = %s", [booking_id]).fetchone()[0]
+        if status != "pending":
+            return False
+        conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s",
+                     [payment.ref, booking_id])
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return True
+
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    finish(conn, booking_id, payment)
+    return booking_id
+
+
+def reconcile(conn):
+    rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall()
+    for booking_id, guest_id, room_id, nights in rows:
+        finish(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                idempotency_key=stayhub.checkout_key(booking_id)))
+'''
+
+
+@pytest.mark.slow
+def test_a_confirm_that_reads_then_writes_is_caught_across_the_grading_boundary():
+    """Red team (issue 22): through the boundary, the check's connection (faults/boundaries.Watched) is lent
+    to the answer's process. Its reconcile between the checkout's statements must really run between them
+    (it waited for the lender's lock at the first boundary until the hang bound, and ran after), so a
+    confirm that reads the status, then writes, confirms twice with two sets of jobs."""
+    import socket
+
+    from course.grading.boundary.host import AnswerSide
+    from course.grading.boundary.serving import TrustedSide
+    from course.grading.boundary.trusted import AnswerHost
+    from course.grading.boundary.wire import Channel
+
+    class Running:
+        pid = 0
+
+        def poll(self):
+            return None
+
+    ours, theirs = socket.socketpair()
+    answer_side = AnswerSide(Channel(theirs))
+    answer_side.peer.start()
+    trusted = TrustedSide(Channel(ours))
+    try:
+        host = AnswerHost(Running(), trusted)
+        host.setup("12_capstone_stayhub.ipynb", ["from course.core import queue\nfrom course.programs import stayhub"])
+        answers = host.exercise("12.safe_checkout", READ_THEN_WRITE, ["safe_checkout", "reconcile"])
+        report = run_check("12.safe_checkout", **answers)
+    finally:
+        trusted.peer.close()
+        answer_side.peer.close()
+    assert_passes_except(report, "each confirmed booking gets its three jobs once")
