@@ -8,6 +8,8 @@ The fault-injecting checks run with fixed seeds here, so a failure can be replay
 
 import random
 import sys
+import uuid
+from datetime import datetime, timezone
 
 import cloudpickle
 import psycopg
@@ -16,6 +18,7 @@ import pytest
 from course.grading import run_check
 from course.core import queue
 from course.programs import stayhub
+from course.programs.email_provider import TransientEmailError
 
 from .wrong_answers import assert_fails_with, enqueue_side_jobs, failed, fails_exactly
 
@@ -235,6 +238,173 @@ def test_a_retry_policy_red_flag_fails_for_its_reason_alone(name, answers, reaso
 ])
 def test_a_retry_policy_with_no_backoff_fails(name, answers, reasons):
     assert_fails_with(run_check("12.retry_policy", **answers), *reasons)
+
+
+# -- 12.booking_worker: the worker step, each piece of labs 03, 04 and 07 left out or misplaced once -------
+
+
+def booked_route(conn, job, error):
+    """The right part of most wrong workers below: 07.route's order, through the fenced queue calls."""
+    if isinstance(error, queue.PermanentError):
+        queue.bury(conn, job, "permanent", error)
+    elif job.attempts >= job.max_attempts:
+        queue.bury(conn, job, "max_attempts", error)
+    else:
+        delay_s = queue.backoff_delay(job.attempts)
+        if getattr(error, "retry_after_s", None):
+            delay_s = max(delay_s, error.retry_after_s)
+        queue.retry(conn, job, delay_s, error)
+
+
+def returns_nothing(conn, handler, lease_s=stayhub.LEASE_S):
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is not None:
+        try:
+            handler(job, conn)
+        except Exception as error:
+            booked_route(conn, job, error)
+        else:
+            queue.ack(conn, job)
+
+
+def all_in_one_transaction(conn, handler, lease_s=stayhub.LEASE_S):
+    """'Claim, send and ack together or not at all': the provider is called with the claim uncommitted."""
+    with conn.transaction():
+        job = queue.claim_one(conn, lease_s=lease_s)
+        if job is None:
+            return None
+        try:
+            handler(job, conn)
+        except Exception as error:
+            booked_route(conn, job, error)
+        else:
+            queue.ack(conn, job)
+    return job.id
+
+
+def acks_before_sending(conn, handler, lease_s=stayhub.LEASE_S):
+    """Lab 04's delete-on-read: the job is done as far as the queue knows before the email is sent."""
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    queue.ack(conn, job)
+    try:
+        handler(job, conn)
+    except Exception as error:
+        booked_route(conn, job, error)
+    return job.id
+
+
+def deletes_on_claim(conn, handler, lease_s=stayhub.LEASE_S):
+    """The claim is a DELETE ... RETURNING: at most once. A failure puts the job back as a new one."""
+    row = conn.execute("DELETE FROM jobs WHERE id = (SELECT id FROM jobs WHERE run_at <= now() "
+                       "ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+                       "RETURNING id, type, payload, priority, attempts + 1, max_attempts").fetchone()
+    if row is None:
+        return None
+    job = queue.Job(row[0], "default", row[1], row[2], row[3], row[4], row[5], uuid.uuid4(), datetime.now(timezone.utc))
+    try:
+        handler(job, conn)
+    except Exception as error:
+        conn.execute("INSERT INTO jobs (id, type, payload, priority, attempts, max_attempts, last_error) "
+                     "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                     [job.id, job.type, psycopg.types.json.Jsonb(job.payload), job.priority, job.attempts,
+                      job.max_attempts, str(error)])
+    return job.id
+
+
+def acks_by_id_alone(conn, handler, lease_s=stayhub.LEASE_S):
+    """The lesson's plain ack, by id: it deletes the job another worker claimed when the lease ran out."""
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except Exception as error:
+        booked_route(conn, job, error)
+    else:
+        conn.execute("DELETE FROM jobs WHERE id = %s", [job.id])
+    return job.id
+
+
+def routed_with(route):
+    def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+        job = queue.claim_one(conn, lease_s=lease_s)
+        if job is None:
+            return None
+        try:
+            handler(job, conn)
+        except Exception as error:
+            route(conn, job, error)
+        else:
+            queue.ack(conn, job)
+        return job.id
+    return work_one
+
+
+def retry_permanent_errors_too(conn, job, error):
+    if job.attempts >= job.max_attempts:
+        queue.bury(conn, job, "max_attempts", error)
+    else:
+        queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0), error)
+
+
+def retry_forever(conn, job, error):
+    if isinstance(error, queue.PermanentError):
+        queue.bury(conn, job, "permanent", error)
+    else:
+        queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0), error)
+
+
+def backoff_alone(conn, job, error):
+    """queue.fail: permanent, budget and backoff right, but the provider's Retry-After is never read."""
+    queue.fail(conn, job, error)
+
+
+def lets_the_error_escape(conn, handler, lease_s=stayhub.LEASE_S):
+    """Catches the provider's errors only: a bug of ours (a KeyError) escapes, and the job waits out its lease."""
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except (TransientEmailError, queue.PermanentError) as error:
+        booked_route(conn, job, error)
+    else:
+        queue.ack(conn, job)
+    return job.id
+
+
+BOOKING_RETURNS = "returns the id of the job it worked, None when no job is ready"
+BOOKING_IDLE = "no transaction is open while the handler runs"
+BOOKING_ACKED = "a job whose handler returned is acked"
+BOOKING_PERMANENT = "a permanent error (PermanentError, the provider's 422) goes to the dead-letter table at once"
+BOOKING_POISON = "a job failing at its last attempt ends in the dead-letter table"
+BOOKING_RETRIED = "a transient failure is handed back with its error"
+BOOKING_FENCED = "a worker whose lease ran out while its handler ran leaves the job to the worker that claimed it"
+BOOKING_LOST = "killed at any statement boundary, nothing is lost"
+
+# name: (the answer, the checks it must fail, the checks it may fail besides)
+WRONG_BOOKING_WORKERS = {
+    "returns_nothing": (returns_nothing, [BOOKING_RETURNS], []),
+    "all_in_one_transaction": (all_in_one_transaction, [BOOKING_IDLE], []),
+    "acks_before_sending": (acks_before_sending, [BOOKING_LOST],
+                            [BOOKING_RETRIED, BOOKING_PERMANENT, BOOKING_POISON, BOOKING_FENCED]),
+    "deletes_on_claim": (deletes_on_claim, [BOOKING_LOST],
+                         [BOOKING_RETRIED, BOOKING_PERMANENT, BOOKING_POISON, BOOKING_FENCED, BOOKING_ACKED]),
+    "acks_by_id_alone": (acks_by_id_alone, [BOOKING_FENCED], []),
+    "retries_permanent_errors": (routed_with(retry_permanent_errors_too), [BOOKING_PERMANENT], []),
+    "retries_forever": (routed_with(retry_forever), [BOOKING_POISON], []),
+    "ignores_retry_after": (routed_with(backoff_alone), [BOOKING_RETRIED], []),
+    "lets_the_error_escape": (lets_the_error_escape, [BOOKING_RETRIED], []),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_BOOKING_WORKERS)
+def test_a_wrong_booking_worker_fails_its_rule(name):
+    answer, reasons, may = WRONG_BOOKING_WORKERS[name]
+    report = run_check("12.booking_worker", work_one=answer)
+    assert fails_exactly(report, reasons, may), report.render()
 
 
 # -- 12.invoice_worker ------------------------------------------------------------------------------------
