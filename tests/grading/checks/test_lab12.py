@@ -298,6 +298,24 @@ def acks_by_id_alone(conn, handler, lease_s=stayhub.LEASE_S):
     return job.id
 
 
+def select_then_update(conn, handler, lease_s=stayhub.LEASE_S):
+    """Lab 03's race: find the most urgent job, then lease it by id; another worker may claim it in between."""
+    found = conn.execute("SELECT id FROM jobs WHERE run_at <= now() ORDER BY priority DESC, run_at, id LIMIT 1").fetchone()
+    if found is None:
+        return None
+    row = conn.execute("UPDATE jobs SET attempts = attempts + 1, lease_token = gen_random_uuid(), "
+                       "run_at = now() + make_interval(secs => %s) WHERE id = %s RETURNING id, queue, type, payload, "
+                       "priority, attempts, max_attempts, lease_token, run_at", [lease_s, found[0]]).fetchone()
+    job = queue.Job(*row)
+    try:
+        handler(job, conn)
+    except Exception as error:
+        booked_route(conn, job, error)
+    else:
+        queue.ack(conn, job)
+    return job.id
+
+
 def routed_with(route):
     def work_one(conn, handler, lease_s=stayhub.LEASE_S):
         job = queue.claim_one(conn, lease_s=lease_s)
@@ -353,6 +371,7 @@ BOOKING_PERMANENT = "a permanent error (PermanentError, the provider's 422) goes
 BOOKING_POISON = "a job failing at its last attempt ends in the dead-letter table"
 BOOKING_RETRIED = "a transient failure is handed back with its error"
 BOOKING_FENCED = "a worker whose lease ran out while its handler ran leaves the job to the worker that claimed it"
+BOOKING_ONE_AT_A_TIME = "another worker between any two of its statements: no job is worked by two workers"
 BOOKING_LOST = "killed at any statement boundary, nothing is lost"
 
 # name: (the answer, the checks it must fail, the checks it may fail besides)
@@ -364,6 +383,7 @@ WRONG_BOOKING_WORKERS = {
     "deletes_on_claim": (deletes_on_claim, [BOOKING_LOST],
                          [BOOKING_RETRIED, BOOKING_PERMANENT, BOOKING_POISON, BOOKING_FENCED, BOOKING_ACKED]),
     "acks_by_id_alone": (acks_by_id_alone, [BOOKING_FENCED], []),
+    "select_then_update": (select_then_update, [BOOKING_ONE_AT_A_TIME], []),
     "retries_permanent_errors": (routed_with(retry_permanent_errors_too), [BOOKING_PERMANENT], []),
     "retries_forever": (routed_with(retry_forever), [BOOKING_POISON], []),
     "ignores_retry_after": (routed_with(backoff_alone), [BOOKING_RETRIED], []),

@@ -10,9 +10,14 @@ the job). For each story:
     rounds        the answer's work_one is called until it says no job is ready, time passing between
                   calls (a retry's wait elapses); after each call the rows and the provider's log must be the
                   reference's after the same call (a retry's wait: within its bounds, not the same draw)
+    meanwhile k   another worker (the reference, on its own session) takes one step at each statement
+                  boundary k of the first call: no job may be worked by both
     a crash at k  for every statement boundary k of one call (faults/boundaries.py: the server ends the
-                  session there, as a SIGKILL would), then the lease runs out and the reference drains the
-                  queue: every job must end sent or dead-lettered — nothing lost
+                  session there, as a SIGKILL would) of every call of the two told stories and of the first
+                  call of the seeded ones, then the lease runs out and the reference drains the queue: every
+                  job must end sent or dead-lettered — nothing lost
+
+A failing story is told again on the one job that shows the failure alone, when one does.
 
 The handler is the check's: it loads the booking on the worker's connection (one statement) and records
 each call in the provider's own log (on the check's session, with the state of the worker's session at
@@ -25,16 +30,19 @@ from __future__ import annotations
 
 import contextlib
 import random
+import threading
+from dataclasses import dataclass
 
 import psycopg
-from dataclasses import dataclass
 
 from course.core import queue
 from course.core.queue import PermanentError
+from course.infra.processes import wait_until
 from course.programs import stayhub
 from course.programs.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable
 
 from course.grading.trial import Trial, short
+from course.grading.faults import killpoint
 from course.grading.faults.boundaries import Crashed, Watched, crash_on
 from course.grading.checks import exercise_check
 from course.grading.checks.lab12.stays import stayhub_box, store_bookings
@@ -54,8 +62,9 @@ POISON = "a job failing at its last attempt ends in the dead-letter table, reaso
 RETRIED = ("a transient failure is handed back with its error, to run again after backoff_delay(attempts) s, "
            "no sooner than its Retry-After")
 FENCED = "a worker whose lease ran out while its handler ran leaves the job to the worker that claimed it"
+ONE_AT_A_TIME = "another worker between any two of its statements: no job is worked by two workers while its lease runs"
 NOTHING_LOST = "killed at any statement boundary, nothing is lost: once the lease runs out every job ends sent or dead-lettered"
-CHECKS = (RETURNS, IDLE, ACKED, PERMANENT, POISON, RETRIED, FENCED, NOTHING_LOST)
+CHECKS = (RETURNS, IDLE, ACKED, PERMANENT, POISON, RETRIED, FENCED, ONE_AT_A_TIME, NOTHING_LOST)
 
 # What the provider answers at one attempt (the handler raises the same exceptions as the real one).
 SENT, UNAVAILABLE, RETRY_AFTER, TIMEOUT, BUG, REJECTED, OUTLIVED = (
@@ -80,7 +89,7 @@ class Plan:
 
     def told(self) -> str:
         said = " then ".join(a if a != RETRY_AFTER else f"429 Retry-After {self.retry_after_s:g} s" for a in self.answers)
-        return (f"{said}{' (then again)' if len(self.answers) > 1 or self.answers[-1] != SENT else ''}"
+        return (f"{said}{' (and so on)' if self.answers[-1] not in (SENT, OUTLIVED) else ''}"
                 f"{f', {self.attempts} attempt(s) already' if self.attempts else ''}"
                 f"{f', max_attempts {self.max_attempts}' if self.max_attempts != stayhub.MAX_ATTEMPTS else ''}"
                 f"{f', priority {self.priority}' if self.priority else ''}")
@@ -257,22 +266,46 @@ def booking_worker(t: Trial, work_one, seed=None):
     box.conn.execute("ALTER TABLE jobs SET UNLOGGED; ALTER TABLE dead_jobs SET UNLOGGED")
     t.seed = DEFAULT_SEED if seed is None else seed
     findings: dict[str, tuple[str, str, str]] = {}
-    tried = {"stories": 0, "calls": 0, "crashes": 0}
+    tried = {"stories": 0, "calls": 0, "meanwhiles": 0, "crashes": 0}
     for n, story in enumerate(stories(t.seed)):
         tried["stories"] += 1
-        calls = _rounds(t, box, story, work_one, findings, tried)
-        if NOTHING_LOST not in findings:  # the told stories: every call; the seeded ones: the first
-            _crashes(t, box, story, work_one, findings, tried, calls=calls if n < 2 else 1)
+        calls = _all_stages(t, box, story, work_one, findings, tried, every_call=n < 2)
         if findings:
+            _smallest(t, box, story, work_one, findings)
             break
-    t.tell(f"tried {tried['stories']} stor(ies): {tried['calls']} call(s) of work_one, {tried['crashes']} crash "
-           f"point(s) (seed {t.seed})")
+    t.tell(f"tried {tried['stories']} stor(ies): {tried['calls']} call(s) of work_one, {tried['meanwhiles']} "
+           f"other worker(s) between its statements, {tried['crashes']} crash point(s) (seed {t.seed})")
     for check in CHECKS:
         if check in findings:
             got, example, note = findings[check]
             t.expect(check, ok=False, got=got, example=example, note=note)
         else:
             t.expect(check, ok=True)
+
+
+def _all_stages(t: Trial, box, story: Story, work_one, findings, tried, *, every_call: bool) -> int:
+    """The rounds; another worker at each boundary of the first call; the crashes (in every call of a told
+    story, in the first of a seeded one). Returns the number of calls the reference made."""
+    calls = _rounds(t, box, story, work_one, findings, tried)
+    if not findings:
+        _meanwhile(t, box, story, work_one, findings, tried)
+    if NOTHING_LOST not in findings:
+        _crashes(t, box, story, work_one, findings, tried, calls=calls if every_call else 1)
+    return calls
+
+
+def _smallest(t: Trial, box, story: Story, work_one, findings) -> None:
+    """Tell a failure on one job alone when one job alone shows it (the first such, in the story's order)."""
+    left = set(findings) if len(story.jobs) > 1 else set()
+    for plan in story.jobs:
+        if not left:
+            return
+        alone: dict = {}
+        _all_stages(t, box, Story((plan,)), work_one, alone, {"calls": 0, "meanwhiles": 0, "crashes": 0},
+                    every_call=True)
+        for check in left & set(alone):
+            findings[check] = alone[check]
+            left.discard(check)
 
 
 NOTES = {
@@ -288,6 +321,9 @@ NOTES = {
              "retry_after_s when it is larger (07.route)",
     FENCED: "ack and report only through the lease token (queue.ack, queue.retry, queue.bury are fenced): a DELETE "
             "or UPDATE by id alone undoes the other worker's claim",
+    ONE_AT_A_TIME: "claim in one statement that skips the rows other workers hold (queue.claim_one: UPDATE ... WHERE "
+                   "id = (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING): a SELECT, then an UPDATE of the id it found, "
+                   "takes a job another worker claimed in between",
     NOTHING_LOST: "ack only after the handler has returned: a job acked (or deleted) before its email was sent is "
                   "lost when the worker dies in between",
 }
@@ -399,6 +435,61 @@ def _described(job: dict | None) -> str:
     if job is None:
         return "gone (acked)"
     return ", ".join(f"{key} {value!r}" for key, value in job.items())
+
+
+def _meanwhile(t: Trial, box, story: Story, work_one, findings, tried) -> None:
+    """Another worker (the reference, on a session of its own) takes one step at each statement boundary of
+    the story's first call; it is let go on once it has finished or waits for a lock. No lease runs out
+    here, so a job the provider's log shows twice was worked by two workers at once."""
+    ids, plans = install(box, story)
+    with _watched(box) as conn:
+        t.attempt(work_one, conn, Provider(box, plans).handler())
+        statements = conn.seen
+    for point in range(1, min(statements, MAX_BOUNDARIES) + 1):
+        tried["meanwhiles"] += 1
+        ids, plans = install(box, story)
+        provider = Provider(box, plans)
+        runs: list = []
+        with _watched(box) as conn:
+            conn.at(point, lambda: runs.append(_other_worker(box, provider)))
+            t.attempt(work_one, conn, provider.handler())
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+        for run in runs:
+            run["thread"].join(killpoint.HANG_S)  # bounds a hang only
+        provider.finish_others()
+        log = read(box)["log"]
+        twice = sorted({job_id for job_id, _, _ in log if sum(1 for other, _, _ in log if other == job_id) > 1})
+        if twice:
+            findings.setdefault(ONE_AT_A_TIME, (
+                f"job(s) {twice} sent by both workers: the provider's log {[(j, a) for j, a, _ in log]} (job, attempt)",
+                f"{story.told(ids[0])}; another worker takes one job just before statement {point} of call 1 of "
+                "work_one", NOTES[ONE_AT_A_TIME]))
+            return
+
+
+def _other_worker(box, provider: Provider) -> dict:
+    """One step of the reference worker on its own session, in a thread; returns once it has finished or
+    waits for a lock (pg_blocking_pids says which: on cue, not by a timer)."""
+    run: dict = {}
+    started = threading.Event()
+
+    def work():
+        with box.connect() as other:
+            run["pid"] = other.info.backend_pid
+            started.set()
+            run["worked"] = reference(other, provider.handler())
+
+    run["thread"] = threading.Thread(target=work, daemon=True, name="check-12-other-worker")
+    run["thread"].start()
+    started.wait(killpoint.HANG_S)
+    with box.connect() as watcher:
+        def done_or_waiting() -> bool:
+            return not run["thread"].is_alive() or bool(watcher.execute(
+                "SELECT cardinality(pg_blocking_pids(%s)) > 0", [run.get("pid")]).fetchone()[0])
+        with contextlib.suppress(TimeoutError):
+            wait_until(done_or_waiting, killpoint.HANG_S, interval=0.01, what="the other worker to finish or wait")
+    return run
 
 
 def _crashes(t: Trial, box, story: Story, work_one, findings, tried, *, calls: int) -> None:
