@@ -105,3 +105,21 @@ def test_correct_booking_workers_pass(work_one):
 def test_a_correct_booking_worker_passes_other_seeds_too():
     report = run_check("12.booking_worker", work_one=through_fail_with_retry_after, seed=4242)
     assert report.passed, report.render()
+
+
+def test_the_reference_is_the_solutions_work_one():
+    """The check compares with booking_worker.reference: the solution's answer must be the same code."""
+    import ast
+    import inspect
+    import textwrap
+
+    from course.grading import notebooks
+    from course.grading.checks.lab12.booking_worker import reference
+
+    def body(source: str) -> str:
+        [function] = [node for node in ast.parse(textwrap.dedent(source)).body if isinstance(node, ast.FunctionDef)]
+        statements = function.body[1:] if isinstance(function.body[0], ast.Expr) else function.body  # no docstring
+        return "\n".join(ast.dump(statement) for statement in statements)
+
+    cells = notebooks.exercise_cells(notebooks.ROOT / "solutions" / "12_capstone_stayhub.ipynb")
+    assert body(cells["12.booking_worker"]) == body(inspect.getsource(reference))
