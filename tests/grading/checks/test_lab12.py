@@ -350,6 +350,16 @@ def backoff_alone(conn, job, error):
     queue.fail(conn, job, error)
 
 
+def retry_at_once(conn, job, error):
+    """The red flag 'retries immediately': the route is right, every wait is 0 s (inside its bounds)."""
+    if isinstance(error, queue.PermanentError):
+        queue.bury(conn, job, "permanent", error)
+    elif job.attempts >= job.max_attempts:
+        queue.bury(conn, job, "max_attempts", error)
+    else:
+        queue.retry(conn, job, getattr(error, "retry_after_s", None) or 0.0, error)
+
+
 def lets_the_error_escape(conn, handler, lease_s=stayhub.LEASE_S):
     """Catches the provider's errors only: a bug of ours (a KeyError) escapes, and the job waits out its lease."""
     job = queue.claim_one(conn, lease_s=lease_s)
@@ -388,6 +398,7 @@ WRONG_BOOKING_WORKERS = {
     "retries_forever": (routed_with(retry_forever), [BOOKING_POISON], []),
     "ignores_retry_after": (routed_with(backoff_alone), [BOOKING_RETRIED], []),
     "lets_the_error_escape": (lets_the_error_escape, [BOOKING_RETRIED], []),
+    "retries_at_once": (routed_with(retry_at_once), [BOOKING_RETRIED], []),
 }
 
 

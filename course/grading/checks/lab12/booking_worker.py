@@ -186,7 +186,7 @@ def install(box, story: Story) -> tuple[list[int], dict[int, Plan]]:
     box.conn.execute("TRUNCATE bookings, jobs, dead_jobs, confirmations, invoices, channel_syncs, card_authorisations "
                      "RESTART IDENTITY CASCADE")
     box.conn.execute("CREATE UNLOGGED TABLE IF NOT EXISTS provider_log (n serial, job_id bigint, attempt int, answer text, "
-                     "caller_state text)")
+                     "caller_state text, at timestamptz NOT NULL DEFAULT clock_timestamp())")
     box.conn.execute("TRUNCATE provider_log")
     bookings = store_bookings(box.conn, [1 + n % 3 for n in range(len(story.jobs))])
     plans = {}
@@ -211,10 +211,13 @@ def read(box) -> dict:
     return {"jobs": jobs, "log": log}
 
 
-def waits(box) -> dict[int, float]:
-    """Seconds until each job handed back for a retry runs again."""
-    return {job_id: wait for job_id, wait in box.conn.execute(
-        "SELECT id, extract(epoch FROM run_at - now())::float FROM jobs WHERE lease_token IS NULL AND last_error IS NOT NULL")}
+def waits(box) -> dict[int, tuple[float, float]]:
+    """Each job handed back for a retry: seconds until it runs again, and seconds from its handler's last call
+    to then (the wait drawn, plus the moments the worker took to hand it back: never less than the draw)."""
+    return {job_id: (until, drawn) for job_id, until, drawn in box.conn.execute(
+        "SELECT id, extract(epoch FROM run_at - now())::float, "
+        "       extract(epoch FROM run_at - (SELECT max(at) FROM provider_log WHERE job_id = jobs.id))::float "
+        "  FROM jobs WHERE lease_token IS NULL AND last_error IS NOT NULL")}
 
 
 def time_passes(box) -> None:
@@ -266,7 +269,7 @@ def booking_worker(t: Trial, work_one, seed=None):
     box.conn.execute("ALTER TABLE jobs SET UNLOGGED; ALTER TABLE dead_jobs SET UNLOGGED")
     t.seed = DEFAULT_SEED if seed is None else seed
     findings: dict[str, tuple[str, str, str]] = {}
-    tried = {"stories": 0, "calls": 0, "meanwhiles": 0, "crashes": 0}
+    tried = {"stories": 0, "calls": 0, "meanwhiles": 0, "crashes": 0, "waits": []}
     for n, story in enumerate(stories(t.seed)):
         tried["stories"] += 1
         calls = _all_stages(t, box, story, work_one, findings, tried, every_call=n < 2)
@@ -275,12 +278,29 @@ def booking_worker(t: Trial, work_one, seed=None):
             break
     t.tell(f"tried {tried['stories']} stor(ies): {tried['calls']} call(s) of work_one, {tried['meanwhiles']} "
            f"other worker(s) between its statements, {tried['crashes']} crash point(s) (seed {t.seed})")
+    _not_immediately(tried["waits"], findings)
     for check in CHECKS:
         if check in findings:
             got, example, note = findings[check]
             t.expect(check, ok=False, got=got, example=example, note=note)
         else:
             t.expect(check, ok=True)
+
+
+IMMEDIATE_MEAN = 0.05  # of the ceiling; full jitter's mean is 0.5, and measured waits are never shorter than drawn
+IMMEDIATE_SAMPLES = 5  # five uniform draws average under 0.05 with probability 0.25^5 / 5! < 1e-5
+
+
+def _not_immediately(waits: list[tuple[float, str]], findings: dict) -> None:
+    """The material's red flag, retries at once: each wait stays within its bounds (0 is one), so it is
+    judged over the story's retries together — their mean, as a fraction of each ceiling."""
+    if len(waits) < IMMEDIATE_SAMPLES or RETRIED in findings:
+        return
+    mean = sum(ratio for ratio, _ in waits) / len(waits)
+    if mean < IMMEDIATE_MEAN:
+        findings[RETRIED] = (f"{len(waits)} retries waited {mean:.1%} of their ceilings on average",
+                             waits[0][1], "the red flag 'retries immediately': draw the wait over the whole range, "
+                             "queue.backoff_delay(job.attempts) — about half the ceiling on average")
 
 
 def _all_stages(t: Trial, box, story: Story, work_one, findings, tried, *, every_call: bool) -> int:
@@ -301,8 +321,8 @@ def _smallest(t: Trial, box, story: Story, work_one, findings) -> None:
         if not left:
             return
         alone: dict = {}
-        _all_stages(t, box, Story((plan,)), work_one, alone, {"calls": 0, "meanwhiles": 0, "crashes": 0},
-                    every_call=True)
+        _all_stages(t, box, Story((plan,)), work_one, alone, {"calls": 0, "meanwhiles": 0, "crashes": 0,
+                                                              "waits": []}, every_call=True)
         for check in left & set(alone):
             findings[check] = alone[check]
             left.discard(check)
@@ -392,10 +412,13 @@ def _rounds(t: Trial, box, story: Story, work_one, findings, tried) -> int:
             return len(theirs)
         if claimed in wait:
             low, high = bounds(plan, attempt)
-            if not low - SLACK_S <= wait[claimed] <= high + SLACK_S:
-                findings.setdefault(RETRIED, (f"job {claimed} runs again in {wait[claimed]:.1f} s",
+            until, drawn = wait[claimed]
+            if not low - SLACK_S <= until <= high + SLACK_S:
+                findings.setdefault(RETRIED, (f"job {claimed} runs again in {until:.1f} s",
                                               example + f"; expected between {low:g} and {high:g} s", NOTES[RETRIED]))
                 return len(theirs)
+            if plan.answer(attempt) != RETRY_AFTER:
+                tried["waits"].append((drawn / high, example))
         if done.value != claimed:
             findings.setdefault(RETURNS, (f"returned {short(done.value)}", example + f"; expected {short(claimed)}",
                                           NOTES[RETURNS]))
