@@ -1,6 +1,6 @@
 """Checks that more than one lab asks for: one requirement, one checker, one set of messages.
 
-    backoff with full jitter        07.backoff, 12.retry_policy: wait random(0, min(300, 2^(attempt-1))) s
+    backoff with full jitter        07.backoff: wait random(0, min(300, 2^(attempt-1))) s
     the wait grows                  07.backoff: the mean wait doubles with each attempt, up to the cap
     jobs in the business transaction 02.place_order, 05.place_order, 12.checkout: both or neither
     no external call in a transaction 12.checkout: the card is charged before the transaction opens
@@ -8,8 +8,8 @@
                                     at each critical point
 
 A later lab that asks again for what an earlier lab checked calls the checker here, so an answer the
-earlier lab rejects cannot pass the later one (12.retry_policy used to accept a cap applied after the
-draw, which 07.backoff rejects).
+earlier lab rejects cannot pass the later one (a retry policy in lab 12 once accepted a cap applied
+after the draw, which 07.backoff rejects).
 
 Why one module: it is one idea, the rules the course asks for more than once, each judged in one place
 with one set of messages; a lab's own checks (labNN.py) call in for the rule and add only what is theirs.
