@@ -20,6 +20,10 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
 The run has a PostgreSQL of its own (faults.Database), since it restarts it: the course's shared server
 is never touched. The run ends when the table is empty, or at its time limit. Nothing here
 judges: verdict.py reads the history, the ledger and the tables afterwards.
+
+Why one module: the run's cues, its supervisor and its fault thread share one clock, one history and one
+fault lock (a freeze, a cut and a restart never overlap); split apart, each would need the others'
+internals, and the order of what happens under fire would be read across files.
 """
 
 from __future__ import annotations
