@@ -411,7 +411,25 @@ locks_without_skip_locked = _relay_with("locks_without_skip_locked", CLAIM.repla
 a_shared_lock = _relay_with("a_shared_lock", CLAIM.replace("FOR UPDATE", "FOR SHARE"))
 nowait = _relay_with("nowait", CLAIM.replace("SKIP LOCKED", "NOWAIT"))
 
+def tries_a_row_three_times_then_goes_on(conn, publish, limit=10):
+    """Red team 9: sends a failed row again, twice, then gives up on it and goes on, marking it sent all the
+    same: right when the broker fails once, a lost message when it is down for longer."""
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            for _attempt in range(3):
+                try:
+                    publish(subject, payload, msg_id=str(event_id))
+                    break
+                except Exception:
+                    pass
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
+    "tries_a_row_three_times_then_goes_on": (tries_a_row_three_times_then_goes_on,
+                                             ["when a publish fails, rows it did not publish stay unsent"], []),
     "newest_first": (newest_first, ["publishes every row once, oldest first"], []),
     "oldest_by_created_at": (oldest_by_created_at, ["publishes every row once, oldest first"], []),
     "ignores_the_limit": (ignores_the_limit, ["takes up to `limit` rows per call"], []),
