@@ -1,4 +1,4 @@
-# correct: BEGIN/COMMIT by hand, ROLLBACK on any error
+# wrong (given-connection; written as correct, the check showed why not): BEGIN inside a caller's transaction only warns, and COMMIT then commits the caller's transaction
 def place_order(conn, customer_id, total_cents):
     conn.execute("BEGIN")
     try:
