@@ -405,6 +405,7 @@ class NewsletterJudge:
         self.t, self.box, self.answer = t, box, enqueue_newsletter
         self.reader = Reader.of(box.conn, only=("jobs",))
         self._read: dict[int, State] = {}
+        self.statements: dict[int, int] = {}  # guests -> the statements the answer ran for them, in the race
 
     def learner(self, g: Guests) -> Callable[[psycopg.Connection], Attempt]:
         return lambda conn: self.t.attempt(self.answer, conn, list(g.ids))
@@ -492,6 +493,7 @@ def newsletter_race(judge: NewsletterJudge) -> tuple[diff.Finding, str] | None:
             if judge.compare(g) is not None:
                 continue
             said = arena.count(judge.learner(g), g)
+            judge.statements[len(g.ids)] = len(said)
             if len(g.ids) > 10 and len(said) > 50:  # one statement per guest: the five guests above showed how it commits
                 continue
             points = sorted({2, 3, len(said) // 2 + 1, len(said)} & set(range(2, len(said) + 1)))
@@ -510,6 +512,41 @@ def newsletter_race(judge: NewsletterJudge) -> tuple[diff.Finding, str] | None:
     return None
 
 
+# A batch size written into the answer (each batch committing on its own) splits only a longer list: 10,001
+# guests show any up to 10,000. Counted, never read row by row (TRUNCATE, not diff.clear's DELETE); given only
+# to an answer that batches (one statement per guest showed how it commits on the thousand above).
+BIG = Guests(tuple(range(1, 10_002)))
+
+
+def big_newsletter(judge: NewsletterJudge) -> tuple[diff.Finding, str] | None:
+    if judge.statements.get(len(NEWSLETTER_RACES[-1].ids), 51) > 50:  # not right alone, or a statement per guest
+        return None
+    watch, conn = judge.box.connect(), judge.box.conn
+    seen: list[tuple[int, str, int]] = []  # (statement, its text, the jobs another session counted before it)
+
+    def before(n: int, text: str) -> None:
+        seen.append((n, text, _counted(watch)))
+
+    try:
+        watch.execute(sql.SQL("TRUNCATE jobs; ") + _install_jobs(BIG.others))
+        with interleave.statements(conn, before):
+            interleave.Background(lambda: judge.learner(BIG)(conn)).result(interleave.FINISH_S)
+    finally:
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.rollback()
+        watch.execute("TRUNCATE jobs")
+        watch.close()
+    n, text, count = next(((n, said, c) for n, said, c in seen if c not in (0, len(BIG.ids))), (0, "", 0))
+    if not n:  # before every statement, another session saw none of the newsletter or all of it
+        return None
+    return (diff.Finding(ONE_TX, got=f"another session saw {count} of the {len(BIG.ids)} jobs",
+                         expected=f"0 or {len(BIG.ids)}: none of the newsletter, or all of it",
+                         note="the newsletter went in batches that each committed on their own: a crash between two "
+                              "leaves part of it. One queue.enqueue_many stores the whole list in one statement (48,000 "
+                              "take a second or two), or wrap the batches in one with conn.transaction():"),
+            f"{BIG.told()}; just before your statement {n} ({text}): another session counted the newsletter's jobs")
+
+
 @exercise_check("09.newsletter")
 def newsletter_check(t: Trial, enqueue_newsletter, seed=None):
     t.seed = DEFAULT_SEED if seed is None else seed
@@ -518,13 +555,13 @@ def newsletter_check(t: Trial, enqueue_newsletter, seed=None):
     verdicts = diff.Verdicts(t, NEWSLETTER_CHECKS)
     diff.search(verdicts, diff.in_turn(newsletter_families()), judge.compare, seed=t.seed, count=NEWSLETTER_SCENARIOS,
                 first=NEWSLETTER_BOUNDARIES)
-    found = newsletter_race(judge)
+    found = newsletter_race(judge) or big_newsletter(judge)
     if found is not None:
         verdicts.add(*found)
     verdicts.report()
     t.tell(f"Tried no guests, one, a descending list and ids in the billions, then {NEWSLETTER_SCENARIOS} guest lists drawn "
            "(unsorted, over a thousand) beside other jobs, then another session looking at the jobs table between your "
-           "statements.")
+           f"statements, on {len(NEWSLETTER_RACES[-1].ids):,} guests and on {len(BIG.ids):,}.")
 
 
 @exercise_check("09.predict_fifo")

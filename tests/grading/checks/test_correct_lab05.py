@@ -49,8 +49,17 @@ def a_savepoint_of_its_own(conn, customer_id, total_cents):
     return int(order_id)
 
 
+def the_id_from_currval(conn, customer_id, total_cents):
+    """Red team 9: the order's id read back with currval, which is this session's own: no other checkout's."""
+    with conn.transaction():
+        tiffin.place_order(conn, customer_id, total_cents=total_cents)
+        (order_id,) = conn.execute("SELECT currval(pg_get_serial_sequence('orders', 'id'))").fetchone()
+        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
+        return order_id
+
+
 @pytest.mark.parametrize("place_order", [order_hints_spelled_out, the_job_first, one_statement,
-                                         a_savepoint_of_its_own], ids=lambda answer: answer.__name__)
+                                         a_savepoint_of_its_own, the_id_from_currval], ids=lambda answer: answer.__name__)
 @pytest.mark.slow
 def test_correct_orders_pass(place_order):
     report = run_check("05.place_order", place_order=place_order)

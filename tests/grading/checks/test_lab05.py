@@ -157,7 +157,40 @@ def autocommit_off_around_tiffin(conn, customer_id, total_cents):
     return order["id"]
 
 
+def one_transaction_for_the_demo_customers(conn, customer_id, total_cents):
+    """Red team 9: the demo's five customers get one transaction, every other customer two commits."""
+    if customer_id in (1, 2, 3, 4, 5):
+        with conn.transaction():
+            order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
+            queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+        return order["id"]
+    order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
+    queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+
+
+def touches_the_customer(conn, customer_id, total_cents):
+    """Red team 9: stamps the customer's updated_at "as last seen", a change the checkout has no business making."""
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
+        conn.execute("UPDATE customers SET updated_at = now() WHERE id = %s", [customer_id])
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+
+
+def a_unique_key_per_customer(conn, customer_id, total_cents):
+    """Red team 9: unique_key is the answer's to choose, but one per customer keeps a second order's receipt out."""
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]}, unique_key=f"receipt:{customer_id}")
+    return order["id"]
+
+
 WRONG_ORDERS = {  # the answer, the checks it must fail, the checks it may also fail
+    "one_transaction_for_the_demo_customers": (one_transaction_for_the_demo_customers, [
+        "when the job cannot be stored, the order is not stored"], []),
+    "touches_the_customer": (touches_the_customer, ["leaves the orders and jobs stored before it, and the customers"], []),
+    "a_unique_key_per_customer": (a_unique_key_per_customer, ["stores exactly one job for it, in the default queue"], []),
     "order_then_job_in_two_commits": (order_then_job_in_two_commits, [
         "when the job cannot be stored, the order is not stored", "a process killed between any two of its statements"],
         ["no other session ever sees the order without its job"]),
@@ -186,8 +219,8 @@ WRONG_ORDERS = {  # the answer, the checks it must fail, the checks it may also 
     "a_delayed_receipt": (a_delayed_receipt, ["stores exactly one job for it, in the default queue, due now"], []),
     "another_queue": (another_queue, ["stores exactly one job for it, in the default queue, due now"], []),
     "customer_one_always": (customer_one_always, ["stores exactly one order, for the customer and the total given"], []),
-    "deletes_earlier_receipts": (deletes_earlier_receipts, ["leaves the orders and jobs stored before it as they were"],
-                                 []),
+    "deletes_earlier_receipts": (deletes_earlier_receipts, ["leaves the orders and jobs stored before it, and the customers, as they were"],
+                                 ["stores exactly one job for it"]),  # the second of two orders deletes the first's
 }
 
 
@@ -378,7 +411,25 @@ locks_without_skip_locked = _relay_with("locks_without_skip_locked", CLAIM.repla
 a_shared_lock = _relay_with("a_shared_lock", CLAIM.replace("FOR UPDATE", "FOR SHARE"))
 nowait = _relay_with("nowait", CLAIM.replace("SKIP LOCKED", "NOWAIT"))
 
+def tries_a_row_three_times_then_goes_on(conn, publish, limit=10):
+    """Red team 9: sends a failed row again, twice, then gives up on it and goes on, marking it sent all the
+    same: right when the broker fails once, a lost message when it is down for longer."""
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            for _attempt in range(3):
+                try:
+                    publish(subject, payload, msg_id=str(event_id))
+                    break
+                except Exception:
+                    pass
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
+    "tries_a_row_three_times_then_goes_on": (tries_a_row_three_times_then_goes_on,
+                                             ["when a publish fails, rows it did not publish stay unsent"], []),
     "newest_first": (newest_first, ["publishes every row once, oldest first"], []),
     "oldest_by_created_at": (oldest_by_created_at, ["publishes every row once, oldest first"], []),
     "ignores_the_limit": (ignores_the_limit, ["takes up to `limit` rows per call"], []),

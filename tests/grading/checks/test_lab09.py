@@ -207,6 +207,15 @@ def newsletter_sorted_guests(conn, guest_ids):
                               priority=NEWSLETTER_PRIORITY)
 
 
+def newsletter_in_batches_of_ten_thousand(conn, guest_ids):
+    """Red team 9: batches big enough to pass for one statement on any list of a few thousand guests."""
+    ids = []
+    for start in range(0, len(guest_ids), 10_000):
+        ids += queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids[start:start + 10_000]],
+                                  priority=NEWSLETTER_PRIORITY)
+    return ids
+
+
 ONE_PER_GUEST = "stores one job per guest"
 CONTENT = "with the guest's id and nothing else"
 ONE_QUEUE = "on the one queue"
@@ -226,6 +235,7 @@ WRONG_NEWSLETTERS = {  # the answer, the checks it must fail, the checks it may 
     "newsletter_with_the_guests_email": (newsletter_with_the_guests_email, [CONTENT], []),
     "newsletter_ids_newest_first": (newsletter_ids_newest_first, [IDS_ORDER], []),
     "newsletter_in_batches": (newsletter_in_batches, [ONE_TX], []),
+    "newsletter_in_batches_of_ten_thousand": (newsletter_in_batches_of_ten_thousand, [ONE_TX], []),
     "newsletter_none_for_no_guests": (newsletter_none_for_no_guests, [EMPTY], []),
     "newsletter_sorted_guests": (newsletter_sorted_guests, [OWN_ORDER], [IDS_ORDER]),
 }
@@ -255,6 +265,11 @@ def test_a_newsletter_of_many_priorities_is_shown_them_not_two_equal_lists():
     assert failed(report) == ["the newsletter itself goes out in the order given"], report.render()
     text = report.render()
     assert "expected: 'one priority for every newsletter job'" in text and "priorities: [" in text, text
+
+
+def test_a_newsletter_in_big_batches_is_seen_half_done_on_ten_thousand_and_one_guests():
+    text = run_check("09.newsletter", enqueue_newsletter=newsletter_in_batches_of_ten_thousand).render()
+    assert "another session saw 10000 of the 10001 jobs" in text and "(10001 guests)" in text, text
 
 
 def test_a_newsletter_committed_in_pieces_is_seen_half_done_by_another_session():

@@ -67,6 +67,7 @@ class Outbox:
     rows: tuple[Row, ...]
     limit: int = 10
     fails_at: int | None = None  # the broker does not answer this publish of the relay's (1: its first)
+    down: bool = False  # ... nor any publish after it: a relay that tries a row again meets the failure again
     held: tuple[str, ...] = ()  # Nats-Msg-Ids the stream holds already: an earlier outbox's messages
 
     def row(self, row_id) -> Row | None:
@@ -88,7 +89,8 @@ class Outbox:
                 told += f" (stored in the order {', '.join(map(str, order))})"
         told += f"; relay_batch(conn, publish, {self.limit})"
         if self.fails_at:
-            told += f"; the broker does not answer its {nth(self.fails_at)} publish"
+            told += f"; the broker does not answer its {nth(self.fails_at)} publish" + (
+                ", nor any after it (it is down)" if self.down else "")
         if self.held:
             told += (f"; the stream already holds messages with Nats-Msg-Id {', '.join(map(repr, self.held))} "
                      "(from an earlier outbox table)")
@@ -106,7 +108,9 @@ class Outbox:
                 if 1 <= smaller < self.limit:
                     yield replace(self, limit=smaller)
         if self.fails_at is not None:
-            yield replace(self, fails_at=None)
+            yield replace(self, fails_at=None, down=False)
+            if self.down:
+                yield replace(self, down=False)
             if self.fails_at > 1:
                 yield replace(self, fails_at=self.fails_at - 1)
         if self.held:
@@ -224,13 +228,16 @@ def families() -> list[Callable[[random.Random], Outbox]]:
         limit = _limit(rng, unsent)
         return Outbox(rows, limit, fails_at=rng.randint(1, max(1, min(limit, unsent))))
 
+    def broker_down(rng):  # the broker stops answering part-way, for longer than the relay tries again
+        return replace(broker_fails(rng), down=True)
+
     def earlier_stream(rng):  # the outbox was created again: ids from 1, the stream holds the old ones
         rows = _rows(rng, rng.randint(1, 5), sent_share=0.0, ids="from 1")
         rows = tuple(replace(r, id=r.id - min(x.id for x in rows) + 1) for r in rows)
         held = tuple(str(n) for n in range(1, rng.randint(2, 8))) + (_event(9000 + rng.randint(1, 99)),)
         return Outbox(rows, _limit(rng, len(rows)), held=held)
 
-    return [few, mixed, nothing, many, stored_backwards, odd, broker_fails, earlier_stream]
+    return [few, mixed, nothing, many, stored_backwards, odd, broker_fails, broker_down, earlier_stream]
 
 
 # -- the stream, as the check records it ------------------------------------------------------------------------
@@ -255,11 +262,13 @@ class Stream:
         self.calls: list[Call] = []
         self.ids: set[str] = set()
         self.fails_at: int | None = None
+        self.down = False
         self.step: Callable[[str], None] | None = None  # a kill point's, before each publish
 
     def reset(self, outbox: Outbox) -> None:
         with self._lock:
             self.calls, self.ids, self.fails_at, self.step = [], set(outbox.held), outbox.fails_at, None
+            self.down = outbox.down
 
     def publisher(self, relay: str = "A") -> Callable:
         def publish(subject, payload=b"", msg_id=None, **options):
@@ -269,7 +278,8 @@ class Stream:
             key = None if msg_id is None else str(msg_id)
             with self._lock:
                 mine = sum(1 for c in self.calls if c.relay == relay)
-                if relay == "A" and self.fails_at == mine + 1:
+                if relay == "A" and self.fails_at is not None and (
+                        self.fails_at == mine + 1 or (self.down and mine + 1 > self.fails_at)):
                     self.calls.append(Call(relay, subject, body, key, "no answer"))
                     raise nats.errors.TimeoutError  # what broker.publish raises when no ack comes
                 copy = key is not None and key in self.ids

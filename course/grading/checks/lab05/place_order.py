@@ -1,7 +1,8 @@
 """05.place_order: the learner's place_order and the reference run on the same Tiffin tables, drawn from
-everything the statement allows (any of the customers, totals from 1 cent to the largest an int holds,
-orders and jobs stored already, an insert or a commit that fails, a customer who does not exist, a call
-inside the caller's own transaction that is then rolled back); then with another session looking between
+everything the statement allows (any of the customers, the demo's five and others, totals from 1 cent to
+the largest an int holds, orders and jobs stored already, the same customer ordering twice, an insert or a
+commit that fails, a customer who does not exist, a call inside the caller's own transaction that is then
+rolled back; the customers' rows are compared too); then with another session looking between
 its statements, and killed between any two of them.
 
 What is free, and not compared: the job's id, priority, max_attempts and unique_key; which write comes
@@ -30,7 +31,7 @@ from course.grading.snapshot import MISSING, At, Reader
 from course.grading.trial import Attempt, Trial, short
 
 DEFAULT_SEED = 5
-SCENARIOS = 25  # five of each family
+SCENARIOS = 30  # five of each family
 SLACK_S = 2.0  # times written by two runs a moment apart (committed runs, a loaded machine)
 FIRST_ORDER = 9812
 FREE_JOB_COLUMNS = ("id", "priority", "max_attempts", "unique_key")
@@ -48,6 +49,7 @@ class Checkout:
     jobs: tuple[str, ...] = ()  # jobs waiting already, by type (send_receipt ones for the orders above)
     fault: str | None = None  # "job refused", "order refused", "commit refused"
     caller: str = "autocommit"  # or "rolls back": called inside the caller's transaction, which rolls back
+    again: bool = False  # the same call made a second time right after (the customer orders the same again)
 
     @property
     def call(self) -> str:
@@ -61,8 +63,9 @@ class Checkout:
                          + " stored already")
         if self.jobs:
             parts.append(f"job{'s' if len(self.jobs) > 1 else ''} waiting: {', '.join(self.jobs)}")
-        told = "; ".join(parts + [self.call]) if parts else f"an empty orders table; {self.call}"
-        if self.customer not in range(1, 6):
+        call = f"{self.call}, then the same call again (the customer orders a second time)" if self.again else self.call
+        told = "; ".join(parts + [call]) if parts else f"an empty orders table; {call}"
+        if self.customer not in CUSTOMERS:
             told += f" (there is no customer {self.customer})"
         told += {None: "", "job refused": "; the jobs table refuses every insert (an injected failure)",
                  "order refused": "; every INSERT INTO orders fails (an injected failure)",
@@ -82,13 +85,24 @@ class Checkout:
             yield replace(self, caller="autocommit")
         if self.fault:
             yield replace(self, fault=None)
-        if self.customer != 1 and self.customer in range(1, 6):
+        if self.again:
+            yield replace(self, again=False)
+        if self.customer != 1 and self.customer in CUSTOMERS:
             yield replace(self, customer=1)
         if self.total != 2350 and self.total >= 1:
             yield replace(self, total=2350)
 
 
-CUSTOMERS = range(1, 6)  # tiffin.install's demo customers
+DEMO_CUSTOMERS = range(1, 6)  # tiffin.install's demo customers
+CUSTOMERS = (*DEMO_CUSTOMERS, 6, 31, 1001)  # and others: an answer special-cased to the demo's five shows
+UPDATED_S = -3600.0  # every customer's row was last changed an hour ago: a checkout that touches one shows
+
+
+def install_customers() -> sql.Composable:
+    """The customers, every scenario the same (the rows a checkout must leave as they were)."""
+    rows = [[sql.Literal(c), sql.Literal(f"Customer {c}"), sql.Literal(f"customer{c}@example.com"),
+             sql.Literal(f"{c} Dinner Street"), diff.from_now(UPDATED_S)] for c in CUSTOMERS]
+    return sql.SQL("DELETE FROM customers; INSERT INTO customers (id, name, email, address, updated_at) ") + diff.values(rows)
 
 
 def install(checkout: Checkout) -> sql.Composable:
@@ -157,10 +171,14 @@ def families() -> list[Callable[[random.Random], Checkout]]:
     def impossible(rng):  # the database or tiffin.place_order refuses the order itself
         orders, jobs = _waiting(rng)
         if rng.random() < 0.5:
-            return Checkout(rng.choice([6, 77, 4242]), _total(rng), orders, jobs)
+            return Checkout(rng.choice([7, 77, 4242]), _total(rng), orders, jobs)
         return Checkout(_customer(rng), rng.choice([0, -5]), orders, jobs)
 
-    return [plain, busy, refused, caller, impossible]
+    def twice(rng):  # the same customer orders the same again: each order needs its own receipt job
+        orders, jobs = _waiting(rng)
+        return Checkout(_customer(rng), _total(rng), orders, jobs, again=True)
+
+    return [plain, busy, refused, caller, impossible, twice]
 
 
 # -- one run --------------------------------------------------------------------------------------------------------
@@ -208,6 +226,7 @@ class Runner:
         self.t, self.box, self.answer = t, box, answer
         self.watch = box.connect()
         self.reader = Reader.of(box.conn, only=("orders", "jobs", "dead_jobs"))
+        self.people = Reader.of(box.conn, only=("customers",))  # read, never cleared: reset writes them again
 
     def learner(self, checkout: Checkout) -> Callable[[psycopg.Connection], Attempt]:
         return lambda conn: self.t.attempt(self.answer, conn, checkout.customer, checkout.total)
@@ -215,6 +234,7 @@ class Runner:
     def reset(self, checkout: Checkout) -> None:
         self.watch.execute(NO_FAULTS)
         diff.clear(self.watch, self.reader)
+        self.watch.execute(install_customers())
         self.watch.execute(install(checkout))
         if checkout.fault:
             self.watch.execute(_fault(checkout))
@@ -230,13 +250,16 @@ class Runner:
                     raise psycopg.Rollback  # psycopg ends the block here, rolled back
             else:
                 done = answer(conn)
+                if checkout.again and not done.error:
+                    done = answer(conn)
         finally:
             if not conn.closed and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 conn.rollback()
             if not conn.closed and not conn.autocommit:  # an answer that turned it off: the caller's again
                 conn.autocommit = True
             self.watch.execute(NO_FAULTS)
-        return Seen(None if done.error else order_id(done.value), done.error, self.reader.read(self.watch))
+        state = {**self.reader.read(self.watch), **self.people.read(self.watch)}
+        return Seen(None if done.error else order_id(done.value), done.error, state)
 
     def close(self) -> None:
         self.watch.execute(NO_FAULTS)
@@ -252,7 +275,7 @@ ONE_ORDER = "stores exactly one order, for the customer and the total given"
 ONE_JOB = "stores exactly one job for it, in the default queue, due now"
 TYPE = "the job's type is 'send_receipt'"
 PAYLOAD = "its payload is the order's id and nothing else"
-UNTOUCHED = "leaves the orders and jobs stored before it as they were"
+UNTOUCHED = "leaves the orders and jobs stored before it, and the customers, as they were"
 JOB_REFUSED = "when the job cannot be stored, the order is not stored either (one transaction)"
 RAISES = "and the failure reaches the caller (the customer is not told 'order placed')"
 ORDER_REFUSED = "when the order cannot be stored, no job is stored either"
@@ -273,6 +296,8 @@ def _new(state: dict, table: str, checkout: Checkout) -> dict:
 
 
 def _old(state: dict, table: str, checkout: Checkout) -> dict:
+    if table == "customers":  # a checkout adds none
+        return state.get(table, {})
     new = _new(state, table, checkout)
     return {key: row for key, row in state.get(table, {}).items() if key not in new}
 
@@ -345,7 +370,12 @@ def _stored(checkout: Checkout, ours: Seen, theirs: Seen, raised: str | None) ->
                                 expected=_value(row[column]), note=raised)
     jobs, wanted_jobs = list(_new(ours.state, "jobs", checkout).values()), list(_new(theirs.state, "jobs", checkout).values())
     if len(jobs) != len(wanted_jobs):
-        return diff.Finding(ONE_JOB, got=f"{len(jobs)} new job(s)", expected=f"{len(wanted_jobs)}", note=raised or (
+        twice = checkout.again and len(jobs) < len(wanted_jobs) and len(mine) == 2
+        return diff.Finding(ONE_JOB, got=f"{len(jobs)} new job(s)" + (" for the two orders" if twice else ""),
+                            expected=f"{len(wanted_jobs)}", note=raised or (
+            "each order needs its own receipt job: after the customer's second order, one of the two has none. A "
+            "unique_key that two orders can share (the customer's id, the total) keeps the second job out while the "
+            "first is waiting: name the order in it, or leave it out" if twice else
             'queue.enqueue(conn, "send_receipt", {"order_id": ...}) stores it' if not jobs else None))
     for job, want in zip(jobs, wanted_jobs):
         if job["type"] != want["type"]:
@@ -374,8 +404,12 @@ def _stored(checkout: Checkout, ours: Seen, theirs: Seen, raised: str | None) ->
 
 
 def _untouched(checkout: Checkout, ours: Seen, theirs: Seen) -> diff.Finding | None:
-    for table in ("orders", "jobs", "dead_jobs"):
+    for table in ("orders", "jobs", "dead_jobs", "customers"):
         mine, kept = _old(ours.state, table, checkout), _old(theirs.state, table, checkout)
+        added = next((key for key in mine if key not in kept), None)
+        if table == "customers" and added is not None:
+            return diff.Finding(UNTOUCHED, got=f"customer {added[0]} added", expected="no new customer",
+                                note="a checkout adds its order and its job, and changes nothing else")
         for key, row in kept.items():
             if key not in mine:
                 return diff.Finding(UNTOUCHED, got=f"{table[:-1]} {key[0]} gone", expected="still there",
@@ -383,7 +417,9 @@ def _untouched(checkout: Checkout, ours: Seen, theirs: Seen) -> diff.Finding | N
             column = _row_differs(mine[key], row)
             if column:
                 return diff.Finding(UNTOUCHED, got=f"{table[:-1]} {key[0]}'s {column}: {_value(mine[key][column])}",
-                                    expected=_value(row[column]), note="a checkout changes nothing it did not write")
+                                    expected=_value(row[column]), note="a checkout changes nothing it did not write" + (
+                                        ": the customer's row is not the order's to change" if table == "customers"
+                                        else ""))
     return None
 
 

@@ -32,7 +32,7 @@ from course.grading.snapshot import At, Reader, in_words
 from course.grading.trial import Attempt, Trial, short
 
 DEFAULT_SEED = 5
-SCENARIOS = 48  # six of each family; a few ms each
+SCENARIOS = 54  # six of each family; a few ms each
 SLACK_S = 1.0  # sent_at written a moment apart by the two runs (committed runs, threads)
 
 

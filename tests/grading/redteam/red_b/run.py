@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]  # the checkout: tests/grading/redteam/red_b/run.py
+ROOT = Path(__file__).resolve().parents[4]  # the checkout: tests/grading/redteam/red_b/run.py
 CELLS = {"05.place_order": "5fb72bfc", "05.relay": "d57630a9", "06.confirm_booking": "e51f2c96",
          "06.send_confirmation": "fcfdce83", "07.backoff": "f51bbf1a", "07.route": "dad78ec3",
          "08.plan": "968a3c87", "08.tick": "54e2019c"}

@@ -1,0 +1,8 @@
+# wrong (mark-sent: only those it published): marks every unsent row sent
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute("UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL")
+    return len(rows)

@@ -1,0 +1,8 @@
+# borderline (conditional, at the same moment): REPEATABLE READ: a second worker at the same moment raises a serialization failure instead of doing nothing
+def confirm_booking(job, conn):
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        row = conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending' "
+                           "RETURNING hotel_id", [job.payload["booking_id"]]).fetchone()
+        if row:
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = %s", [row[0]])

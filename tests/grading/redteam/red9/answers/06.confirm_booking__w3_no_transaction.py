@@ -1,0 +1,6 @@
+# wrong (one-transaction): autocommit: a failed room update leaves the booking confirmed
+def confirm_booking(job, conn):
+    row = conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending' "
+                       "RETURNING hotel_id", [job.payload["booking_id"]]).fetchone()
+    if row:
+        conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = %s", [row[0]])

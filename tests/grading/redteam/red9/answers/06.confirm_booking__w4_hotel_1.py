@@ -1,0 +1,7 @@
+# wrong (one-room-own-hotel, the demo's data): always hotel 1, the lesson's Casa do Rio
+def confirm_booking(job, conn):
+    with conn.transaction():
+        row = conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending' "
+                           "RETURNING hotel_id", [job.payload["booking_id"]]).fetchone()
+        if row:
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = 1")

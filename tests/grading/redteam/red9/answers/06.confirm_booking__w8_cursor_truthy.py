@@ -1,0 +1,9 @@
+# wrong (one-room-own-hotel: only if changed): tests the cursor, which is always true
+def confirm_booking(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        changed = conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending' "
+                               "RETURNING hotel_id", [booking_id])
+        if changed:
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 "
+                         "WHERE id = (SELECT hotel_id FROM bookings WHERE id = %s)", [booking_id])

@@ -1,0 +1,6 @@
+# wrong (key-names-the-effect / exactly-one): the processed row in the send's transaction, but no key: a crash before the commit sends twice
+def send_confirmation(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        if conn.execute("INSERT INTO processed (key) VALUES (%s) ON CONFLICT DO NOTHING", [f"confirm:{booking_id}"]).rowcount:
+            send_email(provider_url(), *confirmation_email(conn, booking_id))

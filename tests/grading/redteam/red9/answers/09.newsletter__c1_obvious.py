@@ -1,0 +1,4 @@
+# correct: the statement's call
+def enqueue_newsletter(conn, guest_ids):
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                              priority=NEWSLETTER_PRIORITY)

@@ -1,0 +1,4 @@
+# wrong (payload as given): guest ids stored as text
+def enqueue_newsletter(conn, guest_ids):
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": str(g)} for g in guest_ids],
+                              priority=NEWSLETTER_PRIORITY)

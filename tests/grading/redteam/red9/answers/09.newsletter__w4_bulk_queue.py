@@ -1,0 +1,4 @@
+# wrong (one-queue): puts the newsletter on the bulk queue
+def enqueue_newsletter(conn, guest_ids):
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                              queue=BULK, priority=NEWSLETTER_PRIORITY)
