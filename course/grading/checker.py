@@ -169,7 +169,7 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
 
 def outcome_of(exercise_id: str, report, seed: int | None) -> Outcome:
     """A report as one exercise's row: its status, checks passed of made, every failing check and why."""
-    failing = [{"name": r.name, "why": _why(r)} for r in report.results if not r.passed]
+    failing = [{"name": r.name, "why": _why(r)} for r in report.results if not r.passed and r.reached]
     detail = _one_line(report.problem) or report.not_started or (failing[0]["why"] if failing else "")
     return Outcome(exercise_id, report.status, passed=report.passed,
                    checks=(sum(r.passed for r in report.results), len(report.results)), failing=failing,
