@@ -70,3 +70,23 @@ def test_stubs_score_nothing_and_a_first_failure_scores_only_what_passed(tmp_pat
     feedback = (out / "feedback" / "ray" / "03.md").read_text()
     unreached = claim.checks_total - len(claim.failing)
     assert f"{unreached} of its checks were not reached" in feedback and "(0 of " in feedback
+
+
+ALLOCATES_30_GB = "_hoard = bytearray(30 * 2**30)\n"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_a_notebook_past_the_memory_limit_gets_a_row_that_says_so_and_classmates_are_graded(tmp_path, database):
+    from course.grading import confine
+
+    if not confine.isolation()[0]:
+        pytest.skip("the memory limit is the sandbox's (RLIMIT_AS): this machine has none")
+    name = COURSE.lab("00").notebook
+    save(notebook("00", prepend={"00.first_job": ALLOCATES_30_GB}), tmp_path / "class" / "hog" / name)
+    save(notebook("00"), tmp_path / "class" / "ann" / name)
+    graded = grade.grade(tmp_path / "class", tmp_path / "out", jobs=2, timeout_s=120, seed=5, progress=False,
+                         trust=True)
+    hog = lab_rows(graded.rows, "hog", "00")["00.first_job"]
+    assert not hog.passed and hog.score == 0 and "memory limit" in hog.detail, hog
+    assert all(r.passed for r in lab_rows(graded.rows, "ann", "00").values())
