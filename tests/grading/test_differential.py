@@ -200,16 +200,17 @@ def verdicts_of(checks, scenarios):
     return {r.name: "✓" if r.passed else "✗" if r.reached else "·" for r in t.results}
 
 
-def test_a_check_is_passed_only_when_reached_before_the_first_failure_on_an_answer_that_agreed_somewhere():
-    checks = ["never fails", "no three then four", "no number above five"]
-    # agreed on [1, 2]; failed the second check on [3, 4]: the first passed, the third was never judged
-    assert verdicts_of(checks, [Numbers((1, 2)), Numbers((3, 4))]) == {
-        "never fails": "✓", "no three then four": "✗", "no number above five": "·"}
-    # never agreed: nothing it did is shown to hold (a stub that fails its first rule on every scenario)
+def test_a_check_is_passed_only_when_it_comes_before_the_first_failure():
+    checks = ["never fails", "no number above five", "no three then four"]  # the order judge() tries them
+    # failed the second check: the first passed, the third was never judged
+    assert verdicts_of(checks, [Numbers((1, 2)), Numbers((9, 3, 4))]) == {
+        "never fails": "✓", "no number above five": "✗", "no three then four": "·"}
+    # failed its first rule on every scenario (a stub): nothing it did is shown to hold
+    assert verdicts_of(["no number above five", "no three then four", "never fails"], [Numbers((9,))]) == {
+        "no number above five": "✗", "no three then four": "·", "never fails": "·"}
+    # both failed: the check before them passed
     assert verdicts_of(checks, [Numbers((3, 4)), Numbers((9,))]) == {
-        "never fails": "·", "no three then four": "✗", "no number above five": "✗"}
-    assert verdicts_of(checks, [Numbers((3, 4, 9))]) == {  # judged "above five" first: the pair never judged
-        "never fails": "·", "no three then four": "·", "no number above five": "✗"}
+        "never fails": "✓", "no number above five": "✗", "no three then four": "✗"}
     # nothing failed: every check passed
     assert verdicts_of(checks, [Numbers((1,)), Numbers(())]) == dict.fromkeys(checks, "✓")
 
