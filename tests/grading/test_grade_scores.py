@@ -90,3 +90,16 @@ def test_a_notebook_past_the_memory_limit_gets_a_row_that_says_so_and_classmates
     hog = lab_rows(graded.rows, "hog", "00")["00.first_job"]
     assert not hog.passed and hog.score == 0 and "memory limit" in hog.detail, hog
     assert all(r.passed for r in lab_rows(graded.rows, "ann", "00").values())
+
+
+def test_a_notebook_process_ended_by_its_cpu_limit_is_said_to_have_met_the_time_limit():
+    """The sandbox's RLIMIT_CPU ends a process by SIGXCPU (tests/infra/sandbox_attacks.py: attack_cpu_time);
+    the row then names the limit rather than a signal's number."""
+    import signal
+    from types import SimpleNamespace
+
+    from course.grading import checker
+
+    ended = lambda code: SimpleNamespace(process=SimpleNamespace(wait=lambda timeout: code))  # noqa: E731
+    assert checker._exit(ended(-signal.SIGXCPU)).startswith("time limit")
+    assert checker._exit(ended(-signal.SIGKILL)) == "killed by signal 9"
