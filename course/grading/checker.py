@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -169,7 +170,7 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
 
 def outcome_of(exercise_id: str, report, seed: int | None) -> Outcome:
     """A report as one exercise's row: its status, checks passed of made, every failing check and why."""
-    failing = [{"name": r.name, "why": _why(r)} for r in report.results if not r.passed]
+    failing = [{"name": r.name, "why": _why(r)} for r in report.results if not r.passed and r.reached]
     detail = _one_line(report.problem) or report.not_started or (failing[0]["why"] if failing else "")
     return Outcome(exercise_id, report.status, passed=report.passed,
                    checks=(sum(r.passed for r in report.results), len(report.results)), failing=failing,
@@ -193,7 +194,8 @@ def _why(result) -> str:
 def _described(error: BaseException) -> str:
     where = getattr(error, "__boundary__", None)
     line = f" ({where.line})" if where is not None and where.line else ""
-    return f"{type(error).__name__}: {first_line(str(error), limit=300)}{line}"
+    limit = "memory limit: " if isinstance(error, MemoryError) else ""  # the sandbox's RLIMIT_AS
+    return f"{limit}{type(error).__name__}: {first_line(str(error), limit=300)}{line}"
 
 
 def _exit(host) -> str:
@@ -202,6 +204,8 @@ def _exit(host) -> str:
         code = host.process.wait(5)
     except subprocess.TimeoutExpired:
         return "still running"
+    if code == -signal.SIGXCPU:  # the sandbox's RLIMIT_CPU
+        return "time limit: it used all the CPU time a notebook's process may (SIGXCPU)"
     return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
 
 

@@ -10,7 +10,7 @@ A check is written as three things of its own and this module's loop:
 
     verdicts = Verdicts(t, CHECKS)
     search(verdicts, in_turn(families), compare, seed=seed, count=60)   # stops at a check's first failure
-    verdicts.report()                                       # one ✓ or ✗ per check, with its example
+    verdicts.report()                          # per check: ✓, ✗ with its example, or not reached
 
 A scenario is any frozen value with `told()` (itself, in the learner's words: "jobs 1 (send_receipt, due
 2 s ago) and 2 (...)") and `shrinks()` (smaller scenarios to try: a row fewer, a plainer value). The
@@ -76,7 +76,14 @@ class Finding:
 
 
 class Verdicts:
-    """The first finding of each check, and the report: every check named, in order, passed or not."""
+    """The first finding of each check, and the report: every check named, in order, passed, failed or
+    not reached.
+
+    A comparison names the first rule the answer breaks on a scenario, trying them in CHECKS order, and
+    says nothing of the rules after it: an answer that returns nothing fails "returns the job" on every
+    scenario, and "takes the oldest" is never judged. So a check that did not fail is shown passed only
+    when it comes before the first check that failed; any after it is reported as not reached, and
+    counts as not passed: a stub scores nothing it did not show."""
 
     def __init__(self, t: Trial, checks: Sequence[str]):
         self.t = t
@@ -95,13 +102,19 @@ class Verdicts:
 
     def report(self) -> None:
         names = self.checks + [name for name in self.first if name not in self.checks]
-        for name in names:
+        first_failed = min((i for i, name in enumerate(self.checks) if name in self.first), default=len(names))
+        for i, name in enumerate(names):
             if name in self.first:
                 finding, example = self.first[name]
                 self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
                               note=finding.note)
-            else:
+            elif i < first_failed:
                 self.t.expect(name, ok=True)
+            else:
+                self.t.not_reached(name, NOT_REACHED)
+
+
+NOT_REACHED = "not reached: an earlier check failed first (each scenario is judged up to its first failure)"
 
 
 def search(verdicts: Verdicts, draw: Callable[[random.Random], Scenario],

@@ -98,6 +98,7 @@ class Grader:
             self.roles.drop(role)
         if watch.ended:
             run.flags.append(watch.ended)
+        run.flags.extend(watch.overstayed)
         rows = [_from_result(base, run.results[e.id]) for e in lab.exercises]
         # With a role of its own the notebook could not drop anyone's schema: PostgreSQL refused it. Without
         # one, a schema that is gone is all we can see (dropped by it, or by someone else meanwhile: the

@@ -89,6 +89,10 @@ def feedback(student: str, lab: str, rows: list, titles: dict[str, str]) -> str:
             lines.append("")
         elif row.status not in ("passed", "failed") and row.detail:
             lines += [row.detail, ""]
+        unreached = row.checks_total - row.checks_passed - len(row.failing)
+        if row.status == "failed" and unreached > 0:
+            lines += [f"{unreached} of its checks were not reached (an earlier check failed first): they count "
+                      "as not passed; the report below marks them ·.", ""]
         if row.seed is not None and not row.passed:
             lines += [f"Replay this run in your notebook: `check({row.exercise!r}, seed={row.seed})`.", ""]
         if row.report and not row.passed:

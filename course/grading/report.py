@@ -35,26 +35,35 @@ class Report:
         if self.not_started:
             return (f"{self.exercise_id}: not started — {self.not_started}.\n"
                     f"Write your answer in the exercise cell above, run that cell, then run this check again.")
-        failed = [r for r in self.results if not r.passed]
-        if not failed:
+        failed = [r for r in self.results if not r.passed and r.reached]
+        unreached = [r for r in self.results if not r.reached]
+        if not failed and not unreached:
             head = (f"{self.exercise_id}: this check passed" if len(self.results) == 1
                     else f"{self.exercise_id}: these {len(self.results)} checks passed")
         else:
             head = f"{self.exercise_id}: {len(failed)} of {len(self.results)} checks failed"
+            head += f", {len(unreached)} not reached" if unreached else ""
         lines = [head]
         for result in self.results:
-            lines.append(f"  {'✓' if result.passed else '✗'} {result.name}")
-            if not result.passed:
+            lines.append(f"  {_mark(result)} {result.name}")
+            if result.reached and not result.passed:
                 lines.extend(_details(result))
+        for why in dict.fromkeys(r.note for r in unreached):  # each reason once, under the list
+            lines.append(f"  · {why}; counted as not passed")
         lines.extend(self.notes)
         if not failed and self.seed is not None:  # a lucky pass can be replayed too
             lines.append(f"seed {self.seed} (replay with check({self.exercise_id!r}, seed={self.seed}))")
-        if failed:
+        if failed or unreached:
             if self.seed is not None:
                 lines.append(f"Random seed {self.seed}: replay this exact run with "
                              f"check({self.exercise_id!r}, seed={self.seed}).")
             lines.append(f"Fix it and run this cell again, or ask for a hint: hint({self.exercise_id!r})")
         return "\n".join(lines)
+
+
+def _mark(result: Result) -> str:
+    """✓ passed, ✗ failed, · not reached (never judged: it counts as not passed, and is no failure of its own)."""
+    return "·" if not result.reached else "✓" if result.passed else "✗"
 
 
 def _details(result: Result) -> list[str]:

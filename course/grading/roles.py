@@ -40,6 +40,19 @@ CONNECTIONS = 300  # max_connections, when the server cannot be asked
 DISK_BUDGET_BYTES = 2 << 30  # what one notebook's role may own on the server's disk (no check writes 1/10 of it)
 TEMP_FILE_LIMIT = "1GB"  # per session: sorts and hashes spilled to disk
 WATCH_EVERY_S = 2.0
+# How long one of a notebook's sessions may run a statement, wait for a lock, or sit idle in a transaction:
+# the role's defaults (a clear error in the session), and, since a session may SET them back to 0, the
+# watch's bound (the session is ended). Each is longer than an exercise's whole default time limit (120 s)
+# and far above what any check or set-up cell holds (measured on a grade of every solution: see
+# tests/grading/test_roles_caps.py). A listener idle in a transaction holds back the server's NOTIFY queue
+# for every database: the idle bound is what keeps one notebook from filling it.
+SESSION_BOUNDS_S = {"statement_timeout": 150, "lock_timeout": 150, "idle_in_transaction_session_timeout": 150}
+OVERSTAY_S = 10  # past its own bound, the watch ends a session (it SET the bound off)
+# The NOTIFY queue (8 GiB, server-wide) fills at ~46 MiB/s from one session at load 35, ~3 min: faster than the
+# idle bound. Past this share of it, the role's transactions older than HOLDING_S are ended (a listener's
+# open transaction is what holds the queue's tail; no course session comes near 1 %).
+NOTIFY_QUEUE_SHARE = 0.01
+HOLDING_S = 10
 
 class Roles:
     """Makes a login role per graded notebook that can create schemas and own only those."""
@@ -116,6 +129,9 @@ class Roles:
                 sql.Identifier(role), sql.Literal(self.connection_limit), sql.Literal(password)))
             conn.execute(sql.SQL("ALTER ROLE {} SET temp_file_limit = {}").format(
                 sql.Identifier(role), sql.Literal(TEMP_FILE_LIMIT)))  # only a superuser may change it
+            for setting, seconds in SESSION_BOUNDS_S.items():
+                conn.execute(sql.SQL("ALTER ROLE {} SET {} = {}").format(
+                    sql.Identifier(role), sql.Identifier(setting), sql.Literal(f"{seconds}s")))
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
                 sql.Identifier(self.dbname), sql.Identifier(role)))
             conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
@@ -123,10 +139,12 @@ class Roles:
         return role, make_conninfo(self.base, user=role, password=password)
 
     @contextlib.contextmanager
-    def watched(self, role: str | None, budget_bytes: int = DISK_BUDGET_BYTES):
+    def watched(self, role: str | None, budget_bytes: int = DISK_BUDGET_BYTES, bounds_s: dict | None = None):
         """While the block runs, the role's tables and large objects are measured every few seconds; past the budget its
         sessions are ended and it may not log in again (a notebook filling the server's disk fills everyone's).
-        `.ended` then says so, for the gradebook's flags."""
+        `.ended` then says so, for the gradebook's flags. A session that overstays its bounds (SESSION_BOUNDS_S:
+        a statement, or idle in a transaction) is ended, and `.overstayed` says so."""
+        bounds = {**SESSION_BOUNDS_S, **(bounds_s or {})}
         watch = Watch()
         if role is None:
             yield watch
@@ -138,6 +156,14 @@ class Roles:
                 with self.db.connect() as conn:
                     conn.autocommit = True
                     while not done.wait(WATCH_EVERY_S):
+                        ended = conn.execute(OVERSTAYED, {
+                            "role": role, "active_s": bounds["statement_timeout"] + OVERSTAY_S,
+                            "idle_s": bounds["idle_in_transaction_session_timeout"] + OVERSTAY_S}).fetchall()
+                        if conn.execute("SELECT pg_notification_queue_usage()").fetchone()[0] > NOTIFY_QUEUE_SHARE:
+                            ended += [(f"in a transaction while the NOTIFY queue was over {NOTIFY_QUEUE_SHARE:.0%} full",
+                                       seconds) for _, seconds in conn.execute(HOLDING, {"role": role, "s": HOLDING_S})]
+                        for state, seconds in ended:
+                            watch.overstayed.append(f"a session {state} for {seconds:,.0f} s was ended")
                         used = conn.execute(OWNED_BYTES, {"role": role}).fetchone()[0]
                         if used > budget_bytes:
                             conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(role)))
@@ -198,8 +224,30 @@ SELECT coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN 
                  WHERE r.rolname = %(role)s), 0)"""
 
 
+# The role's sessions past their bounds, ended: a statement (or a lock wait) running, or a transaction idle
+OVERSTAYED = """
+WITH over AS MATERIALIZED (
+  SELECT pid, state, extract(epoch FROM now() - CASE state WHEN 'active' THEN query_start ELSE state_change END) AS s
+  FROM pg_stat_activity
+  WHERE usename = %(role)s AND pid <> pg_backend_pid()
+    AND ((state = 'active' AND query_start < now() - make_interval(secs => %(active_s)s))
+      OR (state LIKE 'idle in transaction%%' AND state_change < now() - make_interval(secs => %(idle_s)s))))
+SELECT state, s FROM over WHERE pg_terminate_backend(pid)"""
+
+
+# The role's transactions open for over %(s)s seconds, ended (the NOTIFY queue is filling: one of them holds it)
+HOLDING = """
+WITH over AS MATERIALIZED (
+  SELECT pid, extract(epoch FROM now() - xact_start) AS s FROM pg_stat_activity
+  WHERE usename = %(role)s AND pid <> pg_backend_pid() AND xact_start < now() - make_interval(secs => %(s)s))
+SELECT 'holding', s FROM over WHERE pg_terminate_backend(pid)"""
+
+
 class Watch:
     ended: str = ""  # why the role's sessions were ended, if they were
+
+    def __init__(self):
+        self.overstayed: list[str] = []  # sessions ended for running or idling in a transaction too long
 
 
 def _make_lock_table(conn) -> None:

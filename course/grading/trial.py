@@ -58,6 +58,7 @@ class Result:
     got: Any = NOTHING
     example: str | None = None
     note: str | None = None  # e.g. "your function raised KeyError: 'order_id'"
+    reached: bool = True  # False: never judged (an earlier check failed first); it counts as not passed
 
 
 @dataclass
@@ -122,6 +123,10 @@ class Trial:
         passed = bool(ok) if ok is not None else got == expected
         self.results.append(Result(name, passed, expected, got, None if passed else example, note))
         return passed
+
+    def not_reached(self, name: str, why: str) -> None:
+        """Record a check the run never judged: neither passed nor failed, and not counted as passed."""
+        self.results.append(Result(name, False, note=why, reached=False))
 
     def tell(self, line: str) -> None:
         """A line the report prints under its checks whatever they say: what the check tried, and how

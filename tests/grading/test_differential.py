@@ -183,12 +183,36 @@ def test_a_search_reports_every_check_once_with_its_smallest_example_and_replays
         verdicts = diff.Verdicts(t, ["no number above five", "no three then four", "never fails"])
         diff.search(verdicts, draw, judge, seed=seed, count=200)
         verdicts.report()
-        return [(r.name, r.passed, r.example) for r in t.results]
+        return [(r.name, r.passed, r.reached, r.example) for r in t.results]
 
     first = report(7)
     assert first == report(7)
-    assert first == [("no number above five", False, "numbers [6]"), ("no three then four", False, "numbers [3, 4]"),
-                     ("never fails", True, None)]
+    assert first == [("no number above five", False, True, "numbers [6]"),
+                     ("no three then four", False, True, "numbers [3, 4]"),
+                     ("never fails", False, False, None)]  # after the first failure: not reached
+
+
+def verdicts_of(checks, scenarios):
+    t = Trial("99.test")
+    verdicts = diff.Verdicts(t, checks)
+    diff.search(verdicts, lambda rng: None, judge, seed=1, count=0, first=scenarios)
+    verdicts.report()
+    return {r.name: "✓" if r.passed else "✗" if r.reached else "·" for r in t.results}
+
+
+def test_a_check_is_passed_only_when_it_comes_before_the_first_failure():
+    checks = ["never fails", "no number above five", "no three then four"]  # the order judge() tries them
+    # failed the second check: the first passed, the third was never judged
+    assert verdicts_of(checks, [Numbers((1, 2)), Numbers((9, 3, 4))]) == {
+        "never fails": "✓", "no number above five": "✗", "no three then four": "·"}
+    # failed its first rule on every scenario (a stub): nothing it did is shown to hold
+    assert verdicts_of(["no number above five", "no three then four", "never fails"], [Numbers((9,))]) == {
+        "no number above five": "✗", "no three then four": "·", "never fails": "·"}
+    # both failed: the check before them passed
+    assert verdicts_of(checks, [Numbers((3, 4)), Numbers((9,))]) == {
+        "never fails": "✓", "no number above five": "✗", "no three then four": "✗"}
+    # nothing failed: every check passed
+    assert verdicts_of(checks, [Numbers((1,)), Numbers(())]) == dict.fromkeys(checks, "✓")
 
 
 def test_the_boundaries_given_first_are_tried_before_any_drawn_scenario():

@@ -391,6 +391,19 @@ say(got=got)
     return "held", f"memory: {got['memory'][:60]}; file: {got['file'][:60]}"
 
 
+def attack_cpu_time(lab: Lab):
+    """A process that spins for ever stops at its CPU time (RLIMIT_CPU), by SIGXCPU, before the deadline:
+    1 s of CPU took 34 s of wall time at load 45 on 2 cores with two spinning; one spinning gets twice the
+    share, and the deadline is 90 s."""
+    run = lab.run("""
+while True:
+    pass
+""", cpu_seconds=1)
+    if run.ending.why != "exited" or run.ending.exit != -signal.SIGXCPU or run.leftovers:
+        return "broken", f"{run.ending}, left {run.leftovers}"
+    return "held", f"stopped by SIGXCPU after {run.ending.seconds:.1f} s"
+
+
 def attack_unix_socket_and_ports(lab: Lab):
     before = len(lab.unix_connections)
     run = lab.run("""
@@ -540,6 +553,7 @@ ATTACKS = {
     "a fork bomb": attack_fork_bomb,
     "fill the disk": attack_fill_the_disk,
     "memory and file size": attack_memory_and_file_size,
+    "CPU time: spinning for ever": attack_cpu_time,
     "unix sockets, abstract sockets, TCP ports not named": attack_unix_socket_and_ports,
     "TCP on the machine's loopback (the grader's setting): ports not named": attack_ports_on_the_machines_loopback,
     "write a folder shared with it, and the one beside it": attack_write_a_shared_folder,

@@ -94,6 +94,9 @@ def python_paths() -> list[str]:
     return found
 
 
+CPU_GRACE_S = 5  # RLIMIT_CPU's soft limit sends SIGXCPU (a clear "CPU time limit"); its hard one, SIGKILL
+
+
 @dataclass
 class Policy:
     """What a sandbox may do. Everything not named here is refused."""
@@ -111,6 +114,7 @@ class Policy:
     #                           on a `tcp_bind` port is reachable from outside; TCP open below ABI 4)
     env: dict[str, str] = field(default_factory=dict)  # added to a minimal one (PATH, HOME, TMPDIR, LANG)
     memory_bytes: int = 2 * GiB  # address space, per process
+    cpu_seconds: int = 600  # CPU time, per process: SIGXCPU then, SIGKILL 5 s of CPU later
     processes: int = 128  # processes and threads at once (per uid, or per user namespace)
     file_bytes: int = 64 * MiB  # the largest file it may write
     open_files: int = 1024
@@ -251,7 +255,8 @@ class Sandbox:
                "TMPDIR": scratch, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
                **policy.env, MARKER: self.folder.name}
         limits = {"RLIMIT_AS": policy.memory_bytes, "RLIMIT_NPROC": self._process_limit(),
-                  "RLIMIT_FSIZE": policy.file_bytes, "RLIMIT_NOFILE": policy.open_files, "RLIMIT_CORE": 0}
+                  "RLIMIT_FSIZE": policy.file_bytes, "RLIMIT_NOFILE": policy.open_files, "RLIMIT_CORE": 0,
+                  "RLIMIT_CPU": [policy.cpu_seconds, policy.cpu_seconds + CPU_GRACE_S]}
         return {
             "argv": argv, "env": env, "cwd": scratch, "scratch": scratch, "scratch_bytes": policy.scratch_bytes,
             "scratch_files": policy.scratch_files,

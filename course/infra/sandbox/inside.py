@@ -35,8 +35,8 @@ def _become(spec: dict, proc_mounted: bool, to_warden: socket.socket | None, rep
     os.setsid()  # a session of its own: no controlling terminal (TIOCSTI), and the caller's Ctrl-C is not its
     if spec["mountns"] and not spec["pidns"]:  # root where PID namespaces are not allowed: mounts still are
         mount_private_tree(spec, proc=False)
-    for name, value in spec["limits"].items():
-        resource.setrlimit(getattr(resource, name), (value, value))
+    for name, value in spec["limits"].items():  # a value, or [soft, hard]
+        resource.setrlimit(getattr(resource, name), tuple(value) if isinstance(value, list) else (value, value))
     uid = spec["uid"]
     if uid is not None:
         os.setgroups([])
