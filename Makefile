@@ -28,15 +28,17 @@ lab: $(STAMP)
 	@$(BIN)/python -m course lab
 
 # Everything CI runs, in one pytest run: the tests, the solutions with their outputs compared, and the
-# labs top to bottom with their stubs (compared laxly: see conftest.py).
+# labs top to bottom with their stubs (compared laxly: see conftest.py). Each run leaves the course's
+# PostgreSQL and NATS as it found them and fails if it left any other server running (tools/no_servers_left.py).
+LEAVES_NOTHING := $(BIN)/python tools/no_servers_left.py --
 test: $(STAMP)
-	$(PYTEST) $(XDIST) --nbval tests solutions labs
+	$(LEAVES_NOTHING) $(PYTEST) $(XDIST) --nbval tests solutions labs
 
 test-unit: $(STAMP)
-	$(PYTEST) $(XDIST) tests
+	$(LEAVES_NOTHING) $(PYTEST) $(XDIST) tests
 
 test-notebooks: $(STAMP)
-	$(PYTEST) $(XDIST) --nbval solutions labs
+	$(LEAVES_NOTHING) $(PYTEST) $(XDIST) --nbval solutions labs
 
 # The author's loop: the tests that start no worker processes or servers, and lab 00.
 test-fast: $(STAMP)

@@ -5,7 +5,8 @@
     pytest --nbval-lax labs/        every lab notebook runs top to bottom with its stubs untouched
     make test                       all three in one run, in parallel (pytest-xdist), same settings
 
-The Makefile adds nothing of its own but `-n` and the paths: what an instructor types works as typed.
+The Makefile adds nothing of its own but `-n`, the paths, and a check that the run left no server
+running (tools/no_servers_left.py): what an instructor types works as typed.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from course.errors import BrokerUnavailable
 from course.infra import ports, processes
+from course.infra.ports import is_free as port_is_free
 START_TIMEOUT_S = 30.0  # a loaded 2-core machine replaying a large store after a kill needs a while
 
 
@@ -98,21 +99,11 @@ def free_ports(count: int) -> list[int]:
     chosen: list[int] = []
     candidates = ports.allowed() or random.Random().sample(PORT_RANGE, len(PORT_RANGE))
     for port in candidates:
-        if _port_is_free(port):
+        if port_is_free(port):
             chosen.append(port)
             if len(chosen) == count:
                 return chosen
     raise BrokerUnavailable(f"no {count} free ports {'in the block allowed' if ports.allowed() else f'between {PORT_RANGE.start} and {PORT_RANGE.stop}'} on 127.0.0.1")
-
-
-def _port_is_free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does: TIME_WAIT is fine
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 # Straight to 127.0.0.1: an http_proxy set in the environment must not see our health checks.
@@ -338,10 +329,10 @@ class NatsServer:
         ports = [previous.get("port"), previous.get("monitor_port")]
         # Right after a kill -9 the kernel takes a moment to let go of the old ports: give it that moment.
         deadline = time.monotonic() + REUSE_PORT_WAIT_S
-        while all(ports) and not all(map(_port_is_free, ports)) and time.monotonic() < deadline:
+        while all(ports) and not all(map(port_is_free, ports)) and time.monotonic() < deadline:
             time.sleep(0.05)
         for attempt in range(3):
-            if not all(p and _port_is_free(p) for p in ports):
+            if not all(p and port_is_free(p) for p in ports):
                 ports = free_ports(2)
             port, monitor_port = ports
             try:

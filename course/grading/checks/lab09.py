@@ -32,7 +32,7 @@ from course.programs.newsletter import BULK, IMPACT, NEWSLETTER_PRIORITY, URGENT
 from course.grading import differential as diff
 from course.grading import interleave
 from course.grading.checks import exercise_check, shared
-from course.grading.checks.quiz import ask
+from course.grading.checks.quiz import Question, ask, multiple_choice
 from course.grading.snapshot import Reader, State
 from course.grading.trial import Attempt, Trial, short
 
@@ -548,15 +548,16 @@ def predict_two_queues_check(t: Trial, predict_two_queues):
         "look at what the run measured: how many workers served the newsletter?")
 
 
-@exercise_check("09.quiz")
-def quiz(t: Trial, q1, q2, q3, q4, q5):
-    ask(t, "q1", q1, "c", "the confirmation behind 48,000 newsletter jobs at 40 jobs/s",
-        "how many seconds does it take to get through 48,000 jobs at 40 a second?")
-    ask(t, "q2", q2, "b", "the longest a confirmation waits with priorities on one queue",
-        "it jumps the waiting jobs, but both workers are already busy with one newsletter job each")
-    ask(t, "q3", q3, "b", "what a dedicated urgent worker costs",
-        "how many workers are left for the newsletter, and what happens to its 20 minutes?")
-    ask(t, "q4", q4, "c", "the alert that catches late confirmations",
-        "which number tells you a guest has been waiting too long, whatever the newsletter does?")
-    ask(t, "q5", q5, "b", "the newsletter during a flash sale, with priorities in one queue",
-        "look at the flash sale's plot: what did the workers claim while confirmations were waiting?")
+quiz = multiple_choice(
+    "09.quiz",
+    q1=Question("c", "the confirmation behind 48,000 newsletter jobs at 40 jobs/s",
+                "how many seconds does it take to get through 48,000 jobs at 40 a second?"),
+    q2=Question("b", "the longest a confirmation waits with priorities on one queue",
+                "it jumps the waiting jobs, but both workers are already busy with one newsletter job each"),
+    q3=Question("b", "what a dedicated urgent worker costs",
+                "how many workers are left for the newsletter, and what happens to its 20 minutes?"),
+    q4=Question("c", "the alert that catches late confirmations",
+                "which number tells you a guest has been waiting too long, whatever the newsletter does?"),
+    q5=Question("b", "the newsletter during a flash sale, with priorities in one queue",
+                "look at the flash sale's plot: what did the workers claim while confirmations were waiting?"),
+)

@@ -6,8 +6,10 @@ reconsider instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
+from course.grading.checks import exercise_check
 from course.grading.trial import Trial
 
 
@@ -32,3 +34,20 @@ def ask(t: Trial, name: str, value, correct: str | Iterable[str], question: str,
                       f"true; {reconsider}")
     else:
         t.expect(f"{name}: {question}", ok=False, got=value, note=f"not this one — {reconsider}")
+
+
+class Question(NamedTuple):
+    correct: str | Iterable[str]  # the right letters
+    question: str  # what it asks, as the report names it
+    reconsider: str  # where to look again after a wrong answer (never the right one)
+
+
+def multiple_choice(exercise_id: str, **questions: Question) -> Callable:
+    """Register the check of an exercise whose every answer is letters (a prediction, a quiz): each
+    keyword is the name of one answer and its question; they are asked in the order given."""
+    @exercise_check(exercise_id)
+    def check(t: Trial, **answers) -> None:
+        for name, question in questions.items():
+            ask(t, name, answers[name], *question)
+
+    return check

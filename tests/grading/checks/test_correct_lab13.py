@@ -13,6 +13,8 @@ import pytest
 from course.infra.broker import TRANSIENT
 from course.grading import run_check
 
+from .wrong_answers import render_page
+
 # -- 13.choose ------------------------------------------------------------------------------------------
 
 
@@ -127,13 +129,7 @@ def test_correct_retries_pass(answer):
 
 
 # -- 13.keep_alive --------------------------------------------------------------------------------------
-# The notebook's render_page, as the check's answers see it.
-
-PAGE_S = 0.4
-
-
-def render_page(booking_id, page):
-    time.sleep(PAGE_S)
+# The notebook's render_page (wrong_answers.render_page), as the check's answers see it.
 
 
 def keep_alive_as_hint_3_says(task):

@@ -161,8 +161,8 @@ def lose_with(deploy_by="terminate", crash_by="kill", wait_for="one more request
         elif how == "crash":
             getattr(app, crash_by)()
         else:
-            if wait_for == "one more request":
-                processes.wait_until(lambda: len(provider.requests()) > seen, timeout=30)
+            if wait_for == "one more request":  # one per order placed: every receipt refused before the restore
+                processes.wait_until(lambda: len(provider.requests()) >= seen + orders, timeout=30)
             elif wait_for == "any request":  # the old reference: an earlier request satisfies it at once
                 processes.wait_until(provider.requests, timeout=30)
             if restore:

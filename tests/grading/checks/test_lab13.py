@@ -17,13 +17,9 @@ from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 
-from .wrong_answers import assert_fails_with, failed, fails_exactly
+from .wrong_answers import assert_fails_with, failed, fails_exactly, render_page
 
 PAGE_S = lab13.PAGE_S
-
-
-def render_page(booking_id, page):
-    time.sleep(PAGE_S)
 
 
 # -- 13.keep_alive ---------------------------------------------------------------------------------

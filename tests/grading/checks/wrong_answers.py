@@ -1,5 +1,9 @@
 """What the wrong-answer tests share: a failed check must fail for the reason given."""
 
+import time
+
+from course.grading.checks.lab13 import PAGE_S as LAB13_PAGE_S
+
 
 def failed(report) -> list[str]:
     return [r.name for r in report.results if not r.passed]
@@ -41,3 +45,10 @@ def enqueue_side_jobs(conn, booking_id: int) -> None:
 
     for job_type in stayhub.SIDE_JOBS:
         queue.enqueue(conn, job_type, {"booking_id": booking_id})
+
+
+def render_page(booking_id, page) -> None:
+    """Lab 13: the notebook's render_page, as 13.keep_alive's answers (right and wrong) call it: one page
+    takes the check's PAGE_S. Nothing is imported in the call: a consumer process that first imported the
+    checks there would be silent past the AckWait (1.2 s) at a high load."""
+    time.sleep(LAB13_PAGE_S)

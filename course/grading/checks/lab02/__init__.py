@@ -14,7 +14,7 @@ from course.grading.trial import Trial
 from course.grading.checks import exercise_check
 from course.grading.checks.lab02 import place_order as _place_order
 from course.grading.checks.lab02 import send_receipt as _send_receipt
-from course.grading.checks.quiz import ask
+from course.grading.checks.quiz import Question, multiple_choice
 
 
 @exercise_check("02.place_order")
@@ -30,29 +30,32 @@ def send_receipt_check(t: Trial, send_receipt, seed=None):
 # -- 02.quiz --------------------------------------------------------------------------------------
 
 
-@exercise_check("02.predict_worker_after_crash")
-def predict_worker_after_crash_check(t: Trial, predict_worker_after_crash):
-    ask(t, "predict_worker_after_crash", predict_worker_after_crash, "b",
-        "what a worker started after the checkout's SIGKILL sends",
-        "look at what the run measured: the jobs were rows in PostgreSQL, not threads of the dead process")
+predict_worker_after_crash_check = multiple_choice(
+    "02.predict_worker_after_crash",
+    predict_worker_after_crash=Question(
+        "b", "what a worker started after the checkout's SIGKILL sends",
+        "look at what the run measured: the jobs were rows in PostgreSQL, not threads of the dead process"),
+)
 
 
-@exercise_check("02.predict_which_address")
-def predict_which_address_check(t: Trial, predict_which_address):
-    ask(t, "predict_which_address", predict_which_address, "c",
-        "which address each job design's receipt shows after Ana moves",
-        "look at what the run measured: which of the two jobs was read again when it ran?")
+predict_which_address_check = multiple_choice(
+    "02.predict_which_address",
+    predict_which_address=Question(
+        "c", "which address each job design's receipt shows after Ana moves",
+        "look at what the run measured: which of the two jobs was read again when it ran?"),
+)
 
 
-@exercise_check("02.quiz")
-def quiz_check(t: Trial, q1, q2, q3, q4, q5):
-    ask(t, "q1", q1, "b", "which producer can leave a paid order with no receipt job",
-        "what does a customer get if the order commits and the next step never runs?")
-    ask(t, "q2", q2, "a", "which job gives the rider the right address",
-        "which address did each receipt show in section 5?")
-    ask(t, "q3", q3, "b", "what a checkout crash does to stored jobs",
-        "count the jobs before and after the SIGKILL in section 2")
-    ask(t, "q4", q4, "a", "what the queue does with a payload that carries a PDF",
-        "look at the three designs in section 5: what did the course's queue say to the one with the PDF?")
-    ask(t, "q5", q5, "b", "a handler that swallows the provider's error",
-        "the worker decides done or failed from one thing: did the handler raise?")
+quiz_check = multiple_choice(
+    "02.quiz",
+    q1=Question("b", "which producer can leave a paid order with no receipt job",
+                "what does a customer get if the order commits and the next step never runs?"),
+    q2=Question("a", "which job gives the rider the right address",
+                "which address did each receipt show in section 5?"),
+    q3=Question("b", "what a checkout crash does to stored jobs",
+                "count the jobs before and after the SIGKILL in section 2"),
+    q4=Question("a", "what the queue does with a payload that carries a PDF",
+                "look at the three designs in section 5: what did the course's queue say to the one with the PDF?"),
+    q5=Question("b", "a handler that swallows the provider's error",
+                "the worker decides done or failed from one thing: did the handler raise?"),
+)

@@ -18,7 +18,7 @@ from course.core import monitoring, queue
 from course.grading import differential as diff
 from course.grading.trial import Trial, short
 from course.grading.checks import exercise_check
-from course.grading.checks.quiz import ask
+from course.grading.checks.quiz import Question, ask, multiple_choice
 from course.grading.checks.lab11.waiting import waiting_differential
 
 TOLERANCE_S = 5.0  # a check on a loaded machine takes a few seconds; ages are minutes apart
@@ -537,15 +537,16 @@ def predict_wal_check(t: Trial, predict_wal):
         "look at the records a job in section 8's table: what does the claim's UPDATE add to the lock and the delete?")
 
 
-@exercise_check("11.quiz")
-def quiz(t: Trial, q1, q2, q3, q4, q5):
-    ask(t, "q1", q1, "b", "which alert pages someone during Tiffin's bad evening",
-        "which number says how long a customer has been waiting?")
-    ask(t, "q2", q2, "b", "how far behind 4,000 receipts are at 50 senders and 9 s an email",
-        "Little's law: the workers finish 50 / 9 emails a second; the last one waits depth / throughput")
-    ask(t, "q3", q3, "c", "what to look for first when dead tuples climb and the claim slows",
-        "what stops VACUUM from removing a row version that every running transaction has stopped needing?")
-    ask(t, "q4", q4, "b", "whether a job waiting for its retry counts as late",
-        "has the customer had their receipt yet?")
-    ask(t, "q5", q5, "b", "a deploy's ALTER TABLE while a reader sits idle in its transaction",
-        "look at section 7's schedule: who waited for whom, and what did the idle reader still hold?")
+quiz = multiple_choice(
+    "11.quiz",
+    q1=Question("b", "which alert pages someone during Tiffin's bad evening",
+                "which number says how long a customer has been waiting?"),
+    q2=Question("b", "how far behind 4,000 receipts are at 50 senders and 9 s an email",
+                "Little's law: the workers finish 50 / 9 emails a second; the last one waits depth / throughput"),
+    q3=Question("c", "what to look for first when dead tuples climb and the claim slows",
+                "what stops VACUUM from removing a row version that every running transaction has stopped needing?"),
+    q4=Question("b", "whether a job waiting for its retry counts as late",
+                "has the customer had their receipt yet?"),
+    q5=Question("b", "a deploy's ALTER TABLE while a reader sits idle in its transaction",
+                "look at section 7's schedule: who waited for whom, and what did the idle reader still hold?"),
+)
