@@ -26,7 +26,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from course.infra import broker, processes
+import nats.js.errors
+
+from course.infra import processes
 from course.programs import jetstream_queue as jq
 from course.programs import jetstream_run
 from course.programs.jetstream_consumer import Consumer, ConsumerSettings
@@ -142,6 +144,22 @@ class Seen:
                    side.errors.get(invoice.msg_id))
 
 
+NO_PEERS = 10005  # JetStream's "no suitable peers for placement": a node of a just-formed cluster not yet seen
+
+
+def _reset(queue: jq.WorkQueue, urls) -> None:
+    """jq.reset, asked again while a node of the new cluster is not yet seen by the others (a 400, not
+    the 503 reset itself retries): nine streams on a cluster seconds old meet it at a high load."""
+    bound = processes.HangBound(60)
+    while True:
+        try:
+            return jq.reset(queue, urls)
+        except nats.js.errors.BadRequestError as error:
+            if error.err_code != NO_PEERS or bound.passed():
+                raise
+            time.sleep(0.5)
+
+
 def _publish(side: Side, drawn: list[Invoice]) -> None:
     with jq.Publisher(side.urls, timeout=5) as publisher:
         for invoice in drawn:
@@ -160,7 +178,7 @@ def keep_alive(t: Trial, render_invoice):
         sides = {"yours": Side(t, "YOURS", render_invoice, cluster.urls),
                  "reference": Side(t, "REFERENCE", reference, cluster.urls)}
         for queue in [invoices_queue] + [s.queue for s in sides.values()]:
-            jq.reset(queue, cluster.urls)
+            _reset(queue, cluster.urls)
         history = jq.new_history("course-check-13-")
         consumers = jetstream_run.spawn_consumers(invoices_queue, render_invoice, cluster.urls, 2, history=history,
                                                   name="check-consumer")
