@@ -3,7 +3,10 @@
 The course's shared server (`.course/pg`) is used by the notebooks and by other test runs at the same
 time. A benchmark wants a server nobody else loads, and the chaos soak restarts its server on purpose:
 both get one of these instead. Same binaries, same settings, its own data folder and socket; stopped
-and deleted when the `with` block ends, also on an error or a Ctrl-C.
+and deleted when the `with` block ends, also on an error or a Ctrl-C. A process killed beyond Python's
+reach (SIGKILL, a test's hard timeout) cannot stop its server: the next PrivateServer of the same prefix
+from the same checkout does, by the pid in its postmaster.pid, once the owner that its `owner.json`
+names is gone.
 
     with PrivateServer() as server:
         conn = psycopg.connect(server.conninfo(schema="bench"))
@@ -12,18 +15,26 @@ and deleted when the `with` block ends, also on an error or a Ctrl-C.
 from __future__ import annotations
 
 import atexit
+import json
+import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
-
+from course.infra import processes
 from course.infra.pgserver import EmbeddedPostgres
+
+OWNER = "owner.json"  # in the server's folder: the process that started it, and from which checkout
+CHECKOUT = str(Path(__file__).resolve().parents[2])
 
 
 class PrivateServer:
     def __init__(self, prefix: str = "course-pg-"):
+        stop_orphans(prefix)
         # /tmp, not the project folder: a unix socket path must stay under ~100 bytes.
         self.home = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+        (self.home / OWNER).write_text(json.dumps({"pid": os.getpid(), "checkout": CHECKOUT}))
         self.server = EmbeddedPostgres(self.home)
         self._stopped = False
 
@@ -60,3 +71,28 @@ class PrivateServer:
 
     def start(self) -> None:
         self.server.start()
+
+
+def stop_orphans(prefix: str) -> list[Path]:
+    """Stop (SIGQUIT: PostgreSQL's immediate shutdown) and delete each server of this prefix and this
+    checkout whose owner process is gone; the folders it deleted. A server of another checkout, of a live
+    owner, or without an owner file (being set up, or by an older version) is left alone."""
+    swept = []
+    for home in Path("/tmp").glob(f"{prefix}*"):
+        try:
+            owner = json.loads((home / OWNER).read_text())
+        except (OSError, ValueError):
+            continue
+        if owner.get("checkout") != CHECKOUT or processes.pid_alive(owner.get("pid")):
+            continue
+        postmaster = EmbeddedPostgres(home).postmaster_pid()
+        if postmaster is not None:
+            try:
+                os.kill(postmaster, signal.SIGQUIT)
+                processes.wait_until(lambda: not processes.pid_alive(postmaster), timeout=30,
+                                     what=f"the orphaned PostgreSQL {postmaster} to stop")
+            except (ProcessLookupError, PermissionError, TimeoutError):
+                continue
+        shutil.rmtree(home, ignore_errors=True)
+        swept.append(home)
+    return swept

@@ -252,23 +252,32 @@ _SHADOWS = """SELECT c.oid::int8, c.relname, c.relkind FROM pg_class c
 _DROP = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIEW", "S": "SEQUENCE", "f": "FOREIGN TABLE"}
 
 
+def _ours(conn: psycopg.Connection) -> psycopg.Cursor:
+    """A plain cursor for the lender's own statements, whatever cursor class the connection makes: a
+    connection that counts its statement boundaries (faults/boundaries.Watched, 12.safe_checkout's) counts
+    the answer's, not these, and its action at boundary k (a crash, another session's call to the answer)
+    never runs inside lend(), under this table's lock."""
+    return psycopg.Cursor(conn, row_factory=tuple_row)
+
+
 def _session(conn: psycopg.Connection) -> Session:
-    settings, temporary = conn.cursor(row_factory=tuple_row).execute(_AS_LENT).fetchone()
+    settings, temporary = _ours(conn).execute(_AS_LENT).fetchone()
     return Session(dict(settings), frozenset(temporary))
 
 
 def _restore(conn: psycopg.Connection, before: Session) -> None:
-    conn.execute("SET statement_timeout = 0")  # an answer's 1 ms would cancel what follows (and is set back below)
-    (settings,) = conn.cursor(row_factory=tuple_row).execute(_SETTINGS_NOW).fetchone()
+    ours = _ours(conn)
+    ours.execute("SET statement_timeout = 0")  # an answer's 1 ms would cancel what follows (and is set back below)
+    (settings,) = ours.execute(_SETTINGS_NOW).fetchone()
     for name, value in settings.items():
         if name not in before.settings:
-            conn.execute(pgsql.SQL("RESET {}").format(pgsql.Identifier(name)))
+            ours.execute(pgsql.SQL("RESET {}").format(pgsql.Identifier(name)))
         elif value != before.settings[name]:
-            conn.execute("SELECT set_config(%s, %s, false)", [name, before.settings[name]])
-    shadows = conn.cursor(row_factory=tuple_row).execute(_SHADOWS).fetchall()
+            ours.execute("SELECT set_config(%s, %s, false)", [name, before.settings[name]])
+    shadows = ours.execute(_SHADOWS).fetchall()
     for oid, name, kind in sorted(shadows, key=lambda found: found[2] == "S"):  # a table's own sequence goes with it
         if oid not in before.temporary:
-            conn.execute(pgsql.SQL("DROP {} IF EXISTS pg_temp.{} CASCADE").format(pgsql.SQL(_DROP[kind]),
+            ours.execute(pgsql.SQL("DROP {} IF EXISTS pg_temp.{} CASCADE").format(pgsql.SQL(_DROP[kind]),
                                                                                pgsql.Identifier(name)))
 
 

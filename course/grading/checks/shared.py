@@ -1,6 +1,6 @@
 """Checks that more than one lab asks for: one requirement, one checker, one set of messages.
 
-    backoff with full jitter        07.backoff, 12.retry_policy: wait random(0, min(300, 2^(attempt-1))) s
+    backoff with full jitter        07.backoff: wait random(0, min(300, 2^(attempt-1))) s
     the wait grows                  07.backoff: the mean wait doubles with each attempt, up to the cap
     jobs in the business transaction 02.place_order, 05.place_order, 12.checkout: both or neither
     no external call in a transaction 12.checkout: the card is charged before the transaction opens
@@ -8,8 +8,8 @@
                                     at each critical point
 
 A later lab that asks again for what an earlier lab checked calls the checker here, so an answer the
-earlier lab rejects cannot pass the later one (12.retry_policy used to accept a cap applied after the
-draw, which 07.backoff rejects).
+earlier lab rejects cannot pass the later one (a retry policy in lab 12 once accepted a cap applied
+after the draw, which 07.backoff rejects).
 
 Why one module: it is one idea, the rules the course asks for more than once, each judged in one place
 with one set of messages; a lab's own checks (labNN.py) call in for the rule and add only what is theirs.
@@ -301,12 +301,16 @@ def expect_jobs_in_the_business_transaction(t: Trial, place: Callable, conn, *, 
     before = counts()
     with conn.transaction():
         t.call(place, conn, during=f"{call} inside the caller's transaction")
+        ended = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # a COMMIT of its own
         raise psycopg.Rollback  # the caller rolls back: psycopg ends the block without committing
     left = tuple(n - b for n, b in zip(counts(), before))
     t.expect(f"uses the connection it is given (the caller's rollback takes the {thing} and its job away)",
              got=f"{left[0]} {thing}(s), {left[1]} job(s) left", expected=f"0 {thing}s, 0 jobs left",
              ok=left == (0, 0), example=f"with conn.transaction(): {call}; then roll back",
-             note="open no connection of your own: the caller's transaction decides" if left != (0, 0) else None)
+             note=None if left == (0, 0) else
+             "your COMMIT ended the caller's transaction: use `with conn.transaction():`, which nests in the "
+             "caller's (a savepoint), instead of BEGIN and COMMIT by hand" if ended else
+             "open no connection of your own: the caller's transaction decides")
 
 
 # -- no external call inside an open transaction: 12.checkout ------------------------------------------

@@ -11,7 +11,8 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
   * on cue, from two threads of the run: another session locks the oldest waiting job's row (a support
     agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
     then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
-    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease;
+    until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease (a
+    slow job's work does not end before its worker was frozen once: worker.py waits for the cue);
   * the network and the database fail under the workers (a third thread, faults.cut_and_restart): at seeded
     points of the drain (so many jobs done) it terminates one worker backend (pg_terminate_backend), at
     one point every worker's connections at once, and once, past half the drain, it restarts PostgreSQL
@@ -40,7 +41,7 @@ from tqdm.auto import tqdm
 from course.errors import CourseError
 from course.grading.exam.pieces import Pieces
 from course.grading.exam.faults import CUTS, SCHEMA, Database, FaultPlan, cut_and_restart
-from course.grading.exam.worker import PIECE_RAISED
+from course.grading.exam.worker import CLAIMING, PIECE_RAISED
 from course.infra import eventlog, processes
 from course.infra.private_server import PrivateServer
 from course.programs import sql
@@ -165,26 +166,23 @@ def _note(supervisor: _Supervisor, **fields) -> None:
 
 def _hold_a_row(box: Database, supervisor: _Supervisor, done: threading.Event) -> None:
     """Cue 1: a support agent's transaction holds the oldest waiting job's row while the workers claim;
-    the run watches whether a claim waits for it. Released once one does, or once the workers have made
-    three jobs each since (every one got past it: a claim that waits for the lock never does), or once it
-    is the last job left, or at CUE_LIMIT_S."""
+    the run watches whether a claim waits for it (claim_waited_for). Released once one does, or once the
+    workers have made three jobs each since (every one got past it: a claim that waits for the lock never
+    does), or once it is the last job left, or at CUE_LIMIT_S."""
     holder = box.connect(autocommit=False)
     watcher = box.connect()
     try:
-        row = holder.execute("SELECT id FROM jobs WHERE attempts = 0 ORDER BY run_at LIMIT 1 "
-                             "FOR UPDATE SKIP LOCKED").fetchone()
-        if row is None:
+        job_id = _lock_a_waiting_job(holder, done)
+        if job_id is None:
             return
         agent = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
         since = watcher.execute("SELECT clock_timestamp()").fetchone()[0]
-        _note(supervisor, kind="row_locked", job=row[0], detail="another session locks this job's row and keeps it")
+        _note(supervisor, kind="row_locked", job=job_id, detail="another session locks this job's row and keeps it")
         deadline = time.monotonic() + CUE_LIMIT_S
         while not done.is_set() and time.monotonic() < deadline:
-            waiting = watcher.execute("SELECT application_name FROM pg_stat_activity "
-                                      "WHERE %s = ANY(pg_blocking_pids(pid))", [agent]).fetchall()
-            if waiting:
-                name = waiting[0][0]
-                _note(supervisor, kind="claim_waited", job=row[0], detail=f"{name}'s claim waits for that row lock",
+            name = claim_waited_for(watcher, agent)
+            if name is not None:
+                _note(supervisor, kind="claim_waited", job=job_id, detail=f"{name}'s claim waits for that row lock",
                       facts={"worker": name})
                 break
             past = watcher.execute("SELECT count(*) FROM (SELECT app FROM claim_log WHERE at > %s GROUP BY app "
@@ -195,10 +193,34 @@ def _hold_a_row(box: Database, supervisor: _Supervisor, done: threading.Event) -
                 break  # nothing else is left to claim
             time.sleep(0.05)
         holder.rollback()
-        _note(supervisor, kind="row_released", job=row[0])
+        _note(supervisor, kind="row_released", job=job_id)
     finally:
         holder.close()
         watcher.close()
+
+
+def _lock_a_waiting_job(holder, done: threading.Event) -> int | None:
+    """Lock the row of the oldest job never claimed, in `holder`'s transaction, and no other row (see
+    exam.sql's lock_job); None when none is left unclaimed."""
+    while not done.is_set():
+        candidate = holder.execute(sql.query("exam", "waiting_job")).fetchone()
+        if candidate is None:
+            holder.rollback()
+            return None
+        locked = holder.execute(sql.query("exam", "lock_job"), {"id": candidate[0]}).fetchone()
+        if locked is not None and locked[0] == 0:
+            return candidate[0]
+        holder.rollback()  # claimed meanwhile (or being claimed): let go of it, and look again
+        time.sleep(0.01)
+    return None
+
+
+def claim_waited_for(watcher, holder_pid: int) -> str | None:
+    """The name of a worker connection whose claim piece waits, now, for the row lock the backend
+    `holder_pid` holds (exam.sql's claims_waiting_for); None when no claim does."""
+    row = watcher.execute(sql.query("exam", "claims_waiting_for"),
+                          {"holder": holder_pid, "claiming": f"%{CLAIMING}"}).fetchone()
+    return None if row is None else row[0].removesuffix(CLAIMING)
 
 
 def _at_work_on(supervisor: _Supervisor, job_id: int) -> tuple[int, int, int] | None | bool:

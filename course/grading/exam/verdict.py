@@ -294,8 +294,10 @@ def job_timeline(run: Run, job_id: int) -> str:
 @dataclass(frozen=True)
 class Speed:
     """How fast a run drained. Every job is ready when the workers start, so a job's latency is the time
-    from then to its effect's commit (or its burial). A measurement of one run on one machine: it is
-    shown beside the reference's on the same seed, never graded."""
+    from the first worker's start (its `ready`: not the time the run took to start the processes, which
+    is the machine's, not the queue's) to its effect's commit (or its burial); the run's time for the
+    throughput counts from there too. A measurement of one run on one machine: it is shown beside the
+    reference's on the same seed, never graded."""
 
     jobs_done: int
     elapsed_s: float
@@ -323,9 +325,15 @@ def _percentile(values: list[float], share: float) -> float:
     return values[max(0, math.ceil(share * len(values)) - 1)]  # the nearest rank
 
 
+def first_ready(run: Run) -> float:
+    """When the first worker was up, in the run's seconds (0 when none was)."""
+    return min((e.t for e in run.events if e.kind == "ready"), default=0.0)
+
+
 def speed(run: Run) -> Speed:
-    times = done_times(run)
-    return Speed(len(times), run.elapsed_s, _percentile(times, 0.50), _percentile(times, 0.99))
+    origin = first_ready(run)
+    times = [t - origin for t in done_times(run)]
+    return Speed(len(times), run.elapsed_s - origin, _percentile(times, 0.50), _percentile(times, 0.99))
 
 
 def beside(mine: Run, reference: Run) -> str:

@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime
 
 import psycopg
@@ -36,6 +37,7 @@ from course.programs import sql
 
 MID_WORK = "while the job was running"
 PIECE_RAISED = 3  # the exit code of a worker whose piece raised: the run stops and says which piece
+FREEZE_WAIT_S = 120.0  # the longest a slow job waits for its freeze: past the run's cue limit (90 s)
 RECONNECT_LIMIT_S = 90.0  # how long a worker tries to connect again (a restart took 1-10 s under load)
 DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
 
@@ -43,6 +45,19 @@ DISCONNECTED = (psycopg.OperationalError, psycopg.InterfaceError)
 BATCH = 3  # the limit passed to 03.claim_batch
 BACKOFF_PROBE = 200  # draws of 07.backoff per attempt, each with a Random of its own seed: a fixed sample
 PROBE_ATTEMPTS = range(1, 11)  # 2^9 = 512 > 300: the cap is reached within them
+
+
+CLAIMING = "-claiming"  # the end of a worker connection's application_name while its claim piece runs
+
+
+@contextmanager
+def claiming(conn: psycopg.Connection, name: str):
+    """Inside a transaction: the connection is named `name + CLAIMING` while the block runs (the learner's
+    claim), and `name` again after it. The run's row-lock cue reads the name in pg_stat_activity to tell
+    a claim that waits from any other statement of the worker's (soak.py)."""
+    conn.execute("SELECT set_config('application_name', %s, true)", [name + CLAIMING])
+    yield
+    conn.execute("SELECT set_config('application_name', %s, true)", [name])
 
 
 class ConnectionLost(Exception):
@@ -139,12 +154,13 @@ class ExamWorker:
         """The jobs a claim gave this worker: one from 03.claim, up to BATCH from 03.claim_batch."""
         with self.conn.transaction():
             before = self.conn.execute("SELECT clock_timestamp()").fetchone()[0]
-            if self.batch:
-                rows = self.call("03.claim_batch", self.conn, BATCH, self.lease_s)
-                rows = list(rows or [])
-            else:
-                row = self.call("03.claim", self.conn, self.lease_s)
-                rows = [] if row is None or (isinstance(row, (list, tuple)) and not row) else [row]
+            with claiming(self.conn, self.name):
+                if self.batch:
+                    rows = self.call("03.claim_batch", self.conn, BATCH, self.lease_s)
+                    rows = list(rows or [])
+                else:
+                    row = self.call("03.claim", self.conn, self.lease_s)
+                    rows = [] if row is None or (isinstance(row, (list, tuple)) and not row) else [row]
             claimed = self.conn.execute("SELECT count(*) FROM claim_log WHERE backend = pg_backend_pid() "
                                         "AND at >= %s", [before]).fetchone()[0]
             found = [(_row_id(row), self.conn.execute(sql.query("exam", "lease_of"), {"id": _row_id(row)}).fetchone())
@@ -227,6 +243,8 @@ class ExamWorker:
             threading.Timer(self.rng.uniform(0.0, work_s), self.die, args=(job, MID_WORK)).start()
         try:
             time.sleep(work_s)
+            if kind == "slow":
+                self.wait_for_the_freeze(job)
             if kind == "poison":
                 raise TimeoutError("the bank did not answer")
             if kind == "permanent":
@@ -239,6 +257,17 @@ class ExamWorker:
             self.stop_beating(job)
             self.note("finished", job)
             self.ack(job)
+
+    def wait_for_the_freeze(self, job: queue.Job) -> None:
+        """A slow job's work ends only once the run has frozen the worker running it (soak.py's cue 2),
+        in this attempt or an earlier one: a fault that held the run's fault lock through the whole work
+        (a restart under load) would otherwise let the job finish unfrozen, and an ack that never meets a
+        lost lease is never judged. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
+        deadline = time.monotonic() + FREEZE_WAIT_S
+        while time.monotonic() < deadline:
+            if any(e.get("kind") == "frozen" and e.get("job") == job.id for e in eventlog.read(self.spec["history"])):
+                return
+            time.sleep(0.2)
 
     def stop_beating(self, job: queue.Job) -> None:
         """The work is over: no heartbeat for this job from now on (one in flight finishes first)."""

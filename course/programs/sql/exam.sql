@@ -82,6 +82,34 @@ FROM jobs WHERE id = %(id)s;
 SELECT lease_token, greatest(run_at, locked_until) AS held_until, now() AS now
 FROM jobs WHERE id = %(id)s FOR UPDATE;
 
+-- name: waiting_job
+-- The row-lock cue's candidate: the oldest job never claimed. Read without a lock: see lock_job.
+SELECT id FROM jobs WHERE attempts = 0 ORDER BY run_at LIMIT 1;
+
+-- name: lock_job
+-- The row-lock cue locks its candidate by id alone, and keeps it only if it is still unclaimed. Not
+-- `WHERE attempts = 0 ... FOR UPDATE SKIP LOCKED` in one statement: when a worker's claim commits between
+-- that statement's snapshot and its lock, PostgreSQL locks the claimed row's new version, finds it no
+-- longer matches, passes on to the next row, and keeps the lock on the first: the cue then held a job a
+-- worker was running, and that worker's ack waited for it. By id alone the recheck always matches, so
+-- the one row locked is the one returned, and the cue rolls back when it turns out to be claimed.
+SELECT attempts FROM jobs WHERE id = %(id)s FOR UPDATE SKIP LOCKED;
+
+-- name: claims_waiting_for
+-- The worker connections whose claim waits for the cue's transaction: the transaction id the cue's row
+-- lock is written with (its only lock on a row, see lock_job) is the one they wait for, and they are inside
+-- their claim piece (worker.py names a connection `...-claiming` only while the piece runs). Not
+-- pg_blocking_pids alone: it also counts the exam's own statements (the row locks around an ack or a
+-- heartbeat) and whatever else a worker does outside its claim.
+SELECT waiter.application_name
+FROM pg_locks AS held
+JOIN pg_locks AS wait ON wait.locktype = 'transactionid' AND wait.transactionid = held.transactionid
+                     AND NOT wait.granted
+JOIN pg_stat_activity AS waiter ON waiter.pid = wait.pid
+WHERE held.pid = %(holder)s AND held.locktype = 'transactionid' AND held.granted
+  AND waiter.application_name LIKE %(claiming)s
+ORDER BY waiter.application_name;
+
 -- name: book
 INSERT INTO ledger (job_id, worker, attempt) VALUES (%(id)s, %(worker)s, %(attempt)s);
 

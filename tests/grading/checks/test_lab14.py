@@ -139,12 +139,13 @@ def test_a_piece_that_raises_is_named():
 def test_the_run_cuts_connections_and_restarts_postgres_and_loses_nothing_across_them():
     # the plan's faults all fall before the table empties, so a run that drains has met every one of them
     from course.grading.exam import judge, run
-    from course.grading.exam.soak import CUTS
+    from course.grading.exam.soak import CUTS, SLOW
 
     result = run(assemble(SOLUTIONS), seed=26, progress=False)
     verdict = judge(result)
     assert verdict.passed, verdict.render()
     assert result.restarts == 1 and result.cuts >= CUTS, verdict.headline()
+    assert result.freezes == SLOW, verdict.headline()  # a slow job's work waits for its freeze
     kinds = [e.kind for e in result.events]
     assert "reconnected" in kinds and kinds.index("restarting") < kinds.index("restarted"), verdict.headline()
 

@@ -1,5 +1,6 @@
 """Lab 14's report, read from a run's record: a job is done once however often its ack ran (an ack whose
-commit was cut runs again), latency percentiles are nearest-rank, and each worker has one line."""
+commit was cut runs again), latency percentiles are nearest-rank and count from the first worker up,
+and each worker has one line."""
 
 import matplotlib
 
@@ -27,6 +28,13 @@ def test_a_job_acked_twice_is_done_once_at_its_committed_ack():
     assert done_times(run) == [3.1, 4.0]
     assert speed(run).jobs_done == 2 and speed(run).throughput == 2 / 5.0
     assert (speed(run).p50_s, speed(run).p99_s) == (3.1, 4.0)
+
+
+def test_latency_and_throughput_count_from_the_first_worker_up_not_from_the_spawn():
+    run = a_run()
+    run.events += [Event(t=0.5, pid=1, kind="ready", worker=0), Event(t=0.9, pid=2, kind="ready", worker=2)]
+    assert (speed(run).p50_s, speed(run).p99_s) == (2.6, 3.5)
+    assert speed(run).throughput == 2 / 4.5
 
 
 def test_each_worker_has_one_line_and_only_committed_effects_count_as_booked():

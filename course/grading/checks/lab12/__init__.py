@@ -6,12 +6,13 @@
     12.safe_checkout       the checkout's charge safe against a crash between the charge and the commit:
                            a pending row first, the charge under the booking's key, a reconcile; judged with
                            the session ended at every statement boundary, and reconcile between statements
-    12.retry_policy        backoff with jitter, capped, and a limit on attempts (red flags: retries
-                           forever, or immediately)
+    12.booking_worker      StayHub's worker step from labs 03, 04 and 07: claim with a lease, the handler with no
+                           transaction open, a fenced ack, or a retry (backoff, Retry-After) or the dead-letter
+                           table; judged over seeded stories and killed at every statement boundary
     12.invoice_worker      the practice ladder's invoice worker: one invoice per booking, none when cancelled
 
     stays.py               what the checks share: StayHub's tables, bookings, a job, the stub probe
-    checkout.py, safe_checkout.py, retry_policy.py, invoice_worker.py: one exercise each
+    checkout.py, safe_checkout.py, booking_worker.py, invoice_worker.py: one exercise each
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from course.grading.trial import Trial
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import ask
-from course.grading.checks.lab12 import checkout, invoice_worker, retry_policy, safe_checkout  # noqa: F401 (they register)
+from course.grading.checks.lab12 import booking_worker, checkout, invoice_worker, safe_checkout  # noqa: F401 (they register)
 
 
 # -- 12.quiz --------------------------------------------------------------------------------------------------

@@ -1,0 +1,568 @@
+"""12.booking_worker: StayHub's worker step, combined from the pieces of labs 03, 04 and 07 — claim with a
+lease, run the handler with no transaction open, a fenced ack, or a retry after the backoff (no sooner than
+the provider's Retry-After) or the dead-letter table.
+
+Judged against the reference (`reference` below) over seeded stories of confirmation-email jobs, each with
+a plan of what the email provider answers at each attempt (sent; 503; 429 with Retry-After; a timeout; a
+bug of ours; 422 invalid address; a lease that runs out while the handler runs and another worker claims
+the job). For each story:
+
+    rounds        the answer's work_one is called until it says no job is ready, time passing between
+                  calls (a retry's wait elapses); after each call the rows and the provider's log must be the
+                  reference's after the same call (a retry's wait: within its bounds, not the same draw)
+    meanwhile k   another worker (the reference, on its own session) takes one step at each statement
+                  boundary k of the first call: no job may be worked by both
+    a crash at k  for every statement boundary k of one call (faults/boundaries.py: the server ends the
+                  session there, as a SIGKILL would) of every call of the two told stories and of the first
+                  call of the seeded ones, then the lease runs out and the reference drains the queue: every
+                  job must end sent or dead-lettered — nothing lost
+
+A failing story is told again on the one job that shows the failure alone, when one does.
+
+The handler is the check's: it loads the booking on the worker's connection (one statement) and records
+each call in the provider's own log (on the check's session, with the state of the worker's session at
+that moment), then answers as the story says. Observed: the jobs and dead_jobs rows and that log — never
+what the answer returns alone. Free: a heartbeat (StayHub's lease is 60 s, a send 300 ms), how the wait is
+drawn within its bounds, the bookkeeping columns claimed_by and claimed_at.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+from dataclasses import dataclass
+
+import psycopg
+
+from course.core import queue
+from course.core.queue import PermanentError
+from course.infra.processes import wait_until
+from course.programs import stayhub
+from course.programs.email_provider import EmailRejected, ProviderTimeout, ProviderUnavailable
+
+from course.grading.trial import Trial, short
+from course.grading.faults import killpoint
+from course.grading.faults.boundaries import Crashed, Watched, crash_on
+from course.grading.checks import exercise_check
+from course.grading.checks.lab12.stays import stayhub_box, store_bookings
+
+DEFAULT_SEED = 1213
+STORIES = 4  # the first two are told on purpose (every answer the provider gives; a lease run out); then seeded
+MAX_ROUNDS = 60  # an answer still finding jobs after this many calls is taken to loop
+MAX_BOUNDARIES = 40  # one call of work_one that sends more statements than this is taken to loop
+SLACK_S = 2.0  # a loaded machine between the answer's retry and the check's reading of run_at
+
+# The checks, in the order the report shows them; a story's first broken rule is charged to one.
+RETURNS = "returns the id of the job it worked, None when no job is ready"
+IDLE = "no transaction is open while the handler runs: the claim is committed first"
+ACKED = "a job whose handler returned is acked: gone from the jobs table, sent once"
+PERMANENT = "a permanent error (PermanentError, the provider's 422) goes to the dead-letter table at once, never retried"
+POISON = "a job failing at its last attempt ends in the dead-letter table, reason 'max_attempts', with its last error"
+RETRIED = ("a transient failure is handed back with its error, to run again after backoff_delay(attempts) s, "
+           "no sooner than its Retry-After")
+FENCED = "a worker whose lease ran out while its handler ran leaves the job to the worker that claimed it"
+ONE_AT_A_TIME = "another worker between any two of its statements: no job is worked by two workers while its lease runs"
+NOTHING_LOST = "killed at any statement boundary, nothing is lost: once the lease runs out every job ends sent or dead-lettered"
+CHECKS = (RETURNS, IDLE, ACKED, PERMANENT, POISON, RETRIED, FENCED, ONE_AT_A_TIME, NOTHING_LOST)
+
+# What the provider answers at one attempt (the handler raises the same exceptions as the real one).
+SENT, UNAVAILABLE, RETRY_AFTER, TIMEOUT, BUG, REJECTED, OUTLIVED = (
+    "sent", "503", "429 Retry-After", "timeout", "a bug of ours", "422 invalid address", "sent after the lease ran out")
+TRANSIENT = (UNAVAILABLE, RETRY_AFTER, TIMEOUT, BUG)
+RETRY_AFTER_S = (3.0, 45.0, 400.0)  # below a ceiling, above one, above the 5-minute cap
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One job: what the provider answers at each attempt (the last answer repeats), the attempts it has had
+    before the story starts, its budget, and its priority."""
+
+    answers: tuple[str, ...]
+    attempts: int = 0
+    max_attempts: int = stayhub.MAX_ATTEMPTS
+    priority: int = 0
+    retry_after_s: float = 3.0
+
+    def answer(self, attempt: int) -> str:
+        return self.answers[min(attempt - self.attempts, len(self.answers)) - 1]
+
+    def told(self) -> str:
+        said = " then ".join(a if a != RETRY_AFTER else f"429 Retry-After {self.retry_after_s:g} s" for a in self.answers)
+        return (f"{said}{' (and so on)' if self.answers[-1] not in (SENT, OUTLIVED) else ''}"
+                f"{f', {self.attempts} attempt(s) already' if self.attempts else ''}"
+                f"{f', max_attempts {self.max_attempts}' if self.max_attempts != stayhub.MAX_ATTEMPTS else ''}"
+                f"{f', priority {self.priority}' if self.priority else ''}")
+
+
+@dataclass(frozen=True)
+class Story:
+    jobs: tuple[Plan, ...]
+
+    def told(self, first: int) -> str:
+        return "; ".join(f"job {first + n}: {plan.told()}" for n, plan in enumerate(self.jobs))
+
+
+def every_answer(rng: random.Random) -> Story:
+    return Story((Plan((SENT,)), Plan((UNAVAILABLE, SENT)), Plan((REJECTED,)), Plan((UNAVAILABLE,), attempts=7),
+                  Plan((RETRY_AFTER, SENT), retry_after_s=45.0), Plan((TIMEOUT, BUG, SENT))))
+
+
+def lease_runs_out(rng: random.Random) -> Story:
+    return Story((Plan((OUTLIVED,)), Plan((SENT,), priority=-1)))
+
+
+def seeded(rng: random.Random) -> Story:
+    def plan() -> Plan:
+        answers = tuple(rng.choice((SENT, UNAVAILABLE, RETRY_AFTER, TIMEOUT, BUG, REJECTED, OUTLIVED))
+                        for _ in range(rng.randint(1, 3)))
+        budget = rng.choice((1, 2, 3, stayhub.MAX_ATTEMPTS))
+        return Plan(answers, attempts=rng.randint(0, budget - 1), max_attempts=budget,
+                    priority=rng.choice((0, 0, 1, -1)), retry_after_s=rng.choice(RETRY_AFTER_S))
+    return Story(tuple(plan() for _ in range(rng.randint(2, 5))))
+
+
+def stories(seed: int) -> list[Story]:
+    rng = random.Random(seed)
+    return [every_answer(rng), lease_runs_out(rng)] + [seeded(rng) for _ in range(STORIES - 2)]
+
+
+# -- the provider and the tables ---------------------------------------------------------------------------
+
+
+class Provider:
+    """The email provider the check runs, as the handler the answer is given: it loads the booking on the
+    worker's connection, writes each call to its own log (on the check's session) and answers as the
+    story plans. OUTLIVED: while it works, the lease runs out and another worker claims the job."""
+
+    def __init__(self, box, plans: dict[int, Plan]):
+        self.box, self.plans, self.other = box, plans, {}
+
+    def finish_others(self) -> None:
+        """The other worker, which claimed a job whose lease ran out, sends it and acks it."""
+        for job_id, token in self.other.items():
+            self.box.conn.execute("DELETE FROM jobs WHERE id = %s AND lease_token = %s", [job_id, token])
+        self.other.clear()
+
+    def _claim_meanwhile(self, job_id: int) -> None:
+        """The lease runs out and another worker claims the job; it cannot while the worker's own open
+        transaction still locks the row (then the job stays the worker's: a lock the check does not wait out)."""
+        with contextlib.suppress(psycopg.errors.LockNotAvailable), self.box.conn.transaction():
+            self.box.conn.execute("SET LOCAL lock_timeout = '200ms'")
+            row = self.box.conn.execute(
+                "UPDATE jobs SET lease_token = gen_random_uuid(), attempts = attempts + 1, "
+                "run_at = now() + interval '60 seconds' WHERE id = %s RETURNING lease_token", [job_id]).fetchone()
+            if row:
+                self.other[job_id] = row[0]
+
+    def handler(self):
+        def send_confirmation_email(job, conn):
+            booking_id = job.payload["booking_id"]
+            conn.execute("SELECT guest_id, room_id FROM bookings WHERE id = %s", [booking_id]).fetchone()
+            state = self.box.conn.execute("SELECT state FROM pg_stat_activity WHERE pid = %s",
+                                          [conn.info.backend_pid]).fetchone()
+            plan = self.plans[job.id]
+            answer = plan.answer(job.attempts)
+            self.box.conn.execute("INSERT INTO provider_log (job_id, attempt, answer, caller_state) VALUES (%s, %s, %s, %s)",
+                                  [job.id, job.attempts, answer, state[0] if state else None])
+            if answer == OUTLIVED:
+                self._claim_meanwhile(job.id)
+            elif answer == UNAVAILABLE:
+                raise ProviderUnavailable("503 Service Unavailable", 503, None)
+            elif answer == RETRY_AFTER:
+                raise ProviderUnavailable(f"429 Too Many Requests (Retry-After: {plan.retry_after_s:g})", 429,
+                                          plan.retry_after_s)
+            elif answer == TIMEOUT:
+                raise ProviderTimeout("no answer within 5 s")
+            elif answer == BUG:
+                raise KeyError("guest_email")
+            elif answer == REJECTED:
+                raise EmailRejected("422 invalid address", 422)
+        return send_confirmation_email
+
+
+def install(box, story: Story) -> tuple[list[int], dict[int, Plan]]:
+    """Empty tables; a confirmed booking and its email job per plan. Returns the job ids and their plans."""
+    box.conn.execute("TRUNCATE bookings, jobs, dead_jobs, confirmations, invoices, channel_syncs, card_authorisations "
+                     "RESTART IDENTITY CASCADE")
+    box.conn.execute("CREATE UNLOGGED TABLE IF NOT EXISTS provider_log (n serial, job_id bigint, attempt int, answer text, "
+                     "caller_state text, at timestamptz NOT NULL DEFAULT clock_timestamp())")
+    box.conn.execute("TRUNCATE provider_log")
+    bookings = store_bookings(box.conn, [1 + n % 3 for n in range(len(story.jobs))])
+    plans = {}
+    for booking_id, plan in zip(bookings, story.jobs):
+        job_id = box.conn.execute(
+            "INSERT INTO jobs (type, payload, priority, attempts, max_attempts, run_at) VALUES "
+            "('send_confirmation_email', jsonb_build_object('booking_id', %s::bigint), %s, %s, %s, "
+            "now() - interval '1 second') RETURNING id",
+            [booking_id, plan.priority, plan.attempts, plan.max_attempts]).fetchone()[0]
+        plans[job_id] = plan
+    return list(plans), plans
+
+
+def read(box) -> dict:
+    """Per job: where it is and what is stored of it (a retry's wait apart), and the provider's log."""
+    jobs = {row[0]: {"where": "waiting" if row[2] is None else "claimed", "attempts": row[1],
+                     "last error": row[3]} for row in box.conn.execute(
+        "SELECT id, attempts, lease_token, last_error FROM jobs ORDER BY id")}
+    for job_id, attempts, reason, error in box.conn.execute("SELECT id, attempts, reason, error FROM dead_jobs"):
+        jobs[job_id] = {"where": "dead", "attempts": attempts, "reason": reason, "error": error}
+    log = [tuple(row) for row in box.conn.execute("SELECT job_id, attempt, answer FROM provider_log ORDER BY n")]
+    return {"jobs": jobs, "log": log}
+
+
+def waits(box) -> dict[int, tuple[float, float]]:
+    """Each job handed back for a retry: seconds until it runs again, and seconds from its handler's last call
+    to then (the wait drawn, plus the moments the worker took to hand it back: never less than the draw)."""
+    return {job_id: (until, drawn) for job_id, until, drawn in box.conn.execute(
+        "SELECT id, extract(epoch FROM run_at - now())::float, "
+        "       extract(epoch FROM run_at - (SELECT max(at) FROM provider_log WHERE job_id = jobs.id))::float "
+        "  FROM jobs WHERE lease_token IS NULL AND last_error IS NOT NULL")}
+
+
+def time_passes(box) -> None:
+    """Every retry's wait, and every lease, runs out."""
+    box.conn.execute("UPDATE jobs SET run_at = now() - interval '1 second'")
+
+
+# -- the reference ---------------------------------------------------------------------------------------------
+
+
+def reference(conn, handler, lease_s=stayhub.LEASE_S):
+    """The solution's work_one (a test asserts they do the same)."""
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except Exception as error:  # noqa: BLE001 (every failure is routed: nothing a handler does wedges the queue)
+        if isinstance(error, PermanentError):
+            queue.bury(conn, job, "permanent", error)
+        elif job.attempts >= job.max_attempts:
+            queue.bury(conn, job, "max_attempts", error)
+        else:
+            delay_s = queue.backoff_delay(job.attempts)
+            if getattr(error, "retry_after_s", None):
+                delay_s = max(delay_s, error.retry_after_s)
+            queue.retry(conn, job, delay_s, error)
+    else:
+        queue.ack(conn, job)
+    return job.id
+
+
+def bounds(plan: Plan, attempt: int) -> tuple[float, float]:
+    """The wait the rules allow after a transient failure at `attempt`."""
+    ceiling = min(300.0, 2.0 ** (attempt - 1))
+    if plan.answer(attempt) == RETRY_AFTER:
+        return plan.retry_after_s, max(plan.retry_after_s, ceiling)
+    return 0.0, ceiling
+
+
+# -- the check ------------------------------------------------------------------------------------------------
+
+
+@exercise_check("12.booking_worker")
+def booking_worker(t: Trial, work_one, seed=None):
+    box = stayhub_box(t)
+    # The tables every call writes, unlogged: a commit then waits for no disk flush (the stories commit
+    # hundreds of times), and nothing the answer can observe changes.
+    box.conn.execute("ALTER TABLE jobs SET UNLOGGED; ALTER TABLE dead_jobs SET UNLOGGED")
+    t.seed = DEFAULT_SEED if seed is None else seed
+    findings: dict[str, tuple[str, str, str]] = {}
+    tried = {"stories": 0, "calls": 0, "meanwhiles": 0, "crashes": 0, "waits": []}
+    for n, story in enumerate(stories(t.seed)):
+        tried["stories"] += 1
+        calls = _all_stages(t, box, story, work_one, findings, tried, every_call=n < 2)
+        if findings:
+            _smallest(t, box, story, work_one, findings)
+            break
+    t.tell(f"tried {tried['stories']} stor(ies): {tried['calls']} call(s) of work_one, {tried['meanwhiles']} "
+           f"other worker(s) between its statements, {tried['crashes']} crash point(s) (seed {t.seed})")
+    _not_immediately(tried["waits"], findings)
+    for check in CHECKS:
+        if check in findings:
+            got, example, note = findings[check]
+            t.expect(check, ok=False, got=got, example=example, note=note)
+        else:
+            t.expect(check, ok=True)
+
+
+IMMEDIATE_MEAN = 0.05  # of the ceiling; full jitter's mean is 0.5, and measured waits are never shorter than drawn
+IMMEDIATE_SAMPLES = 5  # five uniform draws average under 0.05 with probability 0.25^5 / 5! < 1e-5
+
+
+def _not_immediately(waits: list[tuple[float, str]], findings: dict) -> None:
+    """The material's red flag, retries at once: each wait stays within its bounds (0 is one), so it is
+    judged over the story's retries together — their mean, as a fraction of each ceiling."""
+    if len(waits) < IMMEDIATE_SAMPLES or RETRIED in findings:
+        return
+    mean = sum(ratio for ratio, _ in waits) / len(waits)
+    if mean < IMMEDIATE_MEAN:
+        findings[RETRIED] = (f"{len(waits)} retries waited {mean:.1%} of their ceilings on average",
+                             waits[0][1], "the red flag 'retries immediately': draw the wait over the whole range, "
+                             "queue.backoff_delay(job.attempts) — about half the ceiling on average")
+
+
+def _all_stages(t: Trial, box, story: Story, work_one, findings, tried, *, every_call: bool) -> int:
+    """The rounds; another worker at each boundary of the first call; the crashes (in every call of a told
+    story, in the first of a seeded one). Returns the number of calls the reference made."""
+    calls = _rounds(t, box, story, work_one, findings, tried)
+    if not findings:
+        _meanwhile(t, box, story, work_one, findings, tried)
+    if NOTHING_LOST not in findings:
+        _crashes(t, box, story, work_one, findings, tried, calls=calls if every_call else 1)
+    return calls
+
+
+def _smallest(t: Trial, box, story: Story, work_one, findings) -> None:
+    """Tell a failure on one job alone when one job alone shows it (the first such, in the story's order)."""
+    left = set(findings) if len(story.jobs) > 1 else set()
+    for plan in story.jobs:
+        if not left:
+            return
+        alone: dict = {}
+        _all_stages(t, box, Story((plan,)), work_one, alone, {"calls": 0, "meanwhiles": 0, "crashes": 0,
+                                                              "waits": []}, every_call=True)
+        for check in left & set(alone):
+            findings[check] = alone[check]
+            left.discard(check)
+
+
+NOTES = {
+    RETURNS: "claim one job (queue.claim_one), work it, and return its id; return None when the claim finds none",
+    IDLE: "claim on the autocommit connection (the claim commits at once), then call the handler outside any "
+          "transaction: a transaction open across the provider's call holds the job's row lock for nothing, and "
+          "a crash or a failure rolls the claim back (the attempt is never counted)",
+    ACKED: "after the handler returns, queue.ack(conn, job): the fenced DELETE of lab 04",
+    PERMANENT: "check isinstance(error, PermanentError) first: queue.bury(conn, job, 'permanent', error)",
+    POISON: "when job.attempts >= job.max_attempts (this run counted), queue.bury(conn, job, 'max_attempts', error): "
+            "the error stored is the one of this last run",
+    RETRIED: "queue.retry(conn, job, delay_s, error) with delay_s = backoff_delay(job.attempts), or the error's "
+             "retry_after_s when it is larger (07.route)",
+    FENCED: "ack and report only through the lease token (queue.ack, queue.retry, queue.bury are fenced): a DELETE "
+            "or UPDATE by id alone undoes the other worker's claim",
+    ONE_AT_A_TIME: "claim in one statement that skips the rows other workers hold (queue.claim_one: UPDATE ... WHERE "
+                   "id = (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING): a SELECT, then an UPDATE of the id it found, "
+                   "takes a job another worker claimed in between",
+    NOTHING_LOST: "ack only after the handler has returned: a job acked (or deleted) before its email was sent is "
+                  "lost when the worker dies in between",
+}
+
+
+def _rule_for(plan: Plan, attempt: int) -> str:
+    answer = plan.answer(attempt)
+    if answer == SENT:
+        return ACKED
+    if answer == OUTLIVED:
+        return FENCED
+    if answer == REJECTED:
+        return PERMANENT
+    return POISON if attempt >= plan.max_attempts else RETRIED
+
+
+def _run(box, story: Story, step) -> tuple[list, list]:
+    """Call step(conn, handler) until it returns None (or MAX_ROUNDS): each call's Attempt, state, and waits."""
+    ids, plans = install(box, story)
+    provider = Provider(box, plans)
+    rounds = []
+    with box.connect() as conn:  # a worker keeps its connection from job to job
+        return ids, _calls(box, provider, conn, step, rounds)
+
+
+def _calls(box, provider: Provider, conn, step, rounds: list) -> list:
+    for _ in range(MAX_ROUNDS):
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.rollback()  # a call that left its transaction open: the next starts clean, as a new worker would
+        done = step(conn, provider.handler())
+        state, wait = read(box), waits(box)
+        provider.finish_others()
+        rounds.append((done, state, wait))
+        time_passes(box)
+        value = getattr(done, "value", done)
+        if value is None and getattr(done, "error", None) is None:
+            break
+    return rounds
+
+
+def _rounds(t: Trial, box, story: Story, work_one, findings, tried) -> int:
+    """The story's calls, compared with the reference's one by one; returns how many the reference made."""
+    ids, theirs = _run(box, story, lambda conn, handler: reference(conn, handler))
+    plans = dict(zip(ids, story.jobs))
+    _, ours = _run(box, story, lambda conn, handler: t.attempt(work_one, conn, handler))
+    tried["calls"] += len(ours)
+    told = story.told(ids[0])
+    for n, ((done, state, wait), (their_value, their_state, _)) in enumerate(zip(ours, theirs), start=1):
+        example = f"{told}; call {n} of work_one(conn, handler)"
+        claimed = their_value
+        plan = plans.get(claimed)
+        attempt = max((a for job_id, a, _ in their_state["log"] if job_id == claimed), default=None)
+        rule = _rule_for(plan, attempt) if plan and attempt else RETURNS
+        if done.error is not None:
+            findings.setdefault(rule if plan else RETURNS, (f"raised {done.error}", example,
+                                "every failure of the handler is routed (retried or dead-lettered), never raised: "
+                                + NOTES[rule]))
+            return len(theirs)
+        busy = box.conn.execute("SELECT count(*) FROM provider_log WHERE caller_state <> 'idle'").fetchone()[0]
+        if busy:  # the first cause: a lease that cannot run out while its row is locked, a claim rolled back
+            findings.setdefault(IDLE, ("the provider saw your session 'idle in transaction' while it was called",
+                                       example, NOTES[IDLE]))
+            return len(theirs)
+        if not _same(state, their_state):
+            findings.setdefault(rule, (_difference(state, their_state), example, NOTES[rule]))
+            return len(theirs)
+        if claimed in wait:
+            low, high = bounds(plan, attempt)
+            until, drawn = wait[claimed]
+            if not low - SLACK_S <= until <= high + SLACK_S:
+                findings.setdefault(RETRIED, (f"job {claimed} runs again in {until:.1f} s",
+                                              example + f"; expected between {low:g} and {high:g} s", NOTES[RETRIED]))
+                return len(theirs)
+            if plan.answer(attempt) != RETRY_AFTER:
+                tried["waits"].append((drawn / high, example))
+        if done.value != claimed:
+            findings.setdefault(RETURNS, (f"returned {short(done.value)}", example + f"; expected {short(claimed)}",
+                                          NOTES[RETURNS]))
+            return len(theirs)
+    if len(ours) != len(theirs):
+        findings.setdefault(RETURNS, (f"{len(ours)} call(s) before it returned None", f"{told}",
+                                      f"the reference needed {len(theirs)}: " + NOTES[RETURNS]))
+    return len(theirs)
+
+
+def _same(ours: dict, theirs: dict) -> bool:
+    """The same rows and log; an error stored may say its message with or without its type's name."""
+    if ours["log"] != theirs["log"] or set(ours["jobs"]) != set(theirs["jobs"]):
+        return False
+    for job_id, ref in theirs["jobs"].items():
+        mine = ours["jobs"][job_id]
+        if set(mine) != set(ref):
+            return False
+        for key, value in ref.items():
+            if key in ("last error", "error") and value is not None and mine[key] is not None:
+                if value.split(": ", 1)[-1] not in mine[key]:
+                    return False
+            elif mine[key] != value:
+                return False
+    return True
+
+
+def _difference(ours: dict, theirs: dict) -> str:
+    for job_id in sorted(set(ours["jobs"]) | set(theirs["jobs"])):
+        mine, ref = ours["jobs"].get(job_id), theirs["jobs"].get(job_id)
+        if mine != ref:
+            return f"job {job_id}: yours {_described(mine)}; the reference's {_described(ref)}"
+    return f"the provider's log: yours {ours['log']}; the reference's {theirs['log']}"
+
+
+def _described(job: dict | None) -> str:
+    if job is None:
+        return "gone (acked)"
+    return ", ".join(f"{key} {value!r}" for key, value in job.items())
+
+
+def _meanwhile(t: Trial, box, story: Story, work_one, findings, tried) -> None:
+    """Another worker (the reference, on a session of its own) takes one step at each statement boundary of
+    the story's first call; it is let go on once it has finished or waits for a lock. No lease runs out
+    here, so a job the provider's log shows twice was worked by two workers at once."""
+    ids, plans = install(box, story)
+    with _watched(box) as conn:
+        t.attempt(work_one, conn, Provider(box, plans).handler())
+        statements = conn.seen
+    for point in range(1, min(statements, MAX_BOUNDARIES) + 1):
+        tried["meanwhiles"] += 1
+        ids, plans = install(box, story)
+        provider = Provider(box, plans)
+        runs: list = []
+        with _watched(box) as conn:
+            conn.at(point, lambda: runs.append(_other_worker(box, provider)))
+            t.attempt(work_one, conn, provider.handler())
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+        for run in runs:
+            run["thread"].join(killpoint.HANG_S)  # bounds a hang only
+        provider.finish_others()
+        log = read(box)["log"]
+        twice = sorted({job_id for job_id, _, _ in log if sum(1 for other, _, _ in log if other == job_id) > 1})
+        if twice:
+            findings.setdefault(ONE_AT_A_TIME, (
+                f"job(s) {twice} sent by both workers: the provider's log {[(j, a) for j, a, _ in log]} (job, attempt)",
+                f"{story.told(ids[0])}; another worker takes one job just before statement {point} of call 1 of "
+                "work_one", NOTES[ONE_AT_A_TIME]))
+            return
+
+
+def _other_worker(box, provider: Provider) -> dict:
+    """One step of the reference worker on its own session, in a thread; returns once it has finished or
+    waits for a lock (pg_blocking_pids says which: on cue, not by a timer)."""
+    run: dict = {}
+    started = threading.Event()
+
+    def work():
+        with box.connect() as other:
+            run["pid"] = other.info.backend_pid
+            started.set()
+            run["worked"] = reference(other, provider.handler())
+
+    run["thread"] = threading.Thread(target=work, daemon=True, name="check-12-other-worker")
+    run["thread"].start()
+    started.wait(killpoint.HANG_S)
+    with box.connect() as watcher:
+        def done_or_waiting() -> bool:
+            return not run["thread"].is_alive() or bool(watcher.execute(
+                "SELECT cardinality(pg_blocking_pids(%s)) > 0", [run.get("pid")]).fetchone()[0])
+        with contextlib.suppress(TimeoutError):
+            wait_until(done_or_waiting, killpoint.HANG_S, interval=0.01, what="the other worker to finish or wait")
+    return run
+
+
+def _crashes(t: Trial, box, story: Story, work_one, findings, tried, *, calls: int) -> None:
+    """Each of the story's first `calls` calls, crashed at each of its statement boundaries (the calls before
+    it run whole); then the lease runs out and the reference drains the queue: every job must end sent or
+    dead-lettered."""
+    for call in range(1, calls + 1):
+        point = 0
+        while point < MAX_BOUNDARIES:
+            point += 1
+            ids, plans = install(box, story)
+            provider = Provider(box, plans)
+            with box.connect() as conn:
+                for _ in range(call - 1):
+                    t.attempt(work_one, conn, provider.handler())
+                    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                        conn.rollback()
+                    provider.finish_others()
+                    time_passes(box)
+            with _watched(box) as conn:
+                conn.at(point, crash_on(conn, box.conn))
+                with contextlib.suppress(Crashed):
+                    t.attempt(work_one, conn, provider.handler())
+                if not conn.crashed:
+                    break  # this call sends fewer statements: every one of its boundaries was tried
+            tried["crashes"] += 1
+            provider.finish_others()
+            with box.connect() as other:
+                for _ in range(MAX_ROUNDS):
+                    time_passes(box)
+                    worked = reference(other, provider.handler())
+                    provider.finish_others()
+                    if worked is None:
+                        break
+            state = read(box)
+            sent = {job_id for job_id, _, answer in state["log"] if answer in (SENT, OUTLIVED)}
+            lost = [job_id for job_id in ids if job_id not in state["jobs"] and job_id not in sent]
+            if lost:
+                findings.setdefault(NOTHING_LOST, (
+                    f"job(s) {lost} gone from the jobs table, never sent and not in the dead-letter table",
+                    f"{story.told(ids[0])}; the worker dies before statement {point} of call {call} of work_one, "
+                    f"then the lease runs out and other workers drain the queue", NOTES[NOTHING_LOST]))
+                return
+
+
+@contextlib.contextmanager
+def _watched(box):
+    conn = Watched.connect(box.conninfo, autocommit=True)
+    try:
+        yield conn
+    finally:
+        with contextlib.suppress(Exception):
+            conn.close()
