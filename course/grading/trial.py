@@ -17,8 +17,10 @@ fails, for checks that the next ones build on.
 
 from __future__ import annotations
 
+import ctypes
 import reprlib
 import sysconfig
+import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +91,33 @@ class Trial:
         except Exception as error:  # noqa: BLE001 (learner code may raise anything; it is what we observe)
             return Attempt(error=describe(error), error_type=type(error).__name__,
                            error_bases=tuple(kind.__name__ for kind in type(error).__mro__))
+
+    def attempt_within(self, seconds: float, fn, *args, during: str, example: str | None = None, **kwargs) -> Attempt:
+        """`attempt`, for learner code that might never return (a loop whose exit it never reaches): after
+        `seconds` (a bound on a hang, stretched by the machine's load) the check fails as `during`, says
+        so, and ends the trial; the answer's thread is asked to stop (an exception raised into it at its
+        next line of Python: the notebook is not left spinning)."""
+        from course.infra.processes import patience
+
+        outcome: list = []
+
+        def run():
+            try:
+                outcome.append(self.attempt(fn, *args, **kwargs))
+            except BaseException as error:  # noqa: BLE001 (NotStarted, or our stop: handed over as it is)
+                outcome.append(error)
+
+        thread = threading.Thread(target=run, daemon=True, name="check-answer")
+        thread.start()
+        thread.join(seconds * patience())
+        if thread.is_alive():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(Stop))
+            self.results.append(Result(during, False, example=example, note=f"your code did not return within "
+                                       f"{seconds:g} s: a loop that never reaches its end? (it was stopped)"))
+            raise Stop
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
 
     def call(self, fn, *args, during: str, **kwargs):
         """Run learner code. Its failure is reported as a failed check named `during`, and ends the trial."""

@@ -9,6 +9,10 @@ then with another sign-up committing its job between the answer's statements. Af
 caller looks up the id it was given, in its own transaction; at the end what is committed is read from
 another session.
 
+Last, the database refuses the job (the caller's transaction is read-only): the
+reference raises the database's error, and so must the answer (a swallowed error is a sign-up without
+its welcome email, and a None where the job's id belongs).
+
 What the statement leaves free is not compared: the job's queue, priority, run_at, max_attempts and
 unique_key, and which id a job gets.
 """
@@ -300,7 +304,8 @@ TYPE = "the job's type is 'send_welcome_email'"
 PAYLOAD = "the payload carries the user's id and nothing else"
 SAME_ID = "the returned id is the stored job's id"
 CONN = "uses the connection it is given (a rolled-back sign-up leaves no job)"
-CHECKS = (RETURNS, ONE, TYPE, PAYLOAD, SAME_ID, CONN)
+REFUSED = "raises when the job cannot be stored (never a quiet return: the sign-up would go on without it)"
+CHECKS = (RETURNS, ONE, TYPE, PAYLOAD, SAME_ID, CONN, REFUSED)
 TRANSACTION_NOTE = ("open no connection of your own, and leave the transaction to the caller: no commit(), no "
                     "rollback(), no autocommit change; the caller's transaction decides")
 
@@ -448,6 +453,33 @@ def race(judge: Judge) -> tuple[diff.Finding, interleave.Told] | None:
     return None
 
 
+# -- a job the database refuses ------------------------------------------------------------------------------
+
+REFUSALS = (  # how the caller's database can refuse the job, set up in the caller's transaction (rolled back)
+    ("the caller's transaction is read-only (a replica, say)", "SET TRANSACTION READ ONLY"),
+)  # session-local only: a DDL refusal (a constraint) would lock the table against an answer's own connection
+
+
+def refused(t: Trial, box, answer: Callable) -> tuple[diff.Finding, str] | None:
+    """The reference raises the database's error (queue.enqueue does); an answer that catches it and returns
+    tells the caller the welcome job is stored when it is not: "store one job", "return the new job's id"."""
+    for told, setup in REFUSALS:
+        conn = box.conn
+        try:
+            with conn.transaction(force_rollback=True):
+                conn.execute(setup)
+                done = t.attempt(answer, conn, PLAIN_USER)
+        except psycopg.Error:
+            pass  # the caller's rollback after the refusal: nothing of it is judged
+        if done.error is None:
+            return (diff.Finding(REFUSED, got=f"returned {short(done.value)}", expected="the database's error, "
+                                 "raised (the reference lets queue.enqueue's error out)",
+                                 note="let the error out of your function (no try/except around enqueue, or "
+                                      "re-raise): the caller must roll the sign-up back, or retry"),
+                    f"{told}; enqueue_welcome(conn, {PLAIN_USER}) in the caller's transaction")
+    return None
+
+
 @exercise_check("00.first_job")
 def first_job(t: Trial, enqueue_welcome, seed=None):
     t.seed = DEFAULT_SEED if seed is None else seed
@@ -461,6 +493,10 @@ def first_job(t: Trial, enqueue_welcome, seed=None):
         found = race(judge)
         if found is not None:
             verdicts.add(found[0], str(found[1]))
+        if not verdicts.failed(REFUSED) and not verdicts.failed(CONN):  # its own connection: that cause first
+            refusal = refused(t, box, enqueue_welcome)
+            if refusal is not None:
+                verdicts.add(*refusal)
     finally:
         judge.close()
     verdicts.report()

@@ -193,12 +193,14 @@ def in_progress(t: Trial, average_in_system, seed=None):
 
 POOL_SEED = 10
 POOL_SCENARIOS = 90
+POOL_HANG_S = 10.0  # one call: the reference answers in microseconds; this only bounds a loop that never ends
 
 P_FEWEST = "the fewest workers whose Erlang C mean wait is at most the target (not a percentile, not a rule of thumb)"
 P_LOAD = "more workers than λ × S, always (at λ × S or fewer, ρ ≥ 1: the queue never settles)"
 P_EXACT = "a target met exactly counts as met"
 P_WHOLE = "a whole number of workers (an int), one for hardly any load"
-POOL_CHECKS = (P_FEWEST, P_LOAD, P_EXACT, P_WHOLE)
+P_RETURNS = "returns for every load and target"
+POOL_CHECKS = (P_RETURNS, P_FEWEST, P_LOAD, P_EXACT, P_WHOLE)
 
 
 @dataclass(frozen=True)
@@ -293,7 +295,8 @@ def pool(t: Trial, workers_for, seed=None):
     verdicts = diff.Verdicts(t, POOL_CHECKS)
 
     def compare(p: Pool) -> diff.Finding | None:
-        done = t.attempt(workers_for, p.rate, p.service, p.target)
+        done = t.attempt_within(POOL_HANG_S, workers_for, p.rate, p.service, p.target, during=P_RETURNS,
+                                example=p.told())
         expected = p.reference()
         got = done.value
         if done.error is None and _is_whole(got) and got == expected:
@@ -313,7 +316,8 @@ def pool(t: Trial, workers_for, seed=None):
             return diff.Finding(P_LOAD, got=str(got), expected=f"{expected} workers", note=f"with {got}: "
                                 f"{_wait(p.rate, p.service, got)}; {around}")
         if p.exact_at is not None and got == expected + 1:
-            nudged = t.attempt(workers_for, p.rate, p.service, p.target * (1 + 1e-9))
+            nudged = t.attempt_within(POOL_HANG_S, workers_for, p.rate, p.service, p.target * (1 + 1e-9),
+                                      during=P_RETURNS, example=p.told())
             if nudged.error is None and nudged.value == expected:
                 return diff.Finding(P_EXACT, got=str(got), expected=f"{expected} workers", note=f"{around}: "
                                     "a mean wait equal to the target meets it (<=, not <)")

@@ -129,7 +129,7 @@ def test_correct_retries_pass(answer):
 
 
 # -- 13.keep_alive --------------------------------------------------------------------------------------
-# The notebook's render_page (wrong_answers.render_page), as the check's answers see it (the check watches the calls).
+# The notebook's render_page (wrong_answers.render_page), as the check's answers see it.
 
 
 def keep_alive_as_hint_3_says(task):
@@ -175,9 +175,20 @@ def keep_alive_every_other_page(task):
         render_page(data["booking_id"], page)
 
 
+def keep_alive_by_the_clock(task):
+    """An in-progress ack whenever half the AckWait has passed since the last one, checked between pages."""
+    last = time.monotonic()
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+        if time.monotonic() - last >= 0.6:
+            task.in_progress()
+            last = time.monotonic()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("answer", [keep_alive_as_hint_3_says, keep_alive_before_each_page,
-                                    keep_alive_from_a_heartbeat_thread, keep_alive_every_other_page])
+                                    keep_alive_from_a_heartbeat_thread, keep_alive_every_other_page,
+                                    keep_alive_by_the_clock])
 def test_correct_handlers_pass(answer):
     report = run_check("13.keep_alive", render_invoice=answer)
     assert report.passed, report.render()

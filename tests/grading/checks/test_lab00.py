@@ -8,6 +8,7 @@ statements; the test asserts exactly which checks fail.
 
 import json
 
+import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
@@ -109,6 +110,23 @@ def the_first_welcome_job(conn, user_id):
     return conn.execute("SELECT id FROM jobs WHERE type = %s ORDER BY id LIMIT 1", [WELCOME]).fetchone()[0]
 
 
+def swallows_the_enqueue_error(conn, user_id):
+    """Catches what enqueue raises, so the sign-up "never fails": it goes on without its welcome email."""
+    try:
+        return queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    except Exception:
+        return None
+
+
+def swallows_it_in_a_savepoint(conn, user_id):
+    """The same, tidier: a savepoint keeps the caller's transaction usable, and the job is still not stored."""
+    try:
+        with conn.transaction():
+            return queue.enqueue(conn, WELCOME, {"user_id": user_id})
+    except psycopg.Error:
+        return -1
+
+
 WRONG = {  # the wrong answer, the checks it must fail, and checks it may fail too
     "twice": (twice, ["stores exactly one job"], []),
     "another_type": (another_type, ["the job's type is 'send_welcome_email'"], []),
@@ -128,6 +146,8 @@ WRONG = {  # the wrong answer, the checks it must fail, and checks it may fail t
     "rolls_back_first": (rolls_back_first, ["uses the connection it is given"], []),
     "one_key_for_everyone": (one_key_for_everyone, ["returns the new job's id (an int)"], ["stores exactly one job"]),
     "clears_old_welcomes": (clears_old_welcomes, ["stores exactly one job, and changes no other"], []),
+    "swallows_the_enqueue_error": (swallows_the_enqueue_error, ["raises when the job cannot be stored"], []),
+    "swallows_it_in_a_savepoint": (swallows_it_in_a_savepoint, ["raises when the job cannot be stored"], []),
 }
 
 

@@ -20,6 +20,7 @@ FEWEST = "the fewest workers whose Erlang C mean wait is at most the target"
 MORE_THAN_LOAD = "more workers than λ × S, always"
 MET_EXACTLY = "a target met exactly counts as met"
 WHOLE = "a whole number of workers (an int), one for hardly any load"
+RETURNS = "returns for every load and target"
 
 
 def fails_exactly(report, reasons: list[str], also: list[str] = ()) -> None:
@@ -190,6 +191,30 @@ def test_wrong_averages_fail(case):
 def test_wrong_pool_sizes_fail(case):
     answer, reasons, also = WRONG_POOL_SIZES[case]
     fails_exactly(run_check("10.pool", workers_for=answer), reasons, also)
+
+
+def forgets_to_count_up(arrival_rate, service_time, target_wait):
+    """`n + 1` where `n += 1` belongs: whenever the first candidate misses the target, it never returns."""
+    n = math.floor(arrival_rate * service_time) + 1
+    while erlang_c(arrival_rate, service_time, n).mean_wait > target_wait:
+        n + 1  # noqa: B018 (the learner's slip)
+    return n
+
+
+def test_an_answer_that_never_returns_is_stopped_with_a_clear_message():
+    """It hung the check (and the notebook) before; now it fails in a bounded time, named, and stopped."""
+    import threading
+    import time
+
+    before = threading.active_count()
+    report = run_check("10.pool", workers_for=forgets_to_count_up)
+    fails_exactly(report, [RETURNS])
+    text = report.render()
+    assert "did not return within 10 s" in text and "workers_for(" in text, text
+    deadline = time.monotonic() + 30
+    while threading.active_count() > before and time.monotonic() < deadline:  # its thread was stopped
+        time.sleep(0.05)
+    assert threading.active_count() <= before, "the answer's thread still runs"
 
 
 def test_the_failure_shows_the_smallest_example_and_replays():

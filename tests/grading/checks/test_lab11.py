@@ -100,6 +100,26 @@ def test_minutes_instead_of_seconds():
     assert_fails_with(run_check("11.oldest_waiting", oldest_waiting=wrong), "receipts: about 720 s")
 
 
+WAITED_FOR = "(run_at <= now() OR attempts > 0)"
+
+
+def queues_then_each_oldest(conn):
+    """Two statements, racing: the queues first, then each queue's oldest job. A worker that finishes a
+    queue's last job between them leaves {queue: None}: a state no single moment had."""
+    queues = [q for (q,) in conn.execute(f"SELECT DISTINCT queue FROM jobs WHERE {WAITED_FOR}").fetchall()]
+    return {q: conn.execute(f"SELECT extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                            f"WHERE queue = %s AND {WAITED_FOR}", [q]).fetchone()[0] for q in queues}
+
+
+def test_two_racing_statements_fail_when_a_worker_acts_between_them():
+    """It passed before: alone, each scenario gives the reference's dict; only another session between its
+    statements shows the None."""
+    report = run_check("11.oldest_waiting", oldest_waiting=queues_then_each_oldest)
+    assert_passes_except(report, IN_SECONDS)
+    text = report.render()
+    assert "just before your statement 2" in text and "finished emails' only job" in text, text
+
+
 # -- 11.alerts ------------------------------------------------------------------------------------------
 
 

@@ -8,11 +8,14 @@ import random
 from dataclasses import dataclass, replace
 
 import psycopg
+from psycopg import sql
 
 from course.core import monitoring
 
 from course.grading import differential as diff
-from course.grading.trial import Trial, short
+from course.grading import interleave
+from course.grading.snapshot import Reader
+from course.grading.trial import Attempt, Trial, short
 
 TOLERANCE_S = 5.0  # an answer may read the clock (clock_timestamp()) instead of now(): ages are many seconds apart
 QUEUE_NAMES = ("receipts", "emails", "invoices", "syncs", "newsletter", "reminders", "wakeups", "welcomes", "reviews")
@@ -215,4 +218,61 @@ def waiting_differential(t: Trial, box, answer, seed) -> None:
         return _judge_waiting(scenario, done, expected)
 
     diff.search(verdicts, diff.in_turn(WAITING_FAMILIES), compare, seed=t.seed, count=WAITING_SCENARIOS)
+    if not any(verdicts.failed(check) for check in WAITING_CHECKS):  # wrong alone: not a race
+        found = race(t, box, answer)
+        if found is not None:
+            verdicts.add(found[0], str(found[1]))
     verdicts.report()
+
+
+# -- another session between the answer's statements ---------------------------------------------------------
+# An answer written as several statements (the queues first, then each queue's oldest job; or the due jobs,
+# then their ages) must still return what the reference's one statement returns before the other session
+# acted or after it: a worker finishing a queue's last waited-for job, or its oldest, meanwhile.
+
+RACES = (Jobs((Job("emails", "ready", 300.0, 0.0, 0), Job("receipts", "ready", 720.0, 0.0, 0),
+               Job("receipts", "retrying", 100.0, 0.0, 2))),)
+RACE_ACTS = (
+    interleave.Act("a worker finished emails' only job (its row deleted)",
+                   lambda conn: conn.execute("DELETE FROM jobs WHERE queue = 'emails'").rowcount),
+    interleave.Act("a worker finished receipts' oldest job (its row deleted)",
+                   lambda conn: conn.execute("DELETE FROM jobs WHERE id = (SELECT id FROM jobs WHERE queue = "
+                                             "'receipts' ORDER BY due_at LIMIT 1)").rowcount),
+)
+
+
+def install_sql(scenario: Jobs) -> sql.Composable:
+    """The SQL that writes the scenario's rows (the arena commits it from its own session)."""
+    rows = []
+    for n, job in enumerate(scenario.jobs, start=1):
+        r = job.row()
+        rows.append(sql.SQL(
+            "INSERT INTO jobs (id, queue, type, payload, due_at, created_at, run_at, attempts, lease_token, claimed_by) "
+            "VALUES ({id}, {queue}, 'send_receipt', '{{}}', now() + make_interval(secs => {due}), "
+            "now() + make_interval(secs => {created}), now() + make_interval(secs => {run}), {attempts}, "
+            "CASE WHEN {leased} THEN gen_random_uuid() END, CASE WHEN {leased} THEN 'worker-1' END)").format(
+            **{k: sql.Literal(v) for k, v in {**r, "id": 900_000 + n}.items()}))
+    return sql.SQL("; ").join(rows)
+
+
+def race(t: Trial, box, answer) -> tuple[diff.Finding, interleave.Told] | None:
+    """Each act before each of the answer's statements after its first (in autocommit, as a dashboard
+    calls it); the answer must return what the reference returns with the act before it or after it."""
+    reader = Reader.of(box.conn, only=("jobs",))
+    arena = interleave.Arena(box.conn, box.connect, reader, install_sql, lambda value: value)
+
+    def judge(scenario, ours: diff.Outcome, allowed: list[diff.Outcome]) -> diff.Finding | None:
+        done = Attempt(value=ours.returned, error=ours.raised)
+        findings = [_judge_waiting(scenario, done, theirs.returned) for theirs in allowed]
+        return None if any(f is None for f in findings) else findings[0]
+
+    try:
+        for scenario in RACES:
+            found = interleave.explore(arena, scenario, answer=lambda conn: t.attempt(answer, conn),
+                                       reference=lambda conn: Attempt(value=monitoring.oldest_waiting(conn)),
+                                       acts=[(act, act) for act in RACE_ACTS], holds=[], judge=judge)
+            if found:
+                return found
+    finally:
+        arena.close()
+    return None

@@ -1,0 +1,278 @@
+"""13.keep_alive: the learner's handler, judged beside the reference's, from what JetStream shows.
+
+Both handlers run at once, on the same three-node cluster, each behind the course's own consumer loop
+(course/programs/jetstream_consumer.py) in this process, on its own work queue with a 1.2 s AckWait:
+yours on INVOICES_YOURS, the reference on INVOICES_REFERENCE, the same seeded invoices on each (a short
+one, one exactly as long as the AckWait, a long one; bookings drawn at random). The consumer loop is the
+course's: it hands your function a Task, acks what returns, leaves for a retry what raises. Judged:
+
+    renders every page      each delivery took at least the pages' time (load only lengthens it)
+    in-progress             the longest silence (the delivery, each task.in_progress(), the return), in
+                            pages: the page's time is measured on this run, so a busy machine that
+                            stretches every page stretches the unit with it
+    once                    JetStream's own count of redeliveries on your queue, beside the reference's
+                            (when the reference's was redelivered too, the machine stalled: not yours)
+
+Then the statement's run: two real consumer processes, a 6-page invoice (2.4 s). No attribute of the
+learner's module is patched (behind the class grader's boundary the handler runs in another process).
+What render_page was called with cannot be seen from outside it: a gap (see the report).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from dataclasses import dataclass
+
+import nats.js.errors
+
+from course.infra import processes
+from course.programs import jetstream_queue as jq
+from course.programs import jetstream_run
+from course.programs.jetstream_consumer import Consumer, ConsumerSettings
+
+from course.grading.trial import NotStarted, Trial
+from course.grading.checks import exercise_check
+from course.grading.checks.lab13.cluster import cluster_for_check
+
+ACK_WAIT_S = 1.2
+PAGE_S = 0.4  # the notebook's render_page
+CLUSTER_PAGES = 6  # 2.4 s in a consumer process: two AckWaits
+SILENT_PAGES = 2.5  # 2 pages (0.8 s) fit in the AckWait; 3 pages are the whole of it
+DEFAULT_SEED = 13
+
+
+def reference(task) -> None:
+    """The solution, with the notebook's render_page (0.4 s a page) written in."""
+    for _page in range(task.data["pages"]):
+        time.sleep(PAGE_S)
+        task.in_progress()
+
+
+@dataclass(frozen=True)
+class Invoice:
+    booking_id: int
+    pages: int
+
+    @property
+    def msg_id(self) -> str:
+        return f"booking-{self.booking_id}"
+
+    def told(self) -> str:
+        return (f"task.data = {{'booking_id': {self.booking_id}, 'pages': {self.pages}}} "
+                f"({self.pages * PAGE_S:.1f} s of pages; AckWait {ACK_WAIT_S} s)")
+
+
+def invoices(rng: random.Random) -> list[Invoice]:
+    """Shorter than the AckWait, exactly as long, longer: one each, on bookings no demo uses."""
+    bookings = rng.sample(range(1000, 99_999), 3)
+    pages = [rng.randint(1, 2), 3, rng.randint(4, 5)]
+    return [Invoice(b, p) for b, p in zip(bookings, pages)]
+
+
+class Side:
+    """One handler behind the course's consumer loop, in a thread of this process, on its own queue."""
+
+    def __init__(self, t: Trial, name: str, handler, urls):
+        self.queue = jq.WorkQueue(f"INVOICES_{name}", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=3)
+        self.urls, self.history = urls, jq.new_history(f"course-check-13-{name.lower()}-")
+        self.errors: dict[str, str] = {}
+        self.not_started: NotStarted | None = None
+
+        def handle(task):
+            try:
+                done = t.attempt(handler, task)
+            except NotStarted as error:
+                self.not_started = error
+                raise RuntimeError("not started") from None
+            if done.error is not None:
+                self.errors.setdefault(task.msg_id, done.error)
+                raise RuntimeError(done.error)
+
+        self.consumer = Consumer(self.queue, handle, urls, who=name.lower(), history=self.history,
+                                 settings=ConsumerSettings(concurrency=8, route_dead_letters=False))
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name=f"check-13-{name.lower()}")
+
+    def _run(self) -> None:
+        async def main():
+            stopping = asyncio.Event()
+
+            async def watch():
+                while not self.stop.is_set():
+                    await asyncio.sleep(0.05)
+                stopping.set()
+
+            watcher = asyncio.ensure_future(watch())
+            await self.consumer.run(stopping)
+            watcher.cancel()
+
+        asyncio.run(main())
+
+    def events(self, invoice: Invoice) -> list:
+        return [e for e in jq.read_history(self.history) if e.msg_id == invoice.msg_id]
+
+    def redelivered(self) -> int:
+        return jq.consumer_state(self.queue, self.urls)["redelivered"]
+
+
+@dataclass
+class Seen:
+    """One invoice on one side: deliveries, the first delivery's run and its silences."""
+    deliveries: int
+    ran_s: float | None
+    silence_pages: float | None
+    acked: bool
+    error: str | None
+
+    @classmethod
+    def of(cls, side: Side, invoice: Invoice) -> "Seen":
+        events = side.events(invoice)
+        received = [e.t for e in events if e.kind == "received"]
+        first = received[0] if received else None
+        ended = next((e.t for e in events if e.kind in ("finished", "failed") and e.deliveries == 1), None)
+        ran = ended - first if first is not None and ended is not None else None
+        silence = None
+        if ran is not None and ran > 0:
+            marks = [first] + [e.t for e in events if e.kind == "in_progress" and e.deliveries == 1
+                               and first <= e.t <= ended] + [ended]
+            page = ran / invoice.pages
+            silence = max(b - a for a, b in zip(marks, marks[1:])) / page
+        return cls(len(received), ran, silence, any(e.kind == "acked" for e in events),
+                   side.errors.get(invoice.msg_id))
+
+
+NO_PEERS = 10005  # JetStream's "no suitable peers for placement": a node of a just-formed cluster not yet seen
+
+
+def _reset(queue: jq.WorkQueue, urls) -> None:
+    """jq.reset, asked again while a node of the new cluster is not yet seen by the others (a 400, not
+    the 503 reset itself retries): nine streams on a cluster seconds old meet it at a high load."""
+    bound = processes.HangBound(60)
+    while True:
+        try:
+            return jq.reset(queue, urls)
+        except nats.js.errors.BadRequestError as error:
+            if error.err_code != NO_PEERS or bound.passed():
+                raise
+            time.sleep(0.5)
+
+
+def _publish(side: Side, drawn: list[Invoice]) -> None:
+    with jq.Publisher(side.urls, timeout=5) as publisher:
+        for invoice in drawn:
+            jq.publish_with_retry(publisher.publish, side.queue.subject("render"),
+                                  {"booking_id": invoice.booking_id, "pages": invoice.pages},
+                                  invoice.msg_id, give_up_after_s=30)
+
+
+@exercise_check("13.keep_alive")
+def keep_alive(t: Trial, render_invoice):
+    if t.seed is None:
+        t.seed = DEFAULT_SEED
+    drawn = invoices(random.Random(t.seed))
+    with cluster_for_check() as cluster:
+        invoices_queue = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=5)
+        sides = {"yours": Side(t, "YOURS", render_invoice, cluster.urls),
+                 "reference": Side(t, "REFERENCE", reference, cluster.urls)}
+        for queue in [invoices_queue] + [s.queue for s in sides.values()]:
+            _reset(queue, cluster.urls)
+        history = jq.new_history("course-check-13-")
+        consumers = jetstream_run.spawn_consumers(invoices_queue, render_invoice, cluster.urls, 2, history=history,
+                                                  name="check-consumer")
+        try:
+            for side in sides.values():
+                side.thread.start()
+            for side in sides.values():
+                _publish(side, drawn)
+            ids = [i.msg_id for i in drawn]
+            try:
+                processes.wait_until(lambda: all(jq.settled(s.history, ids) for s in sides.values()), 30,
+                                     interval=0.1, what="the invoices to be acknowledged or failed")
+            except TimeoutError:
+                pass
+            seen = {name: {i: Seen.of(side, i) for i in drawn} for name, side in sides.items()}
+            redelivered = {name: side.redelivered() for name, side in sides.items()}
+            for side in sides.values():
+                side.stop.set()
+            if sides["yours"].not_started is not None:
+                raise sides["yours"].not_started
+            _judge(t, drawn, seen, redelivered)
+            in_processes(t, cluster, invoices_queue, consumers, history)
+        finally:
+            for consumer in consumers:
+                consumer.kill()
+            for side in sides.values():
+                side.stop.set()
+                side.thread.join(15)
+
+
+def _judge(t: Trial, drawn: list[Invoice], seen: dict, redelivered: dict) -> None:
+    """The first rule broken, on the smallest invoice that shows it."""
+    ordered = sorted(drawn, key=lambda i: i.pages)
+    yours, ref = seen["yours"], seen["reference"]
+
+    def first(problem):
+        return next((i for i in ordered if problem(i, yours[i], ref[i])), None)
+
+    raised = first(lambda i, y, r: y.error is not None)
+    t.require("runs without raising", ok=raised is None, got=yours[raised].error if raised else None,
+              expected="returns once the last page is drawn", example=raised.told() if raised else None)
+    early = first(lambda i, y, r: y.ran_s is None or y.ran_s < 0.9 * PAGE_S * i.pages)
+    t.require(f"renders every page ({PAGE_S} s a page) and returns when the last is drawn", ok=early is None,
+              got=f"returned after {yours[early].ran_s:.2f} s" if early and yours[early].ran_s is not None
+              else "never returned" if early else None,
+              expected=f"at least {0.9 * early.pages * PAGE_S:.2f} s" if early else None,
+              example=early.told() if early else None,
+              note="call render_page(booking_id, page) for each page, in the handler itself: once it returns, "
+                   "the consumer acknowledges the message")
+    silent = first(lambda i, y, r: y.silence_pages is not None and y.silence_pages > SILENT_PAGES)
+    t.expect(f"no stretch of work longer than the AckWait ({ACK_WAIT_S} s) without task.in_progress()",
+             ok=silent is None, got=f"{yours[silent].silence_pages:.1f} pages' time ({yours[silent].silence_pages * PAGE_S:.1f} s) "
+              "with no in-progress ack" if silent else None,
+              expected=f"at most 2 pages ({2 * PAGE_S:.1f} s) without one", example=silent.told() if silent else None,
+              note="JetStream redelivers a message whose AckWait runs out, even while your handler still works on "
+                   "it: signal between pages, not once" if silent else None)
+    stalled = redelivered["reference"] > 0
+    again = first(lambda i, y, r: y.deliveries > 1 and r.deliveries <= 1)
+    t.expect("is delivered once: JetStream counts no redelivery", ok=again is None and
+             (redelivered["yours"] == 0 or stalled),
+             got=f"delivered {yours[again].deliveries} times" if again else
+             f"{redelivered['yours']} redelivered (JetStream's count)",
+             expected="once, as the reference's", example=again.told() if again else None)
+    t.expect("it is rendered once, and acknowledged", ok=all(y.acked and (y.deliveries == 1 or stalled)
+                                                              for y in yours.values()),
+             got={i.msg_id: (yours[i].deliveries, yours[i].acked) for i in ordered},
+             expected={i.msg_id: (1, True) for i in ordered})
+
+
+def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str) -> None:
+    """The statement's run: two real consumer processes, a 6-page invoice and a one-page one."""
+    ids = {"booking-981": CLUSTER_PAGES, "booking-982": 1}
+    with jq.Publisher(cluster.urls, timeout=5) as publisher:
+        for msg_id, pages in ids.items():
+            jq.publish_with_retry(publisher.publish, invoices_queue.subject("render"),
+                                  {"booking_id": int(msg_id[-3:]), "pages": pages}, msg_id, give_up_after_s=30)
+    try:
+        processes.wait_until(lambda: jq.settled(history, list(ids)), 30, interval=0.1,
+                             what="both invoices to be acknowledged")
+    except TimeoutError:
+        pass
+    events = jq.read_history(history)
+    outcome = jq.Outcome.of(events)
+    crashed = [e for e in events if e.kind == "failed"]
+    t.require("runs in a consumer process without raising", ok=not crashed,
+              got=crashed[0].detail if crashed else None, example=f"a {CLUSTER_PAGES}-page invoice",
+              note=jq.timeline(events, crashed[0].msg_id) if crashed else None)
+    long_one = "booking-981"
+    t.expect(f"a {CLUSTER_PAGES}-page invoice ({CLUSTER_PAGES * PAGE_S:.1f} s) with AckWait {ACK_WAIT_S} s is "
+             "delivered once", got=outcome.deliveries.get(long_one, 0), expected=1,
+             example=f"{CLUSTER_PAGES} pages on a consumer with AckWait {ACK_WAIT_S} s, in two consumer processes",
+             note=None if outcome.deliveries.get(long_one, 0) == 1 else jq.timeline(events, long_one))
+    t.expect("in consumer processes, it is rendered once, and acknowledged",
+             got=(outcome.executions.get(long_one, 0), long_one in outcome.acked),
+             expected=(1, True), example=f"{CLUSTER_PAGES} pages")
+    t.expect("a one-page invoice is acknowledged too", ok="booking-982" in outcome.acked,
+             got="acknowledged" if "booking-982" in outcome.acked else "not acknowledged", expected="acknowledged")
