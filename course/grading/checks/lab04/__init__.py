@@ -13,7 +13,6 @@ shrunk and told), the two judges, the worker stage, and the checks labs.toml nam
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -30,13 +29,14 @@ from course.core import sql as queries
 from course.grading import differential as diff
 from course.grading import interleave
 from course.grading.faults import Faults, Run, Scenario, run
+from course.grading.faults.workloads import SLOW_WORK_S, slow_job
 from course.grading.snapshot import MISSING, At, Reader, in_words, mismatches
 from course.grading.trial import Attempt, Trial, short
 from course.grading.checks import exercise_check
 
 # The fault run: a job that works 2.5 times as long as its lease. Only a heartbeat keeps it to one run.
 LEASE_S = 1.0
-WORK_S = 2.5
+WORK_S = SLOW_WORK_S  # the slow job's work (course/grading/faults/workloads.py)
 DEFAULT_SEED = 4  # the scenarios and the fault schedule `check("04.heartbeat")` uses unless given another seed
 TIME_LIMIT_S = 20.0  # a passing run takes about 6 s; the rest is room for a loaded machine
 SCENARIOS = 36  # drawn per check, six of each family: enough for every wrong answer we know, twice over
@@ -479,12 +479,6 @@ def heartbeat_check(t: Trial, extend_lease, seed=None):
 
 
 # -- 04.heartbeat in real workers ----------------------------------------------------------------------------
-
-
-def slow_job(job, conn):
-    """The work of the fault run (it runs in the worker processes): slow, then one effect row."""
-    time.sleep(WORK_S)
-    conn.execute("INSERT INTO effects (job_id) VALUES (%s)", [job.id])
 
 
 def slow_job_under_a_short_lease(t: Trial, box, extend_lease, seed: int, timeout_s: float = TIME_LIMIT_S) -> Run:

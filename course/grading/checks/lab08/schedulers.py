@@ -12,9 +12,7 @@ duplicates show even after a worker deleted the jobs.
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -25,7 +23,8 @@ from course.infra import eventlog, processes
 from course.core import scheduler
 
 from course.grading import differential as diff
-from course.grading.trial import Trial, describe
+from course.grading.faults import ticking
+from course.grading.trial import Trial
 
 HOLDS, INVOICES = "release_unpaid_holds", "nightly_invoices"
 HOLDS_QUEUE = "maintenance"
@@ -86,7 +85,7 @@ class Stage:
             scheduler.add(conn, INVOICES, every=timedelta(days=1), first=at(0, 2, 0), on_missed="catch_up")]
         conn.execute(INSTRUMENTS)
         conn.execute("SELECT setval(pg_get_serial_sequence('jobs', 'id'), 4100)")  # ids unlike a demo's 1, 2, 3
-        self.workdir = Path(tempfile.mkdtemp(prefix="course-lab08-"))
+        self.workdir = Path(tempfile.mkdtemp(prefix="course-lab08-", dir=processes.exchange_dir()))  # sandbox-writable
         self.history = self.workdir / "history.jsonl"
         self.started_at = time.time()
         self.spec = processes.pickle_for_child({"conninfo": self.box.conninfo, "tick": tick, "history": str(self.history),
@@ -95,7 +94,7 @@ class Stage:
 
     def start(self) -> None:
         scheduler.set_clock(self.box.conn, MOVES[0][0])
-        self.children = [processes.python(f"scheduler-{n + 1}", __name__, str(self.spec), f"scheduler-{n + 1}")
+        self.children = [processes.python(f"scheduler-{n + 1}", ticking.__name__, str(self.spec), f"scheduler-{n + 1}")
                          for n in range(SCHEDULERS)]
 
     def stop(self) -> None:
@@ -235,37 +234,3 @@ def run(t: Trial, tick) -> list[diff.Finding]:
         return stage.judge()
     finally:
         stage.stop()
-
-
-# -- a scheduler process running the learner's tick --------------------------------------------------------
-
-
-def _runner(spec_path: str, name: str) -> int:
-    """One of the stage's scheduler processes: course.core.scheduler.run with the learner's tick, traced."""
-    import logging
-
-    spec = processes.unpickle(spec_path)
-    learner_tick = spec["tick"]
-
-    def traced_tick(conn, now):
-        clock = now.astimezone(UTC).isoformat()
-        try:
-            returned = learner_tick(conn, now)
-        except Exception as error:
-            eventlog.record(spec["history"], since=spec["started_at"], name=name, kind="raised", clock=clock,
-                            detail=describe(error).splitlines()[0])
-            raise
-        try:
-            json.dumps(returned)
-        except TypeError:
-            returned = repr(returned)
-        eventlog.record(spec["history"], since=spec["started_at"], name=name, kind="ticked", clock=clock,
-                        returned=returned)
-        return returned
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-    return scheduler.run(spec["conninfo"], name=name, clock=scheduler.SIMULATED, tick_fn=traced_tick, poll_s=0.05)
-
-
-if __name__ == "__main__":
-    raise SystemExit(_runner(sys.argv[1], sys.argv[2]))
