@@ -131,6 +131,14 @@ def conninfo(schema: str | None = None, **params) -> str:
     return make_conninfo(database().conninfo, **params)
 
 
+def reached_from_here(conninfo: str, **params) -> str:
+    """`conninfo` as this process reaches the same server: with the host and port of its own DATABASE_URL
+    when it has one. A check hands its worker processes its own conninfo; a worker the grader sandboxed
+    reaches the server only through its sandbox's gate (its DATABASE_URL), never the check's socket."""
+    here = conninfo_to_dict(os.environ.get("DATABASE_URL") or "")
+    return make_conninfo(conninfo, **params, **{key: str(here[key]) for key in ("host", "port") if here.get(key)})
+
+
 def connect(schema: str | None = None, *, autocommit: bool = True, **kwargs) -> psycopg.Connection:
     """A new connection. Autocommit by default: write `with conn.transaction():` where you want one.
 

@@ -69,8 +69,11 @@ def read(path: str | Path, event: Callable[..., E] = dict) -> list[E]:
 
 
 def new_file(prefix: str = "course-history-") -> str:
-    """A fresh, empty history file, in the folder a child running code under test may write."""
+    """A fresh, empty history file, in the folder a child running code under test may write. Every child
+    may append to it: when a class is graded each sandboxed child runs as a uid of its own (the folder
+    is sticky, so none can remove or replace it; outside grading the folder is the owner's alone)."""
     fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.exchange_dir())
+    os.fchmod(fd, 0o666)
     os.close(fd)
     return path
 

@@ -519,6 +519,24 @@ def sandboxed() -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_references_whose_checks_start_processes_pass_in_the_sandbox(tmp_path, database):
+    """04.heartbeat's workers and 08.tick's scheduler processes run the notebook's code, so under grading they
+    run sandboxed: they cannot import course/grading/checks (hidden there) and reach the database only through
+    the sandbox's gate, not the check's socket. Each failed on the reference before its work moved out of the
+    checks and its connection string was rewritten for where it runs (db.reached_from_here)."""
+    if not confine.isolation()[0]:
+        pytest.skip("no sandbox on this machine: `course grade` would refuse without --trust-submissions")
+    for lab in ("04", "08"):
+        save(notebook(lab), tmp_path / "class" / "ana" / COURSE.lab(lab).notebook)
+    rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=2, timeout_s=400, seed=11, progress=False,
+                       trust=False).rows
+    said = "\n".join(f"{r.exercise}: {r.status} {r.first_failing} {r.detail}" for r in rows if r.status != "passed")
+    assert statuses(rows, "ana", "04") == every("04", "passed"), said
+    assert statuses(rows, "ana", "08") == every("08", "passed"), said
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(1800)  # as the class's: each notebook's limit bounds a hang; this is a backstop
 def test_a_hostile_class_earns_nothing_harms_nothing_and_leaves_nothing_running(tmp_path, sentinel):
     """Each notebook tries one attack on top of a stub (so any pass is unearned), or on top of a right

@@ -38,7 +38,8 @@ def main(spec_path: str, name: str) -> int:
         return returned
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-    return scheduler.run(spec["conninfo"], name=name, clock=scheduler.SIMULATED, tick_fn=traced_tick, poll_s=0.05)
+    return scheduler.run(db.reached_from_here(spec["conninfo"]), name=name, clock=scheduler.SIMULATED,
+                         tick_fn=traced_tick, poll_s=0.05)
 
 
 if __name__ == "__main__":

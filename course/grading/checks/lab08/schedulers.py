@@ -12,8 +12,6 @@ duplicates show even after a worker deleted the jobs.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -85,8 +83,7 @@ class Stage:
             scheduler.add(conn, INVOICES, every=timedelta(days=1), first=at(0, 2, 0), on_missed="catch_up")]
         conn.execute(INSTRUMENTS)
         conn.execute("SELECT setval(pg_get_serial_sequence('jobs', 'id'), 4100)")  # ids unlike a demo's 1, 2, 3
-        self.workdir = Path(tempfile.mkdtemp(prefix="course-lab08-", dir=processes.exchange_dir()))  # sandbox-writable
-        self.history = self.workdir / "history.jsonl"
+        self.history = Path(eventlog.new_file("course-lab08-"))  # the scheduler processes append to it, sandboxed too
         self.started_at = time.time()
         self.spec = processes.pickle_for_child({"conninfo": self.box.conninfo, "tick": tick, "history": str(self.history),
                                                 "started_at": self.started_at}, "lab08-schedulers")
@@ -102,7 +99,7 @@ class Stage:
             if child.alive():
                 child.terminate(timeout=10)
         self.children = []
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.history.unlink(missing_ok=True)
         self.spec.unlink(missing_ok=True)
 
     def ticked(self, to: datetime, what: str, timeout_s: float) -> diff.Finding | None:
