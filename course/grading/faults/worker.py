@@ -16,9 +16,9 @@ import sys
 import threading
 from functools import partial
 
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
-from course.infra import eventlog, processes
+from course.infra import db, eventlog, processes
 from course.core import queue
 from course.core.operations import reference_operations
 from course.core.worker import Hooks, Registry, Settings, Worker
@@ -98,13 +98,6 @@ def queue_operations(scenario):
     return ops
 
 
-def _reached_here() -> dict[str, str]:
-    """Where this process reaches the database (DATABASE_URL's host and port), for the check's login: a
-    sandboxed worker reaches it only through its sandbox's gate, not the socket the check uses."""
-    here = conninfo_to_dict(os.environ.get("DATABASE_URL") or "")
-    return {key: str(here[key]) for key in ("host", "port") if here.get(key)}
-
-
 def main(argv: list[str]) -> int:
     spec_path, slot, incarnation = argv[0], int(argv[1]), int(argv[2])
     spec = processes.unpickle(spec_path)
@@ -114,8 +107,7 @@ def main(argv: list[str]) -> int:
     registry.handler(TASK)(scenario.handler)
     rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
     hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, spec["calm"])
-    conninfo = make_conninfo(spec["conninfo"], application_name=f"faultworker-{spec['seed']}-{slot}",
-                             **_reached_here())
+    conninfo = make_conninfo(db.reached_here(spec["conninfo"]), application_name=f"faultworker-{spec['seed']}-{slot}")
     settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
     # The run's time limit counts from here: starting Python and importing takes seconds on a busy machine.
     eventlog.record(spec["history"], since=spec["started_at"], worker=slot, kind="ready")
