@@ -131,12 +131,16 @@ def conninfo(schema: str | None = None, **params) -> str:
     return make_conninfo(database().conninfo, **params)
 
 
-def reached_from_here(conninfo: str, **params) -> str:
-    """`conninfo` as this process reaches the same server: with the host and port of its own DATABASE_URL
-    when it has one. A check hands its worker processes its own conninfo; a worker the grader sandboxed
-    reaches the server only through its sandbox's gate (its DATABASE_URL), never the check's socket."""
+def reached_here(info: str) -> str:
+    """`info` as this process reaches the server: with DATABASE_URL's host and port, when that is set.
+
+    A child given a connection string by the process that started it (a check's worker, a server running
+    a learner's function) uses this: in class grading such a child runs in a sandbox whose one way to
+    PostgreSQL is its gate, named by DATABASE_URL, not the socket its starter connects through. The role,
+    its password, the database and the options stay the starter's. Anywhere else both name one server.
+    """
     here = conninfo_to_dict(os.environ.get("DATABASE_URL") or "")
-    return make_conninfo(conninfo, **params, **{key: str(here[key]) for key in ("host", "port") if here.get(key)})
+    return make_conninfo(info, **{key: str(here[key]) for key in ("host", "port") if here.get(key)})
 
 
 def connect(schema: str | None = None, *, autocommit: bool = True, **kwargs) -> psycopg.Connection:

@@ -10,6 +10,7 @@ is still running when the parent exits. We only ever signal pids we started.
                                                      pickled by value (pickle_for_child), the child
                                                      reads it back with unpickle(SPEC)
     environment(variables)                           os.environ as a child started with them sees it
+    exchange_folder(prefix)                          a new folder every child may write, sandboxed or not
     wait_until(predicate, timeout)                   poll until true, or TimeoutError saying what for
     start_group(argv), kill_group(popen)             a child leading a process group of its own, and
                                                      the SIGKILL that ends all of it (what it started too)
@@ -141,6 +142,14 @@ def exchange_dir() -> Path:
         return log_dir()
     path = Path(folder)
     path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def exchange_folder(prefix: str) -> Path:
+    """A new folder in exchange_dir() that every child may write into (a marker, a history): sandboxed,
+    each runs as a uid of its own, and the sticky bit keeps each one's files its own. The caller removes it."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=exchange_dir()))
+    path.chmod(0o1777)
     return path
 
 

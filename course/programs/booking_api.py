@@ -168,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         checkout = processes.unpickle(args.checkout_pickle)
     else:
         checkout = checkout_with_jobs
-    pool = ConnectionPool(args.dsn, min_size=1, max_size=10, kwargs={"autocommit": True},
+    # With a learner's checkout in class grading, this server runs in a sandbox: its way to the database
+    # is the sandbox's gate (DATABASE_URL), not the socket --dsn names
+    pool = ConnectionPool(db.reached_here(args.dsn), min_size=1, max_size=10, kwargs={"autocommit": True},
                           check=ConnectionPool.check_connection, open=True, name="booking-api")
     try:
         server = BookingServer(args.port, pool=pool, schema=args.schema, mode=args.mode, checkout=checkout,

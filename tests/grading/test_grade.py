@@ -330,6 +330,34 @@ def test_an_answer_that_kills_its_worker_gets_its_row_and_the_next_student_is_gr
     assert statuses(rows, "b", "00") == every("00", "passed")
 
 
+FOR_UPDATE = ("12.invoice_worker", lambda source: source.replace("FOR NO KEY UPDATE", "FOR UPDATE"),
+              "rows that reference the booking can still be inserted")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # a backstop: the limit below bounds a hang; each notebook takes 1-3 min at load 20
+def test_the_reference_invoice_worker_passes_under_the_grader_and_a_wrong_lock_fails(tmp_path, database):
+    """12.invoice_worker runs the answer's handler in children of its own (faults/killpoint.py), held at
+    their commit while a second run goes on. In class grading such a child runs in the notebook's sandbox,
+    whose one way to PostgreSQL is its gate: a child that dialled the checker's socket exited 1 at once,
+    and the reference failed the three checks that judge beside a held run. FOR UPDATE instead of FOR NO
+    KEY UPDATE is caught only beside a held run, so it must fail that check, and that check alone."""
+    lab = COURSE.lab("12")
+    others = {e.id for e in lab.exercises} - {"12.invoice_worker"}
+    for student, changes in (("ana", None), ("ben", None), ("cai", wrong(FOR_UPDATE))):
+        save(notebook("12", edit=changes, drop=others), tmp_path / "class" / student / lab.notebook)
+    rows = grade.grade(tmp_path / "class", tmp_path / "out", jobs=2, timeout_s=600, seed=12, progress=False,
+                       trust=not sandboxed()).rows
+
+    said = "\n".join(f"{r.student} {r.exercise}: {r.status} {r.detail}\n{r.report}" for r in rows
+                     if r.exercise == "12.invoice_worker")
+    for student in ("ana", "ben"):
+        assert lab_rows(rows, student, "12")["12.invoice_worker"].status == "passed", said
+    cai = lab_rows(rows, "cai", "12")["12.invoice_worker"]
+    assert cai.status == "failed" and len(cai.failing) == 1 and FOR_UPDATE[2] in cai.first_failing, said
+    assert "refused" in cai.report, said  # judged beside a held run, not "never tried"
+
+
 def test_the_command_line_writes_the_gradebook(tmp_path, database):
     save(notebook("00"), tmp_path / "class" / "ana" / "00_start_here.ipynb")
     (tmp_path / "class" / "bob_00_start_here.ipynb").write_text("{not json")
@@ -524,7 +552,7 @@ def test_references_whose_checks_start_processes_pass_in_the_sandbox(tmp_path, d
     """04.heartbeat's workers and 08.tick's scheduler processes run the notebook's code, so under grading they
     run sandboxed: they cannot import course/grading/checks (hidden there) and reach the database only through
     the sandbox's gate, not the check's socket. Each failed on the reference before its work moved out of the
-    checks and its connection string was rewritten for where it runs (db.reached_from_here)."""
+    checks and its connection string was rewritten for where it runs (db.reached_here)."""
     if not confine.isolation()[0]:
         pytest.skip("no sandbox on this machine: `course grade` would refuse without --trust-submissions")
     for lab in ("04", "08"):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -128,8 +127,7 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
     seed = random.randrange(1, 10**6) if seed is None else seed
     # Its workers write the history: in class grading they run sandboxed, and may write only the exchange
     # folder, as uids of their own (so the folder is theirs to write, as /tmp is)
-    workdir = Path(tempfile.mkdtemp(prefix="course-faults-", dir=processes.exchange_dir()))
-    workdir.chmod(0o1777)
+    workdir = processes.exchange_folder("course-faults-")
     history = workdir / "history.jsonl"
     history.touch()
     history.chmod(0o666)  # every worker appends to it, each sandboxed one as a uid of its own

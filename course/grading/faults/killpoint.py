@@ -196,7 +196,8 @@ def in_the_effect(marker: Path) -> Callable[[str], bool]:
 
 def main(argv: list[str]) -> int:
     spec = processes.unpickle(argv[0])
-    with psycopg.connect(db.reached_from_here(spec["conninfo"]), autocommit=True, connect_timeout=5,
+    # Sandboxed (class grading), the child reaches the server only through its sandbox's gate
+    with psycopg.connect(db.reached_here(spec["conninfo"]), autocommit=True, connect_timeout=5,
                          application_name=spec["name"]) as conn:
         spec["handler"](spec["job"], conn)
     return 0

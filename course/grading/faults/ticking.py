@@ -38,7 +38,7 @@ def main(spec_path: str, name: str) -> int:
         return returned
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-    return scheduler.run(db.reached_from_here(spec["conninfo"]), name=name, clock=scheduler.SIMULATED,
+    return scheduler.run(db.reached_here(spec["conninfo"]), name=name, clock=scheduler.SIMULATED,
                          tick_fn=traced_tick, poll_s=0.05)
 
 

@@ -16,6 +16,7 @@ import sys
 import threading
 from functools import partial
 
+from psycopg.conninfo import make_conninfo
 
 from course.infra import db, eventlog, processes
 from course.core import queue
@@ -106,7 +107,7 @@ def main(argv: list[str]) -> int:
     registry.handler(TASK)(scenario.handler)
     rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
     hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, spec["calm"])
-    conninfo = db.reached_from_here(spec["conninfo"], application_name=f"faultworker-{spec['seed']}-{slot}")
+    conninfo = make_conninfo(db.reached_here(spec["conninfo"]), application_name=f"faultworker-{spec['seed']}-{slot}")
     settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
     # The run's time limit counts from here: starting Python and importing takes seconds on a busy machine.
     eventlog.record(spec["history"], since=spec["started_at"], worker=slot, kind="ready")

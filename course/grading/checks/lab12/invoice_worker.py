@@ -4,9 +4,8 @@ beside another session holding the booking's row, killed at each critical point,
 from __future__ import annotations
 
 import contextlib
-import tempfile
+import shutil
 import threading
-from pathlib import Path
 
 import psycopg
 
@@ -315,10 +314,14 @@ def _invoice_kills_on_cue(t: Trial, box, render_invoice, env: dict[str, str]) ->
                          f"then attempt 2 ({shared.said(second)})")
 
     # In the middle of rendering: the child marks the start of render_invoice_pdf, and is killed there.
-    with tempfile.TemporaryDirectory(prefix="course-invoice-") as folder:
-        marker = Path(folder) / "rendering"
+    # The marker is in a folder the child may write: in class grading it runs sandboxed.
+    folder = processes.exchange_folder("course-invoice-")
+    try:
+        marker = folder / "rendering"
         handler = killpoint.marked_at(render_invoice, stayhub.__name__, "render_invoice_pdf", marker)
         what = killpoint.run_and_kill(box, handler, booking_job(mid_render), when=killpoint.in_the_effect(marker), env=env)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     second = again(mid_render)
     judge("a worker killed while rendering the invoice, then the job runs again: one invoice", mid_render,
           f"booking {mid_render}: attempt 1 SIGKILLed in the middle of render_invoice_pdf ({what}), "
