@@ -82,13 +82,20 @@ def parse_quiz(markdown: str) -> dict[str, tuple[str, dict[str, str]]]:
 
 
 def keys_of(lab_id: str) -> dict[str, dict[str, object]]:
-    """{exercise id: {answer name: key}} from the `ask(t, name, value, key, ...)` calls of a lab's checks."""
+    """{exercise id: {answer name: key}} from the `ask(t, name, value, key, ...)` calls of a lab's checks, and
+    from its `multiple_choice(exercise id, name=Question(key, ...), ...)` declarations."""
     checks = ROOT / "course" / "grading" / "checks"
     module = checks / f"lab{lab_id}.py"
     sources = [module] if module.exists() else sorted((checks / f"lab{lab_id}").glob("*.py"))
     keys: dict[str, dict[str, object]] = {}
     functions = [node for path in sources for node in ast.walk(ast.parse(path.read_text()))]
     for function in functions:
+        if isinstance(function, ast.Call) and getattr(function.func, "id", None) == "multiple_choice":
+            # multiple_choice("NN.quiz", q1=Question("b", ...), ...): each keyword an answer, its key first
+            exercise = ast.literal_eval(function.args[0])
+            for answer in function.keywords:
+                keys.setdefault(exercise, {})[answer.arg] = ast.literal_eval(answer.value.args[0])
+            continue
         if not isinstance(function, ast.FunctionDef):
             continue
         exercise = next((ast.literal_eval(d.args[0]) for d in function.decorator_list
