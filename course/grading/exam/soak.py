@@ -276,6 +276,9 @@ def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], a
         watcher.close()
 
 
+SETTLED = ("acked", "ack_refused", "failed", "killed")  # how a worker ends an attempt it worked
+
+
 def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: int, attempt: int,
                  done: threading.Event) -> None:
     """Keep the worker stopped until another has claimed its job (its lease ran out), then thaw it."""
@@ -293,6 +296,14 @@ def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: 
         pass
     _note(supervisor, kind="thawed", job=job_id, facts={"slot": slot},
           detail=f"worker {slot} thawed (SIGCONT): it goes on with its old lease")
+    # The caller still holds the fault lock: no cut or restart until the thawed worker has settled this
+    # attempt (acked, been refused, failed) or died, so its stale ack always reaches the server and is seen.
+    deadline = time.monotonic() + CUE_LIMIT_S
+    while not done.is_set() and time.monotonic() < deadline and supervisor.pid(slot) == pid:
+        if any(event.job == job_id and event.attempt == attempt and event.worker == slot and event.kind in SETTLED
+               for event in eventlog.read(supervisor.history, Event)):
+            break
+        time.sleep(0.05)
 
 
 def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Run:

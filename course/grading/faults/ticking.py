@@ -14,7 +14,7 @@ from datetime import UTC
 
 from course.core import scheduler
 from course.grading.trial import describe
-from course.infra import eventlog, processes
+from course.infra import db, eventlog, processes
 
 
 def main(spec_path: str, name: str) -> int:
