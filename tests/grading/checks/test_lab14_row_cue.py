@@ -75,7 +75,10 @@ def run_the_cue(box, tmp_path, act):
     acting = threading.Thread(target=act, args=(worker, job_id), daemon=True)
     acting.start()
     with box.connect() as watcher:
-        wait_for("the worker's session to wait for a lock", lambda: watcher.execute(
+        # The cue may see the wait first and release the row at once (it polls too): then the wait is over
+        # before this look, and the cue's note says it was seen
+        wait_for("the worker's session to wait for a lock", lambda: any(
+            e.kind in ("claim_waited", "row_released") for e in notes()) or watcher.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
             [worker.info.backend_pid]).fetchone()[0] == 1)
         for slot in range(soak.WORKERS):  # the workers got past the row: the cue's next look is its last
