@@ -1,19 +1,20 @@
 """Run every red-team answer through `python -m course check`, one notebook copy per answer.
 
-An answer is redteam/labNN_answers/<exercise>__<name>.py; its first lines say
-`# expect: wrong|correct` and `# rule: <what it breaks>`. Results go to redteam/results.jsonl.
+An answer is labNN_answers (beside this file)/<exercise>__<name>.py; its first lines say
+`# expect: wrong|correct` and `# rule: <what it breaks>`. Results are appended to results.jsonl. Run from the checkout: .venv/bin/python tests/grading/redteam/red0/run.py tests/grading/redteam/red0/lab03_answers/*.py
 """
 import json, re, subprocess, sys, time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[3]  # the checkout
 LABS = {"00": "00_start_here", "01": "01_background_thread", "02": "02_queue_and_jobs",
         "03": "03_postgres_queue", "04": "04_leases"}
 FUNC = {"00.first_job": "enqueue_welcome", "01.receipts_lost": "receipts_lost",
         "01.lose_a_receipt": "lose_a_receipt", "02.place_order": "place_order_and_enqueue",
         "02.send_receipt": "send_receipt", "03.claim": "claim", "03.claim_batch": "claim_batch",
         "04.fenced_ack": "ack", "04.heartbeat": "extend_lease"}
-OUT = ROOT / "redteam" / "results.jsonl"
+OUT = HERE / "results.jsonl"
 TMP = Path("/tmp/red0_runs"); TMP.mkdir(exist_ok=True)
 
 
