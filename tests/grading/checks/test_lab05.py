@@ -112,6 +112,37 @@ def every_placed_order_of_the_customer(conn, order_id):
     return (order_id,) in cancelled
 
 
+def stamps_the_order(conn, order_id):
+    """Also moves the order's created_at to the moment of the cancellation."""
+    with conn.transaction():
+        cancelled = conn.execute("UPDATE orders SET status = 'cancelled', created_at = now() - interval '1 hour' "
+                                 "WHERE id = %s AND status = 'placed' RETURNING id", [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def the_order_placed_announcement_withdrawn(conn, order_id):
+    """Deletes the order's unsent "placed" row, as if the kitchen need not hear of it: but that row is the
+    relay's, and the kitchen then hears of a cancellation for an order it never saw."""
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            conn.execute("DELETE FROM outbox WHERE sent_at IS NULL AND payload->>'order_id' = %s", [str(order_id)])
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def cancels_until_it_is_on_its_way(conn, order_id):
+    """Lets a customer cancel while the kitchen is cooking too."""
+    with conn.transaction():
+        cancelled = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s "
+                                 "AND status IN ('placed', 'preparing') RETURNING id", [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
 def announces_even_when_too_late(conn, order_id):
     with conn.transaction():
         cancelled = conn.execute(CANCEL, [order_id]).fetchone()
@@ -188,6 +219,9 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "no_status_condition": (no_status_condition, ["leaves an order that is not placed"], [
         "adds one outbox row when it cancels", "adds no outbox row when it does not cancel", "returns True", ALREADY]),
     "every_placed_order_of_the_customer": (every_placed_order_of_the_customer, ["changes nothing else"], []),
+    "stamps_the_order": (stamps_the_order, ["changes nothing else"], []),
+    "the_order_placed_announcement_withdrawn": (the_order_placed_announcement_withdrawn, ["changes nothing else"], []),
+    "cancels_until_it_is_on_its_way": (cancels_until_it_is_on_its_way, ["leaves an order that is not placed"], [ALREADY]),
     "announces_even_when_too_late": (announces_even_when_too_late, ["adds no outbox row when it does not cancel"],
                                      ["adds one outbox row when it cancels", ALREADY]),  # a second click's row too
     "data_in_the_payload": (data_in_the_payload, ["the row's payload is"], []),
