@@ -396,6 +396,11 @@ RACE = Cancel(("placed", "preparing", "placed"), 2, 1)
 RACE_SLACK_S = float("inf")  # the stored rows' times are not what a race changes; a hold may last seconds
 
 
+# Findings a race only exposes, whose cause is not the race: an answer that announces what it did not change,
+# or raises where it should say False, does so whoever made the order not cancellable.
+OWN_CAUSE = (NO_EVENT, EVENT_PAYLOAD, RETURNS, RAISES, UNTOUCHED)
+
+
 def _from_outcome(got: diff.Outcome) -> Seen:
     return Seen(got.returned, got.raised, got.state)
 
@@ -441,6 +446,9 @@ def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
                 return None
             if not found.check:  # the same rows, but the other session saw something the reference never shows it
                 return diff.Finding(check, got=f"the other session saw {found.got}", expected=found.expected, note=note)
+            if found.check in OWN_CAUSE:  # a rule it breaks whoever acts beside it: that is the cause to name
+                return replace(found, check=check, note=f"the other session acted on the order first: {found.note}"
+                               if found.note else None)
             return replace(found, check=check, note=note)
         return verdict
 
