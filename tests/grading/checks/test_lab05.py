@@ -62,6 +62,40 @@ def excludes_the_kitchens_statuses(conn, order_id):
     return done is not None
 
 
+def a_shared_lock(conn, order_id):
+    """FOR SHARE: the kitchen waits for it, but two clicks both hold it, then each waits for the other to update."""
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s FOR SHARE", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
+def passes_over_a_locked_order(conn, order_id):
+    """SKIP LOCKED, a queue's habit: an order whose row the kitchen holds is called too late, even when the
+    kitchen's change then rolls back and the order is still placed."""
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE SKIP LOCKED", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
+def announces_what_it_read(conn, order_id):
+    """The UPDATE checks the status again, but the outbox row follows the earlier read, not the UPDATE's answer."""
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute(CANCEL, [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
 def two_commits(conn, order_id):
     """The change, then its outbox row, each committing on its own: the dual write again."""
     cancelled = conn.execute(CANCEL, [order_id]).fetchone()
@@ -211,6 +245,9 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "read_then_write": (read_then_write, [ALREADY], []),
     "lock_outside_the_transaction": (lock_outside_the_transaction, [ALREADY], []),
     "excludes_the_kitchens_statuses": (excludes_the_kitchens_statuses, [TWICE], []),
+    "a_shared_lock": (a_shared_lock, [TWICE], []),
+    "passes_over_a_locked_order": (passes_over_a_locked_order, [ALREADY], []),
+    "announces_what_it_read": (announces_what_it_read, [ALREADY], []),
     "two_commits": (two_commits, ["when the outbox row cannot be stored, the order stays placed", KILLED],
                     ["if the transaction does not commit"]),
     "the_row_first_in_two_commits": (the_row_first_in_two_commits, ["when the order cannot be changed, no outbox row",
@@ -246,6 +283,10 @@ def test_wrong_cancels_fail(case):
 def test_a_read_then_write_is_told_what_the_kitchen_did_between():
     text = run_check("05.cancel_order", cancel_order=read_then_write).render()
     assert "the kitchen started order" in text and "AND status = 'placed'" in text, text
+    deadlock = run_check("05.cancel_order", cancel_order=a_shared_lock).render()
+    assert "DeadlockDetected" in deadlock and "FOR SHARE" in deadlock, deadlock
+    skipped = run_check("05.cancel_order", cancel_order=passes_over_a_locked_order).render()
+    assert "rolled back" in skipped and "SKIP LOCKED" in skipped, skipped
 
 
 def test_the_kitchen_starts_only_a_placed_order():

@@ -396,6 +396,24 @@ RACE = Cancel(("placed", "preparing", "placed"), 2, 1)
 RACE_SLACK_S = float("inf")  # the stored rows' times are not what a race changes; a hold may last seconds
 
 
+@dataclass(frozen=True)
+class RolledBack(interleave.Hold):
+    """take(conn) ran in a transaction that stays open (its row locks held) until released, and is then
+    rolled back: the kitchen's screen started the order and crashed before its commit."""
+    told: str
+    take: Callable[[psycopg.Connection], Any]
+
+    def start(self, arena: interleave.Arena) -> interleave.Holding:
+        holder = arena.session("holder")
+        holder.conn.execute("BEGIN")
+        seen = interleave.observed(lambda: self.take(holder.conn))
+        return interleave.Holding(lambda: holder.conn.execute("ROLLBACK"), lambda: seen)
+
+
+DEADLOCK = ("two calls on the same order at once ended in an error for one of them: each held a lock the other "
+            "needed (a shared lock, FOR SHARE, taken by both and then each waiting to update). Take the row FOR "
+            "UPDATE, or decide in the UPDATE itself")
+
 # Findings a race only exposes, whose cause is not the race: an answer that announces what it did not change,
 # or raises where it should say False, does so whoever made the order not cancellable.
 OWN_CAUSE = (NO_EVENT, EVENT_PAYLOAD, RETURNS, RAISES, UNTOUCHED)
@@ -427,7 +445,13 @@ def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
     stove = interleave.Act(f"the kitchen started order {RACE.order_id} (tiffin.start_preparing) and committed", kitchen)
     held = interleave.InTransaction(f"the kitchen has started order {RACE.order_id} and not yet committed "
                                     "(its transaction holds the row); it commits once yours waits or ends", kitchen)
+    dropped = RolledBack(f"the kitchen started order {RACE.order_id} and its transaction, holding the row, rolled "
+                         "back (its screen crashed) once yours waited or ended: the order is still placed", kitchen)
     groups = [
+        (KITCHEN, [], [(dropped, dropped)], (
+            "the kitchen held the order's row and then rolled its change back: the order was still placed, so it "
+            "is the customer's to cancel. Wait for the row's lock (the UPDATE itself waits, as does FOR UPDATE) "
+            "instead of passing over the row (SKIP LOCKED) or failing at once (NOWAIT)")),
         (KITCHEN, [(stove, stove)], [(held, held)], (
             "the kitchen changed the order between your read of its status and your write, and yours went on with "
             "what it had read. Decide and change in one statement (UPDATE ... WHERE id = ... AND status = 'placed' "
@@ -440,10 +464,16 @@ def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
 
     def judged(check: str, note: str):
         def verdict(scenario, ours: diff.Outcome, allowed: list[diff.Outcome]) -> diff.Finding | None:
-            found = diff.against(ours, allowed, lambda other: judge(scenario, _from_outcome(ours), _from_outcome(other),
-                                                                            slack_s=RACE_SLACK_S))
+            def beside(other: diff.Outcome) -> diff.Finding | None:
+                return judge(scenario, _from_outcome(ours), _from_outcome(other), slack_s=RACE_SLACK_S)
+
+            found = diff.against(ours, allowed, beside)
             if found is None:
                 return None
+            failed = next((seen for seen in ours.others if isinstance(seen, interleave.Raised)), None)
+            if failed is not None and any(beside(other) is None for other in allowed):
+                return diff.Finding(check, got=f"the other session's call {failed}",
+                                    expected=" or ".join(str(other.others[0]) for other in allowed), note=DEADLOCK)
             if not found.check:  # the same rows, but the other session saw something the reference never shows it
                 return diff.Finding(check, got=f"the other session saw {found.got}", expected=found.expected, note=note)
             if found.check in OWN_CAUSE:  # a rule it breaks whoever acts beside it: that is the cause to name
