@@ -62,7 +62,7 @@ def excludes_the_kitchens_statuses(conn, order_id):
     return done is not None
 
 
-def a_shared_lock(conn, order_id):
+def shares_the_order_lock(conn, order_id):
     """FOR SHARE: the kitchen waits for it, but two clicks both hold it, then each waits for the other to update."""
     with conn.transaction():
         row = conn.execute("SELECT status FROM orders WHERE id = %s FOR SHARE", [order_id]).fetchone()
@@ -245,7 +245,7 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "read_then_write": (read_then_write, [ALREADY], []),
     "lock_outside_the_transaction": (lock_outside_the_transaction, [ALREADY], []),
     "excludes_the_kitchens_statuses": (excludes_the_kitchens_statuses, [TWICE], []),
-    "a_shared_lock": (a_shared_lock, [TWICE], []),
+    "shares_the_order_lock": (shares_the_order_lock, [TWICE], []),
     "passes_over_a_locked_order": (passes_over_a_locked_order, [ALREADY], []),
     "announces_what_it_read": (announces_what_it_read, [ALREADY], []),
     "two_commits": (two_commits, ["when the outbox row cannot be stored, the order stays placed", KILLED],
@@ -283,7 +283,7 @@ def test_wrong_cancels_fail(case):
 def test_a_read_then_write_is_told_what_the_kitchen_did_between():
     text = run_check("05.cancel_order", cancel_order=read_then_write).render()
     assert "the kitchen started order" in text and "AND status = 'placed'" in text, text
-    deadlock = run_check("05.cancel_order", cancel_order=a_shared_lock).render()
+    deadlock = run_check("05.cancel_order", cancel_order=shares_the_order_lock).render()
     assert "DeadlockDetected" in deadlock and "FOR SHARE" in deadlock, deadlock
     skipped = run_check("05.cancel_order", cancel_order=passes_over_a_locked_order).render()
     assert "rolled back" in skipped and "SKIP LOCKED" in skipped, skipped
