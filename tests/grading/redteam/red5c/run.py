@@ -6,8 +6,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-ANSWERS = Path(__file__).parent / "lab05c_answers"
+ROOT = Path(__file__).resolve().parents[4]
+ANSWERS = Path(__file__).parent / "answers"
 OUT = Path("/tmp/red5c_nbs")
 CELL = "180efc81"
 
