@@ -10,6 +10,8 @@ Around each piece it watches what the piece did, with the row locked so that nob
 history: the verdict is read from there, in the parent. It kills itself at seeded random points (mid-
 work; after the ack, before the commit) until the run's kill budget is spent.
 
+It logs in as the run's worker role (never the superuser) where its DATABASE_URL leads: in class grading
+it runs in the notebook's sandbox, whose one way to the run's PostgreSQL is the sandbox's gate.
 Its connections may be cut (the run terminates their backends) and PostgreSQL restarted under it: a
 worker that finds its connection gone connects again and goes on, as a production worker must. A piece
 that raised because its connection was cut is not blamed; the job in hand is let go (its lease runs out
@@ -32,7 +34,7 @@ from psycopg.conninfo import make_conninfo
 
 from course.core import queue
 from course.errors import PermanentError, first_line
-from course.infra import eventlog, processes
+from course.infra import db, eventlog, processes
 from course.programs import sql
 
 MID_WORK = "while the job was running"
@@ -119,7 +121,7 @@ class ExamWorker:
         deadline = time.monotonic() + RECONNECT_LIMIT_S
         while True:
             try:
-                return psycopg.connect(make_conninfo(self.spec["conninfo"], application_name=name),
+                return psycopg.connect(make_conninfo(db.reached_here(self.spec["conninfo"]), application_name=name),
                                        autocommit=True, connect_timeout=5)
             except DISCONNECTED:
                 if time.monotonic() > deadline:
