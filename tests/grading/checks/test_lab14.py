@@ -83,27 +83,6 @@ def test_an_ack_by_id_alone_fails_naming_04_fenced_ack():
     assert "-> your 04.fenced_ack" in report.render()
 
 
-def test_an_ack_by_id_alone_that_forges_the_workers_history_still_fails_naming_04_fenced_ack():
-    """In class grading a piece runs in the worker's process and could rewrite what it writes down: the
-    server's own log of deletes (exam.sql's delete_log) still shows an ack with another claim's lease.
-    Without it this answer passes (the history says every ack was with the job's own lease)."""
-    ack = piece("def ack(conn, job_id, lease_token):\n"
-                "    import sys\n"
-                "    worker = sys.modules['__main__'].ExamWorker  # the process it runs in: python -m ...exam.worker\n"
-                "    if not hasattr(worker.note, 'forged'):\n"
-                "        note = worker.note\n"
-                "        def forged(self, kind, job=None, detail='', **facts):\n"
-                "            if kind == 'acked':\n"
-                "                facts['ours'] = True\n"
-                "            return note(self, kind, job, detail, **facts)\n"
-                "        forged.forged = True\n"
-                "        worker.note = forged\n"
-                "    return conn.execute('DELETE FROM jobs WHERE id = %s', [job_id]).rowcount == 1\n", "ack")
-    report = exam_with(ack=ack)
-    assert_fails_with(report, "your 04.fenced_ack deletes the job only while the lease is ours")
-    assert "was deleted by another session than the one whose claim held its lease" in report.render()
-
-
 def test_a_heartbeat_by_id_alone_fails_naming_04_heartbeat():
     extend = piece("def extend_lease(conn, job, lease_s):\n"
                    "    return conn.execute('UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s',\n"
