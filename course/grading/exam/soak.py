@@ -12,7 +12,9 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
     agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
     then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
     until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease (a
-    slow job's work does not end before its worker was frozen once: worker.py waits for the cue);
+    slow job's work does not end before its worker was frozen once: worker.py waits for the cue; a frozen
+    attempt that makes no ack after the thaw, its connection cut just before the freeze, is followed by
+    a freeze of the next attempt, which waits for it);
   * the network and the database fail under the workers (a third thread, faults.cut_and_restart): at seeded
     points of the drain (so many jobs done) it terminates one worker backend (pg_terminate_backend), at
     one point every worker's connections at once, and once, past half the drain, it restarts PostgreSQL
@@ -242,19 +244,22 @@ def claim_waited_for(watcher, holder_pid: int) -> str | None:
     return None if row is None else row[0].removesuffix(CLAIMING)
 
 
+ENDED = ("finished", "failed", "killed", "acked", "ack_refused", "buried", "retried", "let_go")  # an attempt's work is over
+
+
 def _at_work_on(supervisor: _Supervisor, job_id: int) -> tuple[int, int, int] | None | bool:
     """(slot, pid, attempt) of the live worker running this job now (its pid as we signal it); None if none
-    is; False once it is done."""
-    for event in reversed(eventlog.read(supervisor.history, Event)):
-        if event.job != job_id or event.kind not in ("started", "finished", "failed", "killed", "acked",
-                                                      "ack_refused", "buried", "retried"):
-            continue
-        if event.kind in ("acked", "buried"):
-            return False
-        if event.kind == "started" and supervisor.wrote(event.worker, event):
+    is; False once it is done. By attempt: a worker that let its attempt go (its connection cut) may write
+    its last words after the next attempt started."""
+    events = [e for e in eventlog.read(supervisor.history, Event) if e.job == job_id]
+    last = next((e for e in reversed(events) if e.kind in ("started", *ENDED)), None)
+    if last is not None and last.kind in ("acked", "buried"):
+        return False
+    ended = {e.attempt for e in events if e.kind in ENDED}
+    for event in reversed(events):
+        if event.kind == "started" and event.attempt not in ended and supervisor.wrote(event.worker, event):
             pid = supervisor.pid(event.worker)
             return (event.worker, pid, event.attempt) if pid is not None else None
-        return None
     return None
 
 
@@ -285,21 +290,29 @@ def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], a
                     continue
                 pending.remove(job_id)
                 try:
-                    _hold_frozen(watcher, supervisor, job_id, slot, pid, attempt, done)
+                    acked = _hold_frozen(watcher, supervisor, job_id, slot, pid, attempt, done)
                 finally:
                     supervisor.fault.release()
+                if not acked and not done.is_set():
+                    # its connection was cut just before the freeze (or it died): no stale ack was made, and
+                    # the attempt now at work waits for a freeze of its own (worker.wait_for_the_freeze)
+                    _note(supervisor, kind="freeze_void", job=job_id, attempt=attempt,
+                          detail=f"worker {slot} made no ack after the thaw: the next attempt is frozen instead")
+                    pending.append(job_id)
             time.sleep(0.05)
     finally:
         watcher.close()
 
 
-SETTLED = ("acked", "ack_refused", "failed", "killed")  # how a worker ends an attempt it worked
+SETTLED = ("acked", "ack_refused", "failed", "killed", "let_go")  # how a worker ends an attempt it worked
+ACKS = ("acked", "ack_refused")  # a frozen attempt that made one of these made the stale ack the cue is for
 
 
 def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: int, attempt: int,
-                 done: threading.Event) -> None:
-    """Keep the worker stopped until another has claimed its job (its lease ran out), then thaw it."""
-    _note(supervisor, kind="frozen", job=job_id, facts={"slot": slot},
+                 done: threading.Event) -> bool:
+    """Keep the worker stopped until another has claimed its job (its lease ran out), then thaw it; whether
+    the thawed attempt then made its (stale) ack."""
+    _note(supervisor, kind="frozen", job=job_id, attempt=attempt, facts={"slot": slot},
           detail=f"worker {slot} frozen (SIGSTOP) while it runs this job")
     deadline = time.monotonic() + CUE_LIMIT_S
     while not done.is_set() and time.monotonic() < deadline:
@@ -316,11 +329,16 @@ def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: 
     # The caller still holds the fault lock: no cut or restart until the thawed worker has settled this
     # attempt (acked, been refused, failed) or died, so its stale ack always reaches the server and is seen.
     deadline = time.monotonic() + CUE_LIMIT_S
+    settled = []
     while not done.is_set() and time.monotonic() < deadline and supervisor.pid(slot) == pid:
-        if any(event.job == job_id and event.attempt == attempt and event.worker == slot and event.kind in SETTLED
-               for event in eventlog.read(supervisor.history, Event)):
+        settled = [event.kind for event in eventlog.read(supervisor.history, Event)
+                   if event.job == job_id and event.attempt == attempt and event.worker == slot and event.kind in SETTLED]
+        if settled:
             break
         time.sleep(0.05)
+    settled = settled or [event.kind for event in eventlog.read(supervisor.history, Event)
+                          if event.job == job_id and event.attempt == attempt and event.worker == slot]
+    return any(kind in ACKS for kind in settled)
 
 
 def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Run:

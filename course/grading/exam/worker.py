@@ -260,16 +260,25 @@ class ExamWorker:
         else:
             self.stop_beating(job)
             self.note("finished", job)
-            self.ack(job)
+            try:
+                self.ack(job)
+            except (ConnectionLost, *DISCONNECTED) as error:
+                self.note("let_go", job, f"the connection was cut before the ack: {first_line(error)}")
+                raise
 
     def wait_for_the_freeze(self, job: queue.Job) -> None:
         """A slow job's work ends only once the run has frozen the worker running it (soak.py's cue 2),
-        in this attempt or an earlier one: a fault that held the run's fault lock through the whole work
-        (a restart under load) would otherwise let the job finish unfrozen, and an ack that never meets a
-        lost lease is never judged. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
+        in this attempt, or in an earlier one that then made its ack (the stale ack the freeze is for): a
+        fault that held the run's fault lock through the whole work (a restart under load) would otherwise
+        let the job finish unfrozen, and an ack that never meets a lost lease is never judged; a frozen
+        attempt whose connection was cut just before the freeze makes no ack, and this one is frozen
+        instead. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
         deadline = time.monotonic() + FREEZE_WAIT_S
         while time.monotonic() < deadline:
-            if any(e.get("kind") == "frozen" and e.get("job") == job.id for e in eventlog.read(self.spec["history"])):
+            mine = [e for e in eventlog.read(self.spec["history"]) if e.get("job") == job.id]
+            acked = {e.get("attempt") for e in mine if e.get("kind") in ("acked", "ack_refused")}
+            if any(e.get("kind") == "frozen" and (e.get("attempt") == job.attempts or e.get("attempt") in acked)
+                   for e in mine):
                 return
             time.sleep(0.2)
 
