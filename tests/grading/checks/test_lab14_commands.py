@@ -15,7 +15,7 @@ from course.infra import processes
 from course.infra.pgserver import EmbeddedPostgres
 from course.infra.private_server import OWNER
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500), pytest.mark.xdist_group("lab14_graded")]  # one exam at a time: each is minutes of load
 
 PIECE_LABS = ("03_postgres_queue.ipynb", "04_leases.ipynb", "07_retries_dead_letters.ipynb")
 EXAM = "14_final_exam.ipynb"
