@@ -97,6 +97,8 @@ def _job(rng: random.Random, queue_name: str, state: str | None = None) -> Job:
     due_ago = rng.choice([12.5, 75.0, 400.0, 3_600.0, 90_000.0, 200_000.5, round(rng.uniform(10, 5_000), 1)])
     if state == "scheduled":
         due_ago = -rng.choice([30.0, 3_600.0, 86_400.0])
+    elif state == "due now" and rng.random() < 0.5:  # enqueued this instant: due_at = run_at = now(), 0 s late
+        due_ago = 0.0
     ahead = rng.choice([0.0, 0.0, 3_600.0, 86_400.0, -rng.choice([600.0, 7_200.0])])
     if ahead < 0 and -ahead >= due_ago:  # back-dated, but never created in the future
         ahead = -round(due_ago / 2, 1) if due_ago > 2 * TOLERANCE_S + 1 else 0.0
