@@ -2,7 +2,7 @@
 import json, sys, re
 from pathlib import Path
 rows = {}
-for f in sorted(Path(".").glob("results_*.jsonl")):
+for f in sorted(Path(".").glob("results_lab*.jsonl")):
     for line in f.read_text().splitlines():
         r = json.loads(line)
         key = r["answer"]

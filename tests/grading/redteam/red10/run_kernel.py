@@ -3,7 +3,7 @@ import json, sys, time
 from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 def run(nbname, setup_ids, answer_id, check_id, answer_path):
     nb = nbformat.read(ROOT / "labs" / nbname, as_version=4)
     keep = []

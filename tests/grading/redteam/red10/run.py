@@ -1,7 +1,7 @@
 """Run blind answers through `python -m course check`: one labs-notebook copy per answer, answer cell replaced."""
 import json, subprocess, sys, time, os
 from pathlib import Path
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 CELLS = {  # exercise -> (lab, notebook, cell id, answer-file prefix)
     "10.in_progress": ("10", "10_littles_law.ipynb", "f2949261", "in_progress_"),
     "10.pool": ("10", "10_littles_law.ipynb", "ecd52897", "pool_"),
