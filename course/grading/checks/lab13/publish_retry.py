@@ -280,7 +280,8 @@ def in_this_process(t: Trial, publish_with_retry, rng: random.Random) -> None:
     # Not before, either: a retry may stop one pause short of its deadline (the next pause would take it past),
     # never more. On the 3 s run a red team's give-up at half of give_up_after_s (1.5 s) shows; the check's
     # clock starts before the call and stops after it, so a busy machine only makes an answer look later.
-    early = long_dead.give_up_after_s - LONGEST_PAUSE_S
+    # (A retry whose pauses grow too long stops short by its next, doubled, pause: the pauses' rule names that.)
+    early = long_dead.give_up_after_s - max(LONGEST_PAUSE_S, 2 * max(yours_long.gaps, default=0.0))
     too_soon = yours_long.done is not None and yours_long.done.error is not None and yours_long.took < early
     t.expect("gives up neither at once nor long after give_up_after_s",
              ok=yours.took >= 0.5 and len(late) <= 1 and not too_soon,
