@@ -1,6 +1,6 @@
 """Run red-team answers through `python -m course check`, one at a time; append results to results.jsonl.
 
-    python redteam/run.py redteam/lab05_answers/relay_w01_*.py ...
+    python tests/grading/redteam/red5/run.py tests/grading/redteam/red5/lab05_answers/relay_w01_*.py ...
 
 Each answer file is the whole code cell; its first lines say `# EXERCISE: NN.name`, `# EXPECT: wrong|correct`
 and `# RULE: ...`.
@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "redteam" / "results.jsonl"
+ROOT = Path(__file__).resolve().parents[4]
+OUT = Path(__file__).resolve().parent / "results.jsonl"
 TMP = Path("/tmp/red5/nb")
 TMP.mkdir(parents=True, exist_ok=True)
 
