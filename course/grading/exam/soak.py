@@ -55,7 +55,8 @@ LEASE_S = 2.0
 ORDINARY, SLOW, POISON, PERMANENT = 30, 2, 3, 2
 MAX_ATTEMPTS = 3
 KILL_BUDGET = 4
-TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a correct queue needs well under a minute
+TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a correct queue needs well under a minute.
+# It and START_LIMIT_S bound a hang only: each is a processes.HangBound, stretched with the machine's load
 CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
 # cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
 START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
@@ -345,13 +346,13 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
                 for slot in range(WORKERS):
                     supervisor.start(slot)
                 deadline = None
-                start_limit = time.monotonic() + START_LIMIT_S
+                start_limit = processes.HangBound(START_LIMIT_S)
                 while True:
                     supervisor.tend()
                     if supervisor.piece_raised:
                         break
                     if deadline is None and history.exists():
-                        deadline = time.monotonic() + TIME_LIMIT_S
+                        deadline = processes.HangBound(TIME_LIMIT_S)
                         for cue in cues:
                             cue.start()
                     left = box.query("SELECT count(*) FROM jobs")[0][0]
@@ -361,11 +362,11 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
                         break  # every fault of the plan fell: they all come before the last few jobs
                     if 0 < left <= SLOW + POISON + PERMANENT and _only_hopeless_left(box, history):
                         break
-                    if deadline is None and time.monotonic() > start_limit:
-                        raise CourseError(f"no exam worker started within {START_LIMIT_S:.0f} s (is the machine "
+                    if deadline is None and start_limit.passed():
+                        raise CourseError(f"no exam worker started within {start_limit} (is the machine "
                                           "overloaded?): nothing was graded. The last worker's log:\n"
                                           + supervisor.slots[0].log_tail(8))
-                    if deadline is not None and time.monotonic() > deadline:
+                    if deadline is not None and deadline.passed():
                         timed_out = True
                         break
                     time.sleep(0.1)
