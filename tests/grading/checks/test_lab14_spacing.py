@@ -39,8 +39,9 @@ def test_a_retry_claimed_once_due_or_later_is_spaced_as_promised():
 
 
 def test_a_backoff_whose_retries_run_at_once_fails_naming_07_backoff():
-    # The backoff promised 2 s after attempt 2 (its ceiling); run_at was not pushed forward by it (the row held nothing), so the next
-    # attempt was claimed 0.3 s after the retry: the row was free, the claim is not to blame.
+    # The backoff promised 2 s after attempt 2 (its ceiling); run_at was not pushed forward by it (the row
+    # held the job until 3.0 s), so the next attempt was claimed 0.3 s after the retry: the row was free,
+    # the claim is not to blame.
     result = a_run(retried(1, 2, at=3.0, delay_s=2.0), [claim(1, 3, 3.3, 3.0)])
     [early] = spacing(result).early
     assert (early.piece, early.was_free) == ("07.backoff", True)
