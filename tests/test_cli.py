@@ -37,8 +37,9 @@ def test_lab_answers_at_lab_00_and_says_in_one_line_what_it_started():
         assert found, started[0]
         url = found.group(2)
         assert "/lab/tree/labs/00_start_here.ipynb?token=" in url
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url, timeout=30) as response:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(url, timeout=30 * processes.patience()) as response:
             assert response.status == 200 and b"JupyterLab" in response.read()
     finally:
-        lab.terminate()  # passed on to JupyterLab, which stops
-        lab.wait(60)
+        lab.terminate()  # passed on to JupyterLab, which stops (its shutdown took over 60 s at load 35)
+        processes.wait_until(lambda: lab.poll() is not None, 60, what="python -m course lab to stop on SIGTERM")
