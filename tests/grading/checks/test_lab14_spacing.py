@@ -78,8 +78,14 @@ def test_a_retry_whose_commit_never_happened_or_never_claimed_again_is_not_judge
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-def test_the_solutions_retries_are_all_judged_and_spaced():
-    # Poison jobs fail at every attempt: each of their retries has a next claim to judge, at any load.
+def test_the_solutions_retries_are_claimed_only_once_due(monkeypatch):
+    # A workload of poison jobs alone (as many as the run's fault plan needs): each fails at every attempt,
+    # and with no other kind of job waiting its retry is claimed as soon as the table lets it, so a retry
+    # made due at once is claimed before its backoff was up (with exam.sql's retry setting run_at = now(),
+    # this fails naming 07.backoff). Late claims, at any load, pass.
+    from course.grading.exam import soak
+
+    monkeypatch.setattr(soak, "workload", lambda rng: [{"kind": "poison", "work_s": 0.05} for _ in range(24)])
     verdict = judge(run(assemble(SOLUTIONS), seed=7, progress=False))
-    assert verdict.spacing.judged >= 1 and verdict.spacing.early == [], verdict.render()
-    assert verdict.passed, verdict.render()
+    assert verdict.spacing.judged >= 24 and verdict.spacing.early == [], verdict.render()
+    assert verdict.violations == [], verdict.render()
