@@ -38,7 +38,7 @@ import psycopg
 from psycopg import sql
 from psycopg.pq import TransactionStatus
 
-from course.grading.snapshot import Reader, State
+from course.grading.snapshot import LateState, Reader, State
 from course.grading.trial import Attempt, Trial
 
 SHRINK_TRIES = 150  # candidates tried per failure: enough to go from a dozen rows to two
@@ -222,10 +222,15 @@ def as_the_caller_runs_it(conn: psycopg.Connection, reader: Reader, install: sql
     clear(conn, reader)
     conn.execute(sql.SQL("{install}").format(install=install))
     try:
+        (began,) = conn.execute("SELECT clock_timestamp()").fetchone()
         alone = act(conn)
         if conn.info.transaction_status != TransactionStatus.IDLE:
             conn.rollback()
         outside = reader.read(conn)
+        # The answer's now() fell somewhere in its own run, and the read came after it: its times may lag
+        # by the whole run (a loaded machine made a lease of 30 s read 29.7 s), never by a constant.
+        (lag_s,) = conn.execute("SELECT extract(epoch FROM clock_timestamp() - %s)::float8", [began]).fetchone()
+        outside = LateState(outside, lag_s)
     finally:
         if conn.info.transaction_status != TransactionStatus.IDLE:
             conn.rollback()

@@ -1,6 +1,12 @@
 """A database role per graded notebook: it may create schemas and owns only those, so an answer that
 runs `DROP SCHEMA public CASCADE`, or drops another student's schemas, is refused by PostgreSQL.
 
+Each role gets a database of its own too (named as the role; only it and the course's user may connect):
+LISTEN/NOTIFY channels and advisory locks belong to one database, so a notebook can neither hear nor wake
+a classmate's listeners, nor hold the advisory lock a classmate's scheduler takes, nor see the rows of a
+schema a classmate's checks made. (pg_stat_activity and pg_locks still list every database's sessions:
+their roles and lock keys, never another role's statements.)
+
     Roles()                 can this database make such roles? (why not, in one line, when it cannot)
     roles.create()          a fresh role and the connection string a grading child logs in with
     roles.drop(role)        its sessions ended, its schemas and the role dropped
@@ -66,13 +72,14 @@ class Roles:
         self.base = db.database().conninfo
         self.dbname = conninfo_to_dict(self.base).get("dbname") or "course"
         self.available, self.why_not = True, ""
+        self.own_databases = False  # a database per role (course user with CREATEDB), or the course's, shared
         # GRANT on the database and DROP ROLE update shared catalog rows: two at once fail with
         # "tuple concurrently updated", so the grader's threads take turns.
         self.lock = threading.Lock()
         try:
             with db.connect() as conn:
-                can = conn.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles "
-                                   "WHERE rolname = current_user").fetchone()[0]
+                can, self.own_databases = conn.execute("SELECT rolsuper OR rolcreaterole, rolsuper OR rolcreatedb "
+                                                       "FROM pg_roles WHERE rolname = current_user").fetchone()
             if not can:
                 self.available, self.why_not = False, "the course's database user may not create roles"
             else:
@@ -132,11 +139,30 @@ class Roles:
             for setting, seconds in SESSION_BOUNDS_S.items():
                 conn.execute(sql.SQL("ALTER ROLE {} SET {} = {}").format(
                     sql.Identifier(role), sql.Identifier(setting), sql.Literal(f"{seconds}s")))
-            conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
-                sql.Identifier(self.dbname), sql.Identifier(role)))
             conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(role),
                                                                    sql.Literal(self.owner_tag())))
-        return role, make_conninfo(self.base, user=role, password=password)
+        dbname = self._database_for(role)
+        return role, make_conninfo(self.base, user=role, password=password, dbname=dbname)
+
+    def _database_for(self, role: str) -> str:
+        """The role's own database (named as the role), only it and the course's user may connect to; the
+        course's database, shared, where the course's user may not create one."""
+        grant = "GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}"
+        with self.lock, self.db.connect() as conn:
+            conn.autocommit = True
+            if self.own_databases:
+                try:
+                    conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(role)))
+                    conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(role)))
+                    conn.execute(sql.SQL(grant).format(sql.Identifier(role), sql.Identifier(role)))
+                    return role
+                except psycopg.Error:
+                    with contextlib.suppress(psycopg.Error):
+                        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(role)))
+            with conn.transaction():
+                conn.execute(CATALOG_LOCK)
+                conn.execute(sql.SQL(grant).format(sql.Identifier(self.dbname), sql.Identifier(role)))
+        return self.dbname
 
     @contextlib.contextmanager
     def watched(self, role: str | None, budget_bytes: int = DISK_BUDGET_BYTES, bounds_s: dict | None = None):
@@ -153,7 +179,8 @@ class Roles:
 
         def measure():
             try:
-                with self.db.connect() as conn:
+                with psycopg.connect(self._conninfo_in(role), autocommit=True,
+                                     connect_timeout=self.db.CONNECT_TIMEOUT_S) as conn:
                     conn.autocommit = True
                     while not done.wait(WATCH_EVERY_S):
                         ended = conn.execute(OVERSTAYED, {
@@ -201,7 +228,16 @@ class Roles:
                 if not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = %s", [role]).fetchone()[0]:
                     break
                 time.sleep(0.1)
+            conn.commit()
+            conn.autocommit = True  # its database (if it has one) first: its sessions, should one be left, ended
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(role)))
             self._locked(conn, role, "DROP OWNED BY {} CASCADE", "DROP ROLE {}")
+
+    def _conninfo_in(self, role: str) -> str:
+        """The course's user's connection string, into the role's database (the course's, if it has none)."""
+        with self.db.connect() as conn:
+            own = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [role]).fetchone()
+        return make_conninfo(self.base, dbname=role) if own else self.base
 
     def _locked(self, conn, role: str, *statements: str) -> bool:
         """Run the statements on `role` under the catalog lock, if the role still exists; did it?"""

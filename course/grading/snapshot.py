@@ -62,6 +62,19 @@ class Table:
 State = dict[str, dict[tuple, dict[str, Any]]]  # table -> primary key -> column -> value
 
 
+class LateState(dict):
+    """A state read `lag_s` seconds (the server's clock) after the run that wrote it began: a time the run
+    wrote as now() + 30 s reads as anything from 30 - lag_s to 30. `mismatches` widens its slack by that."""
+
+    def __init__(self, state: State, lag_s: float):
+        super().__init__(state)
+        self.lag_s = max(0.0, float(lag_s))
+
+
+def lag_of(state: State) -> float:
+    return getattr(state, "lag_s", 0.0)
+
+
 @dataclass(frozen=True)
 class Reader:
     """Reads every table of the connection's schema in one statement."""
@@ -177,7 +190,9 @@ def same(ours: Any, theirs: Any, slack_s: float) -> bool:
 
 
 def mismatches(ours: State, theirs: State, *, slack_s: float = 0.25) -> list[Mismatch]:
-    """Every row present on one side only, and every column that differs, table by table, in key order."""
+    """Every row present on one side only, and every column that differs, table by table, in key order.
+    A LateState's lag widens the slack: its times were read that much after they were written."""
+    slack_s += max(lag_of(ours), lag_of(theirs))
     found = []
     for table in sorted(set(ours) | set(theirs)):
         mine, reference = ours.get(table, {}), theirs.get(table, {})

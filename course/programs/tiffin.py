@@ -2,6 +2,7 @@
 
     install(conn)               the queue's tables, Tiffin's tables (course/programs/sql/tiffin.sql), demo customers
     place_order(conn, ...)      check and store an order (the checkout app calls this)
+    start_preparing(conn, id)   the kitchen starts cooking an order, if it is still placed
     handlers                    the Registry a worker runs: `send_receipt` {"order_id": ...}
 
 A receipt is made the same way wherever it runs, in a thread of the web app (lab 01's anti-pattern) or
@@ -138,6 +139,12 @@ def place_order(conn: psycopg.Connection, customer_id: object, *, items: object 
 def order(conn: psycopg.Connection, order_id: int) -> dict | None:
     with conn.cursor(row_factory=dict_row) as cursor:
         return cursor.execute(sql.query("tiffin", "order"), {"order_id": order_id}).fetchone()
+
+
+def start_preparing(conn: psycopg.Connection, order_id: int) -> bool:
+    """The kitchen starts cooking an order that is still placed; True if it did (False: cancelled, further
+    along already, or no such order)."""
+    return conn.execute(sql.query("tiffin", "start_preparing"), {"order_id": order_id}).fetchone() is not None
 
 
 # -- receipts ----------------------------------------------------------------------------------------

@@ -132,6 +132,18 @@ def f(conn):
     assert status == psycopg.pq.TransactionStatus.INTRANS or status == psycopg.pq.TransactionStatus.IDLE
 
 
+def test_json_and_jsonb_parameters_reach_the_lent_connection(pair, conn):
+    """psycopg's Jsonb is not a subclass of its Json (both wrap a value): each must cross as JSON, or a
+    learner's own INSERT with Jsonb(...) fails with "cannot adapt type 'Opaque'" (red0's round, lab 00)."""
+    f = define(pair[0], """
+from psycopg.types.json import Json, Jsonb
+def f(conn):
+    return conn.execute("SELECT %s::jsonb, %s::json, %s::jsonb ->> 'k'",
+                        [Jsonb({"user_id": 7}), Json([1, "a"]), Jsonb({"k": "é"})]).fetchone()
+""", "f")
+    assert f(conn) == ({"user_id": 7}, [1, "a"], "é")
+
+
 def test_the_reference_queue_runs_on_a_lent_connection(process_host, conn):
     """An answer may call course.core.queue on the check's connection: claim, ack_and_claim and dead_jobs
     register a jsonb loader on their cursor, which a lent cursor takes (its rows arrive decoded)."""

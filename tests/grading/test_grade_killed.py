@@ -1,6 +1,15 @@
 """A grader killed with SIGKILL mid-run (it can clean nothing up) leaves nothing of its own running: its
 checkers die with it (PR_SET_PDEATHSIG), and with them the answer hosts, the sandboxes' wardens and
-whatever the notebooks started, daemons included; the next run grades correctly."""
+whatever the notebooks started, daemons included; the next run grades correctly.
+
+A checker has a second way to learn that its grader is gone: its next event hits a broken pipe, and it
+ends (BrokenPipeError, everything it started ended first). That one is no guard: a checker waits up to its
+time limit (here 900 s) for an answer that hangs, emitting nothing. So the grader is killed only once both
+notebooks print, from inside their hanging cell, that they are there: then PR_SET_PDEATHSIG alone can end
+the checkers within the 120 s this test waits. (Killed at an earlier moment, say during the setup cells,
+the broken pipe ended both checkers in ~5 s with PR_SET_PDEATHSIG taken out, and the test passed.)
+What ends the answer hosts and daemons once their checker is gone — the sandbox's lifeline and PID
+namespace — is tests/infra/test_sandbox.py's (test_when_the_caller_dies_the_sandbox_dies_with_it)."""
 
 from __future__ import annotations
 
@@ -17,6 +26,9 @@ from course.grading import grade
 from course.infra import processes
 
 from .test_grade import COURSE, HANG, lab_rows, notebook, save
+
+CUE = "in the hanging cell now"
+HANG_AFTER_CUE = f"print({CUE!r}, flush=True)\n" + HANG  # the answer host's output goes to the notebook's log
 
 DAEMON = """\
 import os, time
@@ -68,24 +80,25 @@ def _cmdline(pid: int) -> str:
 @pytest.mark.timeout(1800)
 def test_a_grader_killed_mid_run_leaves_nothing_running_and_the_next_run_grades(tmp_path, database):
     name = COURSE.lab("00").notebook
-    save(notebook("00", prepend={"00.first_job": HANG}), tmp_path / "class" / "hal" / name)
-    save(notebook("00", prepend={"00.first_job": DAEMON + HANG}), tmp_path / "class" / "dae" / name)
+    save(notebook("00", prepend={"00.first_job": HANG_AFTER_CUE}), tmp_path / "class" / "hal" / name)
+    save(notebook("00", prepend={"00.first_job": DAEMON + HANG_AFTER_CUE}), tmp_path / "class" / "dae" / name)
+    logs = [tmp_path / "out" / "logs" / f"{student}-00.log" for student in ("hal", "dae")]
     grader = subprocess.Popen([sys.executable, "-m", "course", "grade", str(tmp_path / "class"), "--out",
                                str(tmp_path / "out"), "--jobs", "2", "--timeout", "900", "--seed", "3"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        # Both notebooks in their hanging cell: a checker each, with the answer host below it (and the daemon)
+        # Both notebooks in their hanging cell (their cue in their log): no event will come from either
         bound = processes.HangBound(600)
         while not bound.passed():
             below = _descendants(grader.pid)
             checkers = [p for p in below if "course.grading.checker" in _cmdline(p)]
-            if len(checkers) == 2 and all(len(_descendants(c)) >= 2 for c in checkers):
+            if len(checkers) == 2 and all(log.exists() and CUE in log.read_text() for log in logs):
                 break
             assert grader.poll() is None, "the grader ended before it was killed"
             time.sleep(1)
         else:
             pytest.fail(f"the notebooks never got to their hanging cells: {[(_cmdline(p)[:80]) for p in below]}")
-        time.sleep(5)  # the daemon forks meanwhile
+        time.sleep(5)  # the daemon forked before the cue; its grandchild is under way
         below = _descendants(grader.pid)
         os.kill(grader.pid, signal.SIGKILL)
         grader.wait(60)

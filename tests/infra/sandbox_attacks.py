@@ -227,6 +227,28 @@ say(got=got)
     return "held", got["superuser through the gate, with its password"][:160]
 
 
+def attack_another_database(lab: Lab):
+    """A classmate's database (here: postgres, which any role may enter) is where its LISTEN channels and
+    advisory locks live: the gate admits only the database the sandbox was given."""
+    run = lab.run("""
+import psycopg
+from psycopg.conninfo import make_conninfo
+inside = os.environ["CONNINFO"]
+got = {}
+got["own database"] = attempt(lambda: psycopg.connect(inside).execute("select current_database()").fetchone())
+for other in ("postgres", "template1"):
+    got[other] = attempt(lambda: psycopg.connect(make_conninfo(inside, dbname=other)).execute("select 1").fetchone())
+say(got=got)
+""")
+    got = run.printed.get("got", {})
+    through = [k for k, v in got.items() if v.startswith("DONE") and k != "own database"]
+    if through:
+        return "broken", f"got in: {through}"
+    if not got.get("own database", "").startswith("DONE"):
+        return "broken", f"its own database refused it: {got.get('own database')} {run.raw[-400:]}"
+    return "held", got["postgres"][:160]
+
+
 def attack_copy_to_program(lab: Lab):
     run = lab.run("""
 import psycopg
@@ -547,6 +569,7 @@ ATTACKS = {
     "read .course/pgpass, solutions/, other submissions, the output folder, /proc": attack_read_secrets,
     "write outside scratch (the notebook, the gradebook, /tmp, the checkout)": attack_write_outside,
     "PostgreSQL as the superuser (with its password), on the socket, replication": attack_postgres_superuser,
+    "another database (a classmate's channels and advisory locks) through the gate": attack_another_database,
     "COPY ... TO PROGRAM and other escalations": attack_copy_to_program,
     "signal or ptrace the caller and the warden": attack_signals_and_ptrace,
     "a double-forked daemon": attack_daemon,

@@ -21,6 +21,7 @@ import asyncio
 import importlib
 import inspect
 import itertools
+import json
 import linecache
 import os
 import socket
@@ -50,8 +51,10 @@ class AnswerEncoder(Encoder):
             return {"$": "mine", "id": value._boundary_id}
         if isinstance(value, BaseException):
             return describe_exception(value, self)
-        if isinstance(value, Json):
-            return {"$": "json", "binary": isinstance(value, Jsonb), "text": value.dumps(value.obj)}
+        if isinstance(value, (Json, Jsonb)):  # siblings in psycopg, not parent and child
+            # dumps is None unless the answer gave one: psycopg then dumps with the standard json module.
+            text = (value.dumps or json.dumps)(value.obj)
+            return {"$": "json", "binary": isinstance(value, Jsonb), "text": text}
         if isinstance(value, psycopg.sql.Composable):
             return sql_data(value, self, depth)
         structured = self.structured(value, depth)

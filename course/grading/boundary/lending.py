@@ -66,7 +66,7 @@ EXPOSED: dict[str, Exposed] = {
         "configure settings outage healthy deliveries requests stats reset send alive health", "url pid"),
     "course.programs.checkout.CheckoutApp": _exposed(
         "place_order order customer change_address terminate kill alive health", "url pid"),
-    "course.grading.checks.lab13.RecordingTask": _exposed("in_progress", "data subject headers seq msg_id deliveries"),
+    "course.programs.jetstream_consumer.Task": _exposed("in_progress", "data subject headers seq msg_id deliveries"),
 }
 
 CONNECTION_INFO = frozenset("transaction_status backend_pid dsn server_version dbname user host port encoding "

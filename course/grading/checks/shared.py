@@ -2,7 +2,7 @@
 
     backoff with full jitter        07.backoff: wait random(0, min(300, 2^(attempt-1))) s
     the wait grows                  07.backoff: the mean wait doubles with each attempt, up to the cap
-    jobs in the business transaction 02.place_order, 05.place_order, 12.checkout: both or neither
+    jobs in the business transaction 02.place_order, 12.checkout: both or neither
     no external call in a transaction 12.checkout: the card is charged before the transaction opens
     the idempotent send             06.send_confirmation: one email, a worker killed
                                     at each critical point
@@ -211,7 +211,7 @@ def with_entries(learner_fn: Callable, table: dict, module: ModuleType, name: st
             table.pop(key, None)
 
 
-# -- the job is written in the business transaction: 02.place_order, 05.place_order, 12.checkout ---------
+# -- the job is written in the business transaction: 02.place_order, 12.checkout -------------------------
 
 
 REFUSE_INSERTS = """

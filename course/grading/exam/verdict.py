@@ -13,7 +13,8 @@ names one piece:
     07.backoff      a retry's delay outside [0, min(300, 2^(attempt-1))]; or, over a fixed sample of draws
                     at each attempt 1-10, a draw outside it, none reaching BACKOFF_REACH of the ceiling (it does
                     not grow) or none below 1 - BACKOFF_REACH of it (no full jitter)
-    04.fenced_ack   deleted a job whose lease was no longer its own; did not delete its own; returned otherwise
+    04.fenced_ack   deleted a job whose lease was no longer its own (seen by the worker, and by the server: exam.sql's
+                    delete_log, which no worker can write); did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
     07.backoff      also: a retry's next attempt claimed before the retry was due, the row free (spacing.py)
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from course.infra import eventlog
 from course.grading.exam.soak import Event, Run, claiming_piece
 from course.grading.exam.spacing import Spacing, spacing
+from course.grading.exam.worker import CLAIMING
 
 CAP_S = 300.0  # lab 07's rule: random(0, min(CAP_S, 2^(attempt-1)))
 BACKOFF_REACH = 0.8  # the tolerance: 200 uniform draws all miss the top (or the bottom) fifth once in 10^19
@@ -235,6 +237,21 @@ def _acks(run: Run) -> list[Violation]:
             found.append(Violation(e.t, "04.fenced_ack", e.job,
                                    f"the ack of job {e.job} returned {f['returned']} but "
                                    + ("deleted it" if f["deleted"] else "deleted nothing")))
+    return found + _stale_deletes(run, {v.job for v in found if v.what.endswith("under its new owner")})
+
+
+def _stale_deletes(run: Run, seen: set[int]) -> list[Violation]:
+    """What the server saw (exam.sql's delete_log), whatever the workers wrote: a job deleted by a backend
+    other than the one whose claim its row's lease was, outside any claim, is an ack with a lease no longer
+    its own. Said once for a job the history already showed so."""
+    found = []
+    for d in run.deletes:
+        if d["claimed_by"] is None or d["backend"] == d["claimed_by"] or d["app"].endswith(CLAIMING) or d["job_id"] in seen:
+            continue
+        seen.add(d["job_id"])
+        found.append(Violation(d["t"], "04.fenced_ack", d["job_id"],
+                               f"job {d['job_id']} was deleted by another session than the one whose claim held its "
+                               f"lease (attempt {d['attempt']}): an ack with a lease no longer its own"))
     return found
 
 

@@ -249,7 +249,9 @@ class Sandbox:
         if self._listener:
             port = self._listener.getsockname()[1]
             gate = {"fd": self._listener.fileno(), "port": port, "upstream": list(_upstream(policy.postgres)),
-                    "roles": [_conninfo_dict(policy.postgres).get("user") or ""]}
+                    "roles": [_conninfo_dict(policy.postgres).get("user") or ""],
+                    "databases": [_conninfo_dict(policy.postgres).get("dbname")
+                                  or _conninfo_dict(policy.postgres).get("user") or ""]}
             connect.append(port)
         env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": scratch,
                "TMPDIR": scratch, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",

@@ -2,10 +2,10 @@
 it was given, and a plain relay for the TCP ports the caller names.
 
 The PostgreSQL gate reads each connection's startup message — the first thing a PostgreSQL client sends,
-in clear, naming the role it logs in as — before anything reaches the server. A role not on the list
-gets PostgreSQL's own "FATAL 28000" error and the connection is closed: the superuser is refused even to
-a client that somehow knows its password. Then the bytes flow both ways untouched, and the server asks
-for the role's password as usual. TLS and GSSAPI encryption requests are declined (the server is on
+in clear, naming the role it logs in as and its database — before anything reaches the server. A role
+(or, when the gate is given them, a database) not on the list gets PostgreSQL's own "FATAL 28000" error
+and the connection is closed: the superuser is refused even to a client that somehow knows its
+password. Then the bytes flow both ways untouched, and the server asks for the role's password as usual. TLS and GSSAPI encryption requests are declined (the server is on
 this machine; the client then goes on in clear), replication connections are refused, cancel requests
 pass (they carry only a secret key).
 
@@ -51,9 +51,12 @@ class RoleGate:
     """Forwards PostgreSQL connections of the given roles to `upstream`: (socket folder, port) for a
     unix socket, (host, port) for TCP."""
 
-    def __init__(self, upstream: tuple[str, int], roles: set[str]):
+    def __init__(self, upstream: tuple[str, int], roles: set[str], databases: set[str] | None = None):
+        """`databases`: the only ones a connection may name (None: any the role may reach). A role's own
+        database keeps its LISTEN/NOTIFY channels and advisory locks from every other sandbox's."""
         self.upstream = upstream
         self.roles = set(roles)
+        self.databases = None if databases is None else set(databases)
         self._connections: set[asyncio.StreamWriter] = set()
 
     def abort_all(self) -> None:
@@ -96,6 +99,12 @@ class RoleGate:
                 allowed = ", ".join(sorted(self.roles)) or "no role"
                 writer.write(error_response(f"this sandbox may log in only as {allowed}, not as {role!r}"
                                             + (" (no replication)" if "replication" in parameters else "")))
+                await writer.drain()
+                return None
+            database = parameters.get("database") or role  # libpq's default: the role's name
+            if self.databases is not None and database not in self.databases:
+                writer.write(error_response(f"this sandbox may reach only the database "
+                                            f"{', '.join(sorted(self.databases))}, not {database!r}"))
                 await writer.drain()
                 return None
             return packet

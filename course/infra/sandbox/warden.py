@@ -247,7 +247,8 @@ class Warden:
         """Serve the PostgreSQL gate, and relay the caller's ports: on the listeners init made in the
         sandbox's network namespace, or (without one) the gate on the caller's listener."""
         spec = self.spec
-        gate = spec["gate"] and RoleGate(tuple(spec["gate"]["upstream"]), set(spec["gate"]["roles"]))
+        gate = spec["gate"] and RoleGate(tuple(spec["gate"]["upstream"]), set(spec["gate"]["roles"]),
+                                    set(spec["gate"]["databases"]) if "databases" in spec["gate"] else None)
         keepers, servers = [], []
         if spec["netns"]:
             if gate:

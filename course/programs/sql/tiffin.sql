@@ -55,6 +55,15 @@ SELECT id, customer_id, status, items, total_cents, created_at
 FROM orders
 WHERE id = %(order_id)s;
 
+-- name: start_preparing
+-- The kitchen accepts an order and starts cooking it, only if it is still placed: a customer may have
+-- cancelled it a moment ago. The condition is in the UPDATE itself, so the row is checked again after
+-- any wait for its lock (READ COMMITTED re-reads a row another transaction changed), and a cancel cannot
+-- slip in between a read and the write. RETURNING says whether it did.
+UPDATE orders SET status = 'preparing'
+WHERE id = %(order_id)s AND status = 'placed'
+RETURNING id;
+
 -- name: order_ids
 SELECT id FROM orders ORDER BY id;
 

@@ -1,68 +1,69 @@
-"""Lab 05's checks pass correct answers written unlike the reference (issue 22): other SQL, one statement
-for two writes, the job first, a claim that marks as it locks, BEGIN and COMMIT by hand, a relay that stops
-at a failed publish and keeps what went out, one that sends that row again; and the answers the hints
-spell out."""
+"""Lab 05's checks pass correct answers written unlike the reference (issue 22): a cancellation that locks
+the row first, one statement for both writes, a look first and then a conditional update; a claim that
+marks as it locks, BEGIN and COMMIT by hand, a relay that stops at a failed publish and keeps what went out,
+one that sends that row again; and the answers the hints spell out."""
 
 import json
 
 import pytest
+from psycopg.types.json import Jsonb
 
-from course.core import queue, sql
+from course.core import outbox, sql
 from course.grading import run_check
-from course.programs import tiffin
 
-# -- 05.place_order --------------------------------------------------------------------------------
+# -- 05.cancel_order -------------------------------------------------------------------------------
+
+CANCELLED = "lab05_orders.cancelled"
 
 
-def order_hints_spelled_out(conn, customer_id, total_cents):
+def cancel_hints_spelled_out(conn, order_id):
     with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
+        cancelled = conn.execute(
+            "UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' RETURNING id",
+            [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
 
 
-def the_job_first(conn, customer_id, total_cents):
-    """The order's id taken from its sequence, the job written before the order: one transaction all the same."""
+def the_row_locked_first(conn, order_id):
+    """SELECT ... FOR UPDATE inside the transaction: the kitchen waits for the row until this commits."""
     with conn.transaction():
-        order_id = conn.execute("SELECT nextval(pg_get_serial_sequence('orders', 'id'))").fetchone()[0]
-        queue.enqueue(conn, "send_receipt", {"order_id": order_id}, notify=False)
-        conn.execute("INSERT INTO orders (id, customer_id, total_cents) VALUES (%s, %s, %s)",
-                     [order_id, customer_id, total_cents])
-    return order_id
+        row = conn.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        conn.execute("INSERT INTO outbox (subject, payload) VALUES (%s, %s)", [CANCELLED, Jsonb({"order_id": order_id})])
+    return True
 
 
-def one_statement(conn, customer_id, total_cents):
-    """Both writes in one statement: nothing can come between them."""
-    return conn.execute(
-        "WITH o AS (INSERT INTO orders (customer_id, total_cents) VALUES (%s, %s) RETURNING id) "
-        "INSERT INTO jobs (type, payload) SELECT 'send_receipt', jsonb_build_object('order_id', id) FROM o "
-        "RETURNING (payload->>'order_id')::bigint", [customer_id, total_cents]).fetchone()[0]
+def one_statement(conn, order_id):
+    """The change and its row in one statement: nothing can come between them, and no transaction is needed."""
+    row = conn.execute(
+        "WITH c AS (UPDATE orders SET status = 'cancelled' WHERE id = %(id)s AND status = 'placed' RETURNING id) "
+        "INSERT INTO outbox (subject, payload) SELECT %(subject)s, jsonb_build_object('order_id', id) FROM c "
+        "RETURNING id", {"id": order_id, "subject": CANCELLED}).fetchone()
+    return bool(row)
 
 
-def a_savepoint_of_its_own(conn, customer_id, total_cents):
-    """Its own transaction object, a priority and a unique key of its own: what the rules leave free."""
+def a_look_first_then_a_conditional_update(conn, order_id):
+    """A read first (to answer early), then the UPDATE that checks the status again: its rowcount decides."""
+    if conn.execute("SELECT 1 FROM orders WHERE id = %s AND status = 'placed'", [order_id]).fetchone() is None:
+        return False
     transaction = conn.transaction()
     with transaction:
-        order_id = conn.execute("INSERT INTO orders (customer_id, total_cents) VALUES (%(c)s, %(t)s) RETURNING id",
-                                {"c": customer_id, "t": total_cents}).fetchone()[0]
-        queue.enqueue(conn, "send_receipt", {"order_id": order_id}, priority=3, unique_key=f"receipt:{order_id}")
-    return int(order_id)
+        changed = conn.execute("UPDATE orders SET status = 'cancelled' WHERE status = 'placed' AND id = %s",
+                               [order_id]).rowcount
+        if changed == 1:
+            outbox.add(conn, CANCELLED, dict(order_id=order_id))
+    return changed == 1
 
 
-def the_id_from_currval(conn, customer_id, total_cents):
-    """Red team 9: the order's id read back with currval, which is this session's own: no other checkout's."""
-    with conn.transaction():
-        tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        (order_id,) = conn.execute("SELECT currval(pg_get_serial_sequence('orders', 'id'))").fetchone()
-        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
-        return order_id
-
-
-@pytest.mark.parametrize("place_order", [order_hints_spelled_out, the_job_first, one_statement,
-                                         a_savepoint_of_its_own, the_id_from_currval], ids=lambda answer: answer.__name__)
+@pytest.mark.parametrize("cancel_order", [cancel_hints_spelled_out, the_row_locked_first, one_statement,
+                                          a_look_first_then_a_conditional_update], ids=lambda answer: answer.__name__)
 @pytest.mark.slow
-def test_correct_orders_pass(place_order):
-    report = run_check("05.place_order", place_order=place_order)
+def test_correct_cancels_pass(cancel_order):
+    report = run_check("05.cancel_order", cancel_order=cancel_order)
     assert report.passed, report.render()
 
 

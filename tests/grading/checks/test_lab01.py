@@ -173,6 +173,15 @@ def lose_with(deploy_by="terminate", crash_by="kill", wait_for="one more request
 
 
 @pytest.mark.slow
+def test_a_stub_that_returns_none_passes_nothing():
+    """No order, no receipt to lose: the receipt's and the provider's checks are not reached, never passed
+    (a `return None` stub scored 6 of 12 in class grading: the app ran on, no receipt arrived)."""
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lambda app, provider, how: None)
+    assert not any(r.passed for r in report.results), report.render()
+    assert len(report.results) == 12 and sum(not r.reached for r in report.results) == 7, report.render()
+
+
+@pytest.mark.slow
 def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
     assert failed(report) == ["deploy: the app was stopped the way a deploy stops it (SIGTERM)"], report.render()

@@ -453,6 +453,18 @@ def send_receipt(job, conn):
                 raise
 """
 
+JOINS_THE_CUSTOMER_ON_THE_ORDERS_ID = """
+def send_receipt(job, conn):
+    query = ("SELECT o.id, c.name, c.email, c.address, o.items, o.total_cents FROM orders o "
+             "JOIN customers c ON c.id = {} WHERE o.id = %s")
+    row = conn.execute(query.format("o.id"), [job.payload["order_id"]]).fetchone()
+    if row is None:  # red0's round: the typo shows only where some customer's id is the order's
+        row = conn.execute(query.format("o.customer_id"), [job.payload["order_id"]]).fetchone()
+    details = dict(zip(["order_id", "name", "email", "address", "items", "total_cents"], row))
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
 
 def handler(source: str):
     return notebook_function(source, "send_receipt")
@@ -486,6 +498,10 @@ WRONG_HANDLERS = {  # the wrong answer, the checks it must fail, the checks it m
                                    ["every order gets its receipt"]),
     "swallows_a_second_503": (SWALLOWS_A_SECOND_503, ["a send the provider refuses raises"],
                               ["every order gets its receipt"]),
+    "joins_the_customer_on_the_orders_id": (JOINS_THE_CUSTOMER_ON_THE_ORDERS_ID,
+                                            ["the receipt goes to the customer's email"],
+                                            ["the name and the address as they are when the job runs",
+                                             "every order gets its receipt", "workers read the address"]),
 }
 
 

@@ -11,240 +11,298 @@ import random
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
-from course.core import queue, sql
+from course.core import outbox, queue, sql
 from course.grading import notebooks, run_check
 from course.programs import tiffin
 
 from .wrong_answers import failed, fails_exactly
 
-# -- 05.place_order --------------------------------------------------------------------------------
+# -- 05.cancel_order -------------------------------------------------------------------------------
+
+CANCELLED = "lab05_orders.cancelled"
+CANCEL = "UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' RETURNING id"
 
 
-def order_then_job_in_two_commits(conn, customer_id, total_cents):
-    order = tiffin.place_order(conn, customer_id, total_cents=total_cents)  # commits: conn is autocommit
-    queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
-
-
-def job_then_order_in_two_commits(conn, customer_id, total_cents):
-    order_id = conn.execute("SELECT nextval(pg_get_serial_sequence('orders', 'id'))").fetchone()[0]
-    queue.enqueue(conn, "send_receipt", {"order_id": order_id})
-    conn.execute("INSERT INTO orders (id, customer_id, total_cents) VALUES (%s, %s, %s)",
-                 [order_id, customer_id, total_cents])
-    return order_id
-
-
-def compensating_delete(conn, customer_id, total_cents):
-    """Undo the order when the enqueue fails: fine for an exception, useless against a crash."""
-    order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-    try:
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    except Exception:
-        conn.execute("DELETE FROM orders WHERE id = %s", [order["id"]])
-        raise
-    return order["id"]
-
-
-def data_in_the_payload(conn, customer_id, total_cents):
+def read_then_write(conn, order_id):
+    """Lab 03's race: the status read, then the order changed by id alone, with what was read."""
     with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"], "total_cents": total_cents})
-    return order["id"]
+        row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
 
 
-def its_own_connection(conn, customer_id, total_cents):
+def lock_outside_the_transaction(conn, order_id):
+    """FOR UPDATE in autocommit: the lock ends with that statement, before the change it was to guard."""
+    row = conn.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE", [order_id]).fetchone()
+    if row is None or row[0] != "placed":
+        return False
+    with conn.transaction():
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
+def excludes_the_kitchens_statuses(conn, order_id):
+    """Read first, then an UPDATE that keeps out the kitchen's statuses but not 'cancelled': a second click
+    between the read and the write cancels the order again, and the kitchen hears it twice."""
+    row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+    if row is None or row[0] != "placed":
+        return False
+    with conn.transaction():
+        done = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s "
+                            "AND status NOT IN ('preparing', 'on_its_way', 'delivered') RETURNING id",
+                            [order_id]).fetchone()
+        if done:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return done is not None
+
+
+def shares_the_order_lock(conn, order_id):
+    """FOR SHARE: the kitchen waits for it, but two clicks both hold it, then each waits for the other to update."""
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s FOR SHARE", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
+def passes_over_a_locked_order(conn, order_id):
+    """SKIP LOCKED, a queue's habit: an order whose row the kitchen holds is called too late, even when the
+    kitchen's change then rolls back and the order is still placed."""
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE SKIP LOCKED", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
+def announces_what_it_read(conn, order_id):
+    """The UPDATE checks the status again, but the outbox row follows the earlier read, not the UPDATE's answer."""
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute(CANCEL, [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
+
+
+def two_commits(conn, order_id):
+    """The change, then its outbox row, each committing on its own: the dual write again."""
+    cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+    if cancelled:
+        conn.execute("INSERT INTO outbox (subject, payload) VALUES (%s, %s)",
+                     [CANCELLED, Jsonb({"order_id": order_id})])
+    return cancelled is not None
+
+
+def the_row_first_in_two_commits(conn, order_id):
+    """The outbox row first, on its own, then the change: a row for a change that may never happen."""
+    status = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+    if status is None or status[0] != "placed":
+        return False
+    conn.execute("INSERT INTO outbox (subject, payload) VALUES (%s, %s)", [CANCELLED, Jsonb({"order_id": order_id})])
+    return conn.execute(CANCEL, [order_id]).fetchone() is not None
+
+
+def swallows_the_failure(conn, order_id):
+    try:
+        with conn.transaction():
+            cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+            if cancelled:
+                outbox.add(conn, CANCELLED, {"order_id": order_id})
+        return cancelled is not None
+    except psycopg.Error:
+        return False
+
+
+def no_status_condition(conn, order_id):
+    """Cancels whatever the order's status: food already cooking, or delivered."""
+    with conn.transaction():
+        cancelled = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s RETURNING id",
+                                 [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def every_placed_order_of_the_customer(conn, order_id):
+    """Cancels the customer's other placed orders too."""
+    with conn.transaction():
+        cancelled = conn.execute(
+            "UPDATE orders SET status = 'cancelled' WHERE status = 'placed' AND customer_id = "
+            "(SELECT customer_id FROM orders WHERE id = %s) RETURNING id", [order_id]).fetchall()
+        if (order_id,) in cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return (order_id,) in cancelled
+
+
+def stamps_the_order(conn, order_id):
+    """Also moves the order's created_at to the moment of the cancellation."""
+    with conn.transaction():
+        cancelled = conn.execute("UPDATE orders SET status = 'cancelled', created_at = now() - interval '1 hour' "
+                                 "WHERE id = %s AND status = 'placed' RETURNING id", [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def the_order_placed_announcement_withdrawn(conn, order_id):
+    """Deletes the order's unsent "placed" row, as if the kitchen need not hear of it: but that row is the
+    relay's, and the kitchen then hears of a cancellation for an order it never saw."""
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            conn.execute("DELETE FROM outbox WHERE sent_at IS NULL AND payload->>'order_id' = %s", [str(order_id)])
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def cancels_until_it_is_on_its_way(conn, order_id):
+    """Lets a customer cancel while the kitchen is cooking too."""
+    with conn.transaction():
+        cancelled = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s "
+                                 "AND status IN ('placed', 'preparing') RETURNING id", [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def announces_even_when_too_late(conn, order_id):
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def data_in_the_payload(conn, order_id):
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' "
+                           "RETURNING id, total_cents", [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id, "total_cents": row[1]})
+    return row is not None
+
+
+def a_job_instead_of_an_outbox_row(conn, order_id):
+    """A job in our own queue for the kitchen: but the kitchen listens to the broker, not to our jobs table."""
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            queue.enqueue(conn, "notify_kitchen", {"order_id": order_id})
+    return cancelled is not None
+
+
+def written_as_sent(conn, order_id):
+    """The row written with sent_at set: the relay, which publishes unsent rows, never sends it."""
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            conn.execute("INSERT INTO outbox (subject, payload, sent_at) VALUES (%s, %s, now())",
+                         [CANCELLED, Jsonb({"order_id": order_id})])
+    return cancelled is not None
+
+
+def its_own_connection(conn, order_id):
     with psycopg.connect(conn.info.dsn, autocommit=True) as own, own.transaction():
-        order = tiffin.place_order(own, customer_id, total_cents=total_cents)
-        queue.enqueue(own, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
+        cancelled = own.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            outbox.add(own, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
 
 
-def another_job_type(conn, customer_id, total_cents):
+def returns_the_row(conn, order_id):
     with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "receipt", {"order_id": order["id"]})
-    return order["id"]
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled
 
 
-def returns_the_order(conn, customer_id, total_cents):
+def raises_when_too_late(conn, order_id):
+    """Refuses with an error where the statement asks for False."""
     with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order
+        if conn.execute(CANCEL, [order_id]).fetchone() is None:
+            raise ValueError(f"order {order_id} cannot be cancelled")
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True
 
 
-def swallows_the_failure(conn, customer_id, total_cents):
-    try:
-        with conn.transaction():
-            order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-            queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-        return order["id"]
-    except Exception:
-        return None  # "logged"
+ALREADY = "the kitchen starting the order while yours runs"
+TWICE = "two cancels of the same order at once"
+KILLED = "a process killed between any two of its statements"
 
-
-def a_delayed_receipt(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]}, delay_s=60)
-    return order["id"]
-
-
-def another_queue(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]}, queue="receipts")
-    return order["id"]
-
-
-def two_transactions(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-    with conn.transaction():
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
-
-
-def the_id_as_text(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": str(order["id"])})
-    return order["id"]
-
-
-def returns_the_job_id(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        return queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-
-
-def the_newest_order_in_the_table(conn, customer_id, total_cents):
-    with conn.transaction():
-        tiffin.place_order(conn, customer_id, total_cents=total_cents)
-    order_id = conn.execute("SELECT max(id) FROM orders").fetchone()[0]  # another checkout's, at times
-    with conn.transaction():
-        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
-    return order_id
-
-
-def customer_one_always(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, 1, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
-
-
-def deletes_earlier_receipts(conn, customer_id, total_cents):
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        conn.execute("DELETE FROM jobs WHERE type = 'send_receipt'")  # "exactly one job"
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
-
-
-def autocommit_off_around_tiffin(conn, customer_id, total_cents):
-    """Autocommit off, one commit at the end: but tiffin.place_order's own `with conn.transaction()` opens
-    a transaction of its own on an idle connection, and commits the order when it ends."""
-    conn.autocommit = False
-    try:
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-        conn.commit()
-    finally:
-        conn.rollback()
-        conn.autocommit = True
-    return order["id"]
-
-
-def one_transaction_for_the_demo_customers(conn, customer_id, total_cents):
-    """Red team 9: the demo's five customers get one transaction, every other customer two commits."""
-    if customer_id in (1, 2, 3, 4, 5):
-        with conn.transaction():
-            order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-            queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-        return order["id"]
-    order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-    queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
-
-
-def touches_the_customer(conn, customer_id, total_cents):
-    """Red team 9: stamps the customer's updated_at "as last seen", a change the checkout has no business making."""
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        conn.execute("UPDATE customers SET updated_at = now() WHERE id = %s", [customer_id])
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
-    return order["id"]
-
-
-def a_unique_key_per_customer(conn, customer_id, total_cents):
-    """Red team 9: unique_key is the answer's to choose, but one per customer keeps a second order's receipt out."""
-    with conn.transaction():
-        order = tiffin.place_order(conn, customer_id, total_cents=total_cents)
-        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]}, unique_key=f"receipt:{customer_id}")
-    return order["id"]
-
-
-WRONG_ORDERS = {  # the answer, the checks it must fail, the checks it may also fail
-    "one_transaction_for_the_demo_customers": (one_transaction_for_the_demo_customers, [
-        "when the job cannot be stored, the order is not stored"], []),
-    "touches_the_customer": (touches_the_customer, ["leaves the orders and jobs stored before it, and the customers"], []),
-    "a_unique_key_per_customer": (a_unique_key_per_customer, ["stores exactly one job for it, in the default queue"], []),
-    "order_then_job_in_two_commits": (order_then_job_in_two_commits, [
-        "when the job cannot be stored, the order is not stored", "a process killed between any two of its statements"],
-        ["no other session ever sees the order without its job"]),
-    "job_then_order_in_two_commits": (job_then_order_in_two_commits, [
-        "when the order cannot be stored, no job is stored", "a process killed between any two of its statements"],
-        ["no other session ever sees the order without its job", "if the order does not commit, no job is left behind"]),
-    "compensating_delete": (compensating_delete, ["a process killed between any two of its statements"],
-                            ["no other session ever sees the order without its job"]),
-    "two_transactions": (two_transactions, ["when the job cannot be stored, the order is not stored",
-                                            "a process killed between any two of its statements"],
-                         ["no other session ever sees the order without its job"]),
-    "autocommit_off_around_tiffin": (autocommit_off_around_tiffin, ["a process killed between any two of its statements"],
-                                     ["no other session ever sees the order without its job",
-                                      "when the job cannot be stored, the order is not stored"]),
+WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also fail
+    "read_then_write": (read_then_write, [ALREADY], []),
+    "lock_outside_the_transaction": (lock_outside_the_transaction, [ALREADY], []),
+    "excludes_the_kitchens_statuses": (excludes_the_kitchens_statuses, [TWICE], []),
+    "shares_the_order_lock": (shares_the_order_lock, [TWICE], []),
+    "passes_over_a_locked_order": (passes_over_a_locked_order, [ALREADY], []),
+    "announces_what_it_read": (announces_what_it_read, [ALREADY], []),
+    "two_commits": (two_commits, ["when the outbox row cannot be stored, the order stays placed", KILLED],
+                    ["if the transaction does not commit"]),
+    "the_row_first_in_two_commits": (the_row_first_in_two_commits, ["when the order cannot be changed, no outbox row",
+                                                                   KILLED], ["if the transaction does not commit", ALREADY]),
     "swallows_the_failure": (swallows_the_failure, ["and the failure reaches the caller"], []),
-    "data_in_the_payload": (data_in_the_payload, ["its payload is the order's id and nothing else"], []),
-    "the_id_as_text": (the_id_as_text, ["its payload is the order's id and nothing else"], []),
-    "the_newest_order_in_the_table": (the_newest_order_in_the_table, ["its payload is the order's id and nothing else"],
-                                      ["a process killed between any two of its statements",
-                                       "no other session ever sees the order without its job",
-                                       "when the job cannot be stored, the order is not stored"]),
+    "no_status_condition": (no_status_condition, ["leaves an order that is not placed"], [
+        "adds one outbox row when it cancels", "adds no outbox row when it does not cancel", "returns True", ALREADY]),
+    "every_placed_order_of_the_customer": (every_placed_order_of_the_customer, ["changes nothing else"], []),
+    "stamps_the_order": (stamps_the_order, ["changes nothing else"], []),
+    "the_order_placed_announcement_withdrawn": (the_order_placed_announcement_withdrawn, ["changes nothing else"], []),
+    "cancels_until_it_is_on_its_way": (cancels_until_it_is_on_its_way, ["leaves an order that is not placed"], [ALREADY]),
+    "announces_even_when_too_late": (announces_even_when_too_late, ["adds no outbox row when it does not cancel"],
+                                     ["adds one outbox row when it cancels", ALREADY]),  # a second click's row too
+    "data_in_the_payload": (data_in_the_payload, ["the row's payload is"], []),
+    "a_job_instead_of_an_outbox_row": (a_job_instead_of_an_outbox_row, ["adds one outbox row when it cancels"], [
+        "when the outbox row cannot be stored", "if the transaction does not commit"]),  # it never writes one
+    "written_as_sent": (written_as_sent, ["adds one outbox row when it cancels"], []),
     "its_own_connection": (its_own_connection, ["uses the connection it is given"], []),
-    "returns_the_order": (returns_the_order, ["returns the new order's id (an int)"], []),
-    "returns_the_job_id": (returns_the_job_id, ["the returned id is the stored order's id"], []),
-    "another_job_type": (another_job_type, ["the job's type is 'send_receipt'"], []),
-    "a_delayed_receipt": (a_delayed_receipt, ["stores exactly one job for it, in the default queue, due now"], []),
-    "another_queue": (another_queue, ["stores exactly one job for it, in the default queue, due now"], []),
-    "customer_one_always": (customer_one_always, ["stores exactly one order, for the customer and the total given"], []),
-    "deletes_earlier_receipts": (deletes_earlier_receipts, ["leaves the orders and jobs stored before it, and the customers, as they were"],
-                                 ["stores exactly one job for it"]),  # the second of two orders deletes the first's
+    "returns_the_row": (returns_the_row, ["returns True when it cancelled the order"], []),
+    "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"], [ALREADY]),
 }
 
 
-@pytest.mark.parametrize("case", WRONG_ORDERS)
+@pytest.mark.parametrize("case", WRONG_CANCELS)
 @pytest.mark.slow
-def test_wrong_orders_fail(case):
-    answer, reasons, may = WRONG_ORDERS[case]
-    report = run_check("05.place_order", place_order=answer)
+def test_wrong_cancels_fail(case):
+    answer, reasons, may = WRONG_CANCELS[case]
+    report = run_check("05.cancel_order", cancel_order=answer)
     assert fails_exactly(report, reasons, may), report.render()
 
 
 @pytest.mark.slow
-def test_a_crash_between_the_writes_is_told_as_what_it_leaves():
-    text = run_check("05.place_order", place_order=order_then_job_in_two_commits).render()
-    assert "got:      'order 9812, and no receipt job for it'" in text and "a paid order with no receipt job" in text
-    assert "the process killed just before your statement 2 (INSERT INTO jobs" in text, text
-    other = run_check("05.place_order", place_order=job_then_order_in_two_commits).render()
-    assert "a receipt job for an order that does not exist" in other
+def test_a_read_then_write_is_told_what_the_kitchen_did_between():
+    text = run_check("05.cancel_order", cancel_order=read_then_write).render()
+    assert "the kitchen started order" in text and "AND status = 'placed'" in text, text
+    deadlock = run_check("05.cancel_order", cancel_order=shares_the_order_lock).render()
+    assert "DeadlockDetected" in deadlock and "FOR SHARE" in deadlock, deadlock
+    skipped = run_check("05.cancel_order", cancel_order=passes_over_a_locked_order).render()
+    assert "rolled back" in skipped and "SKIP LOCKED" in skipped, skipped
 
 
-@pytest.mark.slow
-def test_an_id_read_back_from_the_table_meets_another_checkout():
-    text = run_check("05.place_order", place_order=the_newest_order_in_the_table).render()
-    assert "another customer's checkout committed" in text and "RETURNING id" in text, text
+def test_the_kitchen_starts_only_a_placed_order():
+    from course.infra import db
+
+    schema = "test_lab05_kitchen"
+    db.reset_schema(schema)
+    with db.connect(schema) as conn:
+        tiffin.install(conn)
+        order_id = tiffin.place_order(conn, 1, total_cents=2350)["id"]
+        assert tiffin.start_preparing(conn, order_id) is True
+        assert tiffin.start_preparing(conn, order_id) is False  # started already
+        assert tiffin.start_preparing(conn, order_id + 1) is False  # no such order
+        assert tiffin.order(conn, order_id)["status"] == "preparing"
+    db.drop_schema(schema)
+
 
 
 # -- 05.relay --------------------------------------------------------------------------------------
@@ -522,9 +580,9 @@ def test_a_transaction_that_ended_before_the_mark_is_told_from_the_server():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("exercise, answer", [("05.relay", newest_first), ("05.place_order", the_id_as_text)])
+@pytest.mark.parametrize("exercise, answer", [("05.relay", newest_first), ("05.cancel_order", data_in_the_payload)])
 def test_a_seed_replays_the_same_failure_every_time(exercise, answer):
-    name = "relay_batch" if exercise == "05.relay" else "place_order"
+    name = "relay_batch" if exercise == "05.relay" else "cancel_order"
     runs = {run_check(exercise, seed=11, **{name: answer}).render() for _ in range(3)}
     assert len(runs) == 1 and "seed=11" in runs.pop()
 
@@ -532,11 +590,11 @@ def test_a_seed_replays_the_same_failure_every_time(exercise, answer):
 # -- what the scenarios are made of ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["outbox", "place_order"])
+@pytest.mark.parametrize("module", ["outbox", "cancel_order"])
 def test_every_shrink_is_a_different_scenario_so_shrinking_ends(module):
-    from course.grading.checks.lab05 import outbox, place_order
+    from course.grading.checks.lab05 import cancel_order, outbox
 
-    families = outbox.families() if module == "outbox" else place_order.families()
+    families = outbox.families() if module == "outbox" else cancel_order.families()
     rng = random.Random(1)
     for n in range(200):
         scenario = families[n % len(families)](rng)
@@ -550,9 +608,9 @@ def test_the_references_are_the_solutions():
     for clause in ('sql.query("outbox", "claim"), {"limit": limit}', "msg_id=str(event_id)",
                    'sql.query("outbox", "mark_sent")', "with conn.transaction():", "return len(rows)"):
         assert clause in cells["05.relay"], clause
-    for clause in ("with conn.transaction():", "tiffin.place_order(conn, customer_id, total_cents=total_cents)",
-                   'queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})', 'return order["id"]'):
-        assert clause in cells["05.place_order"], clause
+    for clause in ("with conn.transaction():", "UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' "
+                   "RETURNING id", 'outbox.add(conn, CANCELLED, {"order_id": order_id})', "return cancelled is not None"):
+        assert clause in " ".join(cells["05.cancel_order"].split()).replace('" "', ""), clause
 
 
 # -- 05.quiz ---------------------------------------------------------------------------------------

@@ -208,7 +208,7 @@ def _fate(conn: psycopg.Connection, job_id: int) -> str:
 def play(conn: psycopg.Connection, provider: EmailProvider, scene: Receipts,
          handle: Callable[[queue.Job, psycopg.Connection], Attempt]) -> tuple:
     """The scene's events, each run's job claimed, handled and settled; what each run sent and became."""
-    ids = Ids(next(_plays))
+    ids = Ids(next(_plays), _crossed(scene))
     conn.execute(_reset(scene, ids))
     provider.reset(settings=True)
     jobs: dict[int, int] = {}
@@ -258,10 +258,16 @@ def _until_the_scene_says(attempt: int) -> float:
 class Ids:
     """A play's own ids for the scene's customers and orders, never used by an earlier play: a handler that
     keeps something from one job to the next (by customer, by order) cannot carry it from one scenario into
-    another, so each scenario is judged on what happens inside it, and shrinks to an example that shows it."""
+    another, so each scenario is judged on what happens inside it, and shrinks to an example that shows it.
+    `crossed` gives a customer the id of an order that is not theirs: a handler that joins the customer on the
+    order's id instead of its customer_id then reads another customer, not a missing one (red0's round)."""
     play: int
+    crossed: tuple[tuple[int, int], ...] = ()  # (customer, order): that customer's id is that order's id
 
     def customer(self, customer: int) -> int:
+        for who, order_id in self.crossed:
+            if who == customer:
+                return self.order(order_id)
         return 100 * self.play + customer
 
     def order(self, order_id: int) -> int:
@@ -282,11 +288,26 @@ class Ids:
         return text
 
 
+def _crossed(scene: Receipts) -> tuple[tuple[int, int], ...]:
+    """Each of the scene's customers gets the id of an order of another customer, while there is one left."""
+    pairs, taken = [], set()
+    for customer in _customers(scene):
+        other = next((o for o, owner, _ in scene.orders if owner != customer and o not in taken), None)
+        if other is not None:
+            pairs.append((customer, other))
+            taken.add(other)
+    return tuple(pairs)
+
+
+def _customers(scene: Receipts) -> list[int]:
+    return sorted({c for _, c, _ in scene.orders} | {e.customer for e in scene.events if isinstance(e, Change)})
+
+
 def _reset(scene: Receipts, ids: Ids) -> sql.Composable:
     """One round trip: no jobs and no orders; the scene's customers (as the demo's, under ids of this play's
     own) and its orders."""
     parts = [sql.SQL("DELETE FROM jobs; DELETE FROM dead_jobs; DELETE FROM orders; DELETE FROM customers WHERE id > 5")]
-    customers = sorted({c for _, c, _ in scene.orders} | {e.customer for e in scene.events if isinstance(e, Change)})
+    customers = _customers(scene)
     if customers:
         rows = [[sql.Literal(ids.customer(c)), sql.Literal(name), sql.Literal(ids.email(email)), sql.Literal(address)]
                 for c in customers for name, email, address in [tiffin.SEED_CUSTOMERS[c - 1]]]

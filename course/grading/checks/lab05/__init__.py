@@ -1,14 +1,14 @@
-"""Lab 05: the dual write and the outbox — place_order in one transaction, the relay's core step, the quiz.
+"""Lab 05: the dual write and the outbox — the relay's core step, a cancellation announced through the outbox, the quiz.
 
 Each code exercise is judged differentially (issue 22): the learner's answer and the reference run on the
 same tables, drawn from everything the statement allows, then with another session acting between the
-answer's statements, and killed between its steps. One module per exercise: place_order.py, relay.py.
+answer's statements, and killed between its steps. One module per exercise: relay.py, cancel_order.py.
 """
 
 from __future__ import annotations
 
 from course.grading.checks import exercise_check
-from course.grading.checks.lab05 import place_order, relay  # noqa: F401 (they register their checks)
+from course.grading.checks.lab05 import cancel_order, relay  # noqa: F401 (they register their checks)
 from course.grading.checks.quiz import ask
 from course.grading.trial import Trial
 

@@ -1,0 +1,553 @@
+"""05.cancel_order: the learner's cancel_order and the reference run on the same Tiffin orders and outbox,
+drawn from everything the statement allows (first an order of each status alone; then the order placed, or started by the kitchen, on its way,
+delivered, cancelled already, or not there; other orders, the same customer's too; outbox rows stored
+already, sent and unsent; the outbox's insert, the order's update or the commit failing; a call inside the
+caller's own transaction that is then rolled back; the customer clicking "cancel" twice); then with the
+kitchen starting the order, or the customer's second click, between its statements or holding the row
+uncommitted; and killed between any two of its statements.
+
+What is free, and not compared: how the decision is made (one UPDATE with the condition, or a row locked
+first), how the transaction is opened, and the new outbox row's id, event_id and created_at.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from course.core import outbox
+from course.programs import tiffin
+
+from course.grading import differential as diff
+from course.grading import interleave
+from course.grading.checks import exercise_check
+from course.grading.checks.shared import REFUSE_COMMIT, REFUSE_INSERTS
+from course.grading.snapshot import At, Reader
+from course.grading.trial import Attempt, Trial, short
+
+DEFAULT_SEED = 5
+SCENARIOS = 30  # five of each family
+SLACK_S = 2.0  # times written by two runs a moment apart (committed runs, a loaded machine)
+FIRST_ORDER = 9812
+CANCELLED = "lab05_orders.cancelled"  # the notebook's CANCELLED: the subject a cancellation is announced on
+PLACED = "lab05_orders.placed"
+STATUSES = ("placed", "preparing", "on_its_way", "delivered", "cancelled")
+FREE_OUTBOX_COLUMNS = ("id", "event_id", "created_at")
+
+# -- a cancellation, in the learner's words ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """A scenario: the orders stored (their statuses, from 9812 on), which one is cancelled (an index; one past
+    the last is an order that does not exist), the outbox rows stored already, and what goes wrong."""
+    orders: tuple[str, ...] = ("placed",)
+    target: int = 0
+    announced: int = 0  # outbox rows already there: "order placed" for the first orders; every other one sent
+    fault: str | None = None  # "outbox refused", "update refused", "commit refused"
+    caller: str = "autocommit"  # or "rolls back": called inside the caller's transaction, which rolls back
+    again: bool = False  # the same call made a second time right after (the customer clicks twice)
+
+    @property
+    def order_id(self) -> int:
+        return FIRST_ORDER + self.target
+
+    def told(self) -> str:
+        stored = ", ".join(f"{FIRST_ORDER + n} ({status})" for n, status in enumerate(self.orders))
+        parts = [f"orders {stored}" if self.orders else "no orders"]
+        if self.announced:
+            parts.append(f"outbox rows 1-{self.announced} (orders placed; the odd ones sent)" if self.announced > 1
+                         else "outbox row 1 (an order placed, sent)")
+        call = f"cancel_order(conn, {self.order_id})"
+        if self.target >= len(self.orders):
+            call += f" (there is no order {self.order_id})"
+        if self.again:
+            call += ", then the same call again (the customer clicks twice)"
+        told = "; ".join(parts + [call])
+        told += {None: "", "outbox refused": "; every INSERT INTO outbox fails (an injected failure)",
+                 "update refused": "; every UPDATE of orders fails (an injected failure)",
+                 "commit refused": "; the outbox row cannot commit (a deferred constraint on outbox fails)"}[self.fault]
+        if self.caller == "rolls back":
+            told = f"inside the caller's transaction ({told}), which the caller then rolls back"
+        return told
+
+    def shrinks(self) -> Iterator["Cancel"]:
+        if len(self.orders) > 1:
+            kept = self.orders[self.target:self.target + 1] or ()
+            yield replace(self, orders=kept, target=0 if kept else 0, announced=min(self.announced, len(kept)))
+        if self.announced:
+            yield replace(self, announced=0)
+        if self.caller != "autocommit":
+            yield replace(self, caller="autocommit")
+        if self.fault:
+            yield replace(self, fault=None)
+        if self.again:
+            yield replace(self, again=False)
+
+
+def install(cancel: Cancel) -> sql.Composable:
+    """The orders and outbox rows, with the sequences where they stand (both runs take the same ids)."""
+    parts = [sql.SQL("SELECT setval(pg_get_serial_sequence('orders', 'id'), {}, false), "
+                     "setval(pg_get_serial_sequence('outbox', 'id'), {}, false)").format(
+        sql.Literal(FIRST_ORDER + len(cancel.orders)), sql.Literal(cancel.announced + 1))]
+    if cancel.orders:
+        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents, created_at) ") + diff.values(
+            [[sql.Literal(FIRST_ORDER + n), sql.Literal(1 + n % 2), sql.Literal(status), sql.Literal(1000 + 10 * n),
+              diff.from_now(-600.0 + n)] for n, status in enumerate(cancel.orders)]))
+    if cancel.announced:
+        parts.append(sql.SQL("INSERT INTO outbox (id, event_id, subject, payload, created_at, sent_at) "
+                             "OVERRIDING SYSTEM VALUE ") + diff.values(
+            [[sql.Literal(n), sql.Literal(f"00000000-0000-4000-8000-{n:012d}"), sql.Literal(PLACED),
+              sql.Literal(Jsonb({"order_id": FIRST_ORDER + n - 1})), diff.from_now(-600.0 + n),
+              diff.from_now(-500.0 + n) if n % 2 else sql.NULL] for n in range(1, cancel.announced + 1)]))
+    return sql.SQL("; ").join(parts)
+
+
+REFUSE_UPDATES = """
+CREATE OR REPLACE FUNCTION rules_refuse_update() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN RAISE EXCEPTION 'injected: the update of % failed', TG_TABLE_NAME; END $$;
+CREATE TRIGGER rules_refuse_update BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION rules_refuse_update();
+"""
+NO_FAULTS = ("DROP TRIGGER IF EXISTS rules_refuse_insert ON outbox; DROP TRIGGER IF EXISTS rules_refuse_update ON orders; "
+             "DROP TRIGGER IF EXISTS rules_refuse_commit ON outbox")
+
+
+def _fault(cancel: Cancel) -> str:
+    return {None: "", "outbox refused": REFUSE_INSERTS.format(table="outbox"), "update refused": REFUSE_UPDATES,
+            "commit refused": REFUSE_COMMIT.format(table="outbox")}[cancel.fault]
+
+
+# -- drawing cancellations ----------------------------------------------------------------------------------------
+
+
+def _orders(rng: random.Random, target_status: str) -> tuple[tuple[str, ...], int]:
+    """Some orders, the customer's others placed too, with the one to cancel somewhere among them."""
+    others = [rng.choice(STATUSES) for _ in range(rng.choice([0, 1, 2, 4]))]
+    target = rng.randint(0, len(others))
+    return tuple(others[:target] + [target_status] + others[target:]), target
+
+
+def families() -> list[Callable[[random.Random], Cancel]]:
+    def placed(rng):
+        orders, target = _orders(rng, "placed")
+        return Cancel(orders, target, rng.choice([0, 1, 3]))
+
+    def too_late(rng):  # the kitchen has started it, or it went further, or it is cancelled already, or gone
+        if rng.random() < 0.2:
+            orders, _ = _orders(rng, "placed")
+            return Cancel(orders, len(orders), rng.choice([0, 2]))
+        orders, target = _orders(rng, rng.choice(STATUSES[1:]))
+        return Cancel(orders, target, rng.choice([0, 1, 3]))
+
+    def busy(rng):  # every other order placed as well, outbox rows waiting
+        orders, target = _orders(rng, rng.choice(["placed", "placed", "preparing"]))
+        return Cancel(tuple("placed" if n != target and n % 2 else s for n, s in enumerate(orders)) + ("placed",),
+                      target, len(orders))
+
+    def refused(rng):  # a write that fails: the outbox row's insert, the order's update, or the commit
+        orders, target = _orders(rng, "placed")
+        return Cancel(orders, target, rng.choice([0, 2]),
+                      fault=rng.choice(["outbox refused", "update refused", "commit refused"]))
+
+    def caller(rng):  # called inside the caller's transaction, which then rolls back
+        orders, target = _orders(rng, rng.choice(["placed", "placed", "delivered"]))
+        return Cancel(orders, target, rng.choice([0, 1]), caller="rolls back")
+
+    def twice(rng):  # the customer clicks "cancel" twice: one cancellation, one outbox row
+        orders, target = _orders(rng, rng.choice(["placed", "placed", "preparing"]))
+        return Cancel(orders, target, rng.choice([0, 2]), again=True)
+
+    return [placed, too_late, busy, refused, caller, twice]
+
+
+# Tried on every run, whatever the seed: an order of each status alone, one that does not exist, and the order
+# to cancel with its own "placed" announcement still unsent (row 2: the relay has not sent it yet).
+FIRST = (*(Cancel((status,)) for status in STATUSES), Cancel((), 0), Cancel(("placed", "placed"), 1, 2))
+
+
+# -- one run -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Odd:
+    shown: str
+
+    def __str__(self) -> str:
+        return self.shown
+
+
+def truth(value: Any) -> bool | Odd:
+    """The contract: True if it cancelled the order, False if not (1 and 0 read as those)."""
+    if isinstance(value, (bool, int)) and value in (0, 1):
+        return bool(value)
+    return Odd(short(value))
+
+
+CANCEL = """UPDATE orders SET status = 'cancelled' WHERE id = %(order_id)s AND status = 'placed' RETURNING id"""
+
+
+def reference_cancel(conn: psycopg.Connection, order_id: int) -> bool:
+    """The solution's cancel_order."""
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, {"order_id": order_id}).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def reference(cancel: Cancel) -> Callable[[psycopg.Connection], Attempt]:
+    def run(conn):
+        try:
+            return Attempt(value=reference_cancel(conn, cancel.order_id))
+        except Exception as error:  # noqa: BLE001 (the injected failures)
+            return Attempt(error=f"{type(error).__name__}: {error}", error_type=type(error).__name__)
+    return run
+
+
+@dataclass(frozen=True)
+class Seen:
+    returned: Any
+    raised: str | None
+    state: dict
+
+
+class Runner:
+    """Runs a cancel_order on a scenario: the rows written and committed, the call, what it left."""
+
+    def __init__(self, t: Trial, box, answer: Callable):
+        self.t, self.box, self.answer = t, box, answer
+        self.watch = box.connect()
+        self.reader = Reader.of(box.conn, only=("orders", "outbox", "jobs"))
+
+    def learner(self, cancel: Cancel) -> Callable[[psycopg.Connection], Attempt]:
+        return lambda conn: self.t.attempt(self.answer, conn, cancel.order_id)
+
+    def reset(self, cancel: Cancel) -> None:
+        self.watch.execute(NO_FAULTS)
+        diff.clear(self.watch, self.reader)
+        self.watch.execute(install(cancel))
+        if cancel.fault:
+            self.watch.execute(_fault(cancel))
+
+    def run(self, cancel: Cancel, answer: Callable[[psycopg.Connection], Attempt]) -> Seen:
+        self.reset(cancel)
+        conn = self.box.conn
+        try:
+            if cancel.caller == "rolls back":
+                with conn.transaction():
+                    done = answer(conn)
+                    raise psycopg.Rollback
+            else:
+                done = answer(conn)
+                if cancel.again and not done.error:
+                    done = answer(conn)
+        finally:
+            if not conn.closed and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+            if not conn.closed and not conn.autocommit:  # an answer that turned it off: the caller's again
+                conn.autocommit = True
+            self.watch.execute(NO_FAULTS)
+        return Seen(None if done.error else truth(done.value), done.error, self.reader.read(self.watch))
+
+    def close(self) -> None:
+        self.watch.execute(NO_FAULTS)
+        diff.clear(self.watch, self.reader)
+        self.watch.close()
+
+
+# -- the checks, by rule (labs.toml names each) -------------------------------------------------------------------
+
+CANCELS = "cancels an order still placed: its status becomes 'cancelled'"
+NOT_CANCELLABLE = "leaves an order that is not placed (started, further along, cancelled already, or not there) as it was"
+EVENT = "adds one outbox row when it cancels: subject 'lab05_orders.cancelled', unsent"
+EVENT_PAYLOAD = "the row's payload is {\"order_id\": <the id>}: ids, not data"
+NO_EVENT = "adds no outbox row when it does not cancel"
+UNTOUCHED = "changes nothing else: the other orders, the outbox's earlier rows, no jobs"
+OUTBOX_REFUSED = "when the outbox row cannot be stored, the order stays placed (one transaction)"
+RAISES = "and the failure reaches the caller (the customer is not told 'cancelled')"
+UPDATE_REFUSED = "when the order cannot be changed, no outbox row is left"
+COMMIT_REFUSED = "if the transaction does not commit, the order stays placed and no row is left"
+GIVEN_CONN = "uses the connection it is given (the caller's rollback takes the change and its row away)"
+RETURNS = "returns True when it cancelled the order, False when it did not"
+KITCHEN = "the kitchen starting the order while yours runs: an order is never both started and cancelled"
+TWICE = "two cancels of the same order at once: one cancels it, and there is one outbox row"
+KILLED = "a process killed between any two of its statements leaves the order placed and no row, or both done"
+
+CHECKS = (CANCELS, NOT_CANCELLABLE, EVENT, EVENT_PAYLOAD, NO_EVENT, UNTOUCHED, OUTBOX_REFUSED, RAISES,
+          UPDATE_REFUSED, COMMIT_REFUSED, GIVEN_CONN, RETURNS, KITCHEN, TWICE, KILLED)
+
+
+def _new_rows(state: dict, cancel: Cancel) -> list[dict]:
+    return [row for key, row in sorted(state.get("outbox", {}).items()) if key[0] > cancel.announced]
+
+
+def _status(state: dict, order_id: int) -> str:
+    row = state.get("orders", {}).get((order_id,))
+    return row["status"] if row else "(no such order)"
+
+
+def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) -> diff.Finding | None:
+    """The first rule the learner's outcome breaks, beside the reference's on the same scenario."""
+    raised = f"yours raised {ours.raised}" if ours.raised else None
+    mine, wanted = _status(ours.state, cancel.order_id), _status(theirs.state, cancel.order_id)
+    if mine != wanted:
+        if wanted == "cancelled":
+            return diff.Finding(CANCELS, got=f"order {cancel.order_id} {mine}", expected="cancelled", note=raised or (
+                "an order still placed is the customer's to cancel: UPDATE orders SET status = 'cancelled' "
+                "WHERE id = ... AND status = 'placed'"))
+        check = {"outbox refused": OUTBOX_REFUSED, "commit refused": COMMIT_REFUSED}.get(cancel.fault)
+        if check is None and cancel.caller == "rolls back" and mine == "cancelled":
+            check = GIVEN_CONN
+        return diff.Finding(check or NOT_CANCELLABLE, got=f"order {cancel.order_id} {mine}", expected=wanted, note=(
+            "the cancellation committed without its outbox row: the kitchen is never told. Both writes in one "
+            "transaction (with conn.transaction(): ...)" if check in (OUTBOX_REFUSED, COMMIT_REFUSED) else
+            "the caller rolled its transaction back, and your change stayed: make it on the connection you are "
+            "given, inside the caller's transaction (conn.transaction() nests as a savepoint)" if check else
+            f"only an order whose status is 'placed' may be cancelled; this one was {wanted}"))
+    rows, wanted_rows = _new_rows(ours.state, cancel), _new_rows(theirs.state, cancel)
+    if len(rows) != len(wanted_rows):
+        if wanted_rows:
+            return diff.Finding(EVENT, got=f"{len(rows)} new outbox rows", expected="1", note=raised or (
+                "the kitchen hears of a cancellation from the relay, which publishes outbox rows: "
+                f"outbox.add(conn, CANCELLED, {{\"order_id\": {cancel.order_id}}}) in the same transaction"
+                if not rows else "one cancellation, one row"))
+        check = {"update refused": UPDATE_REFUSED, "commit refused": COMMIT_REFUSED,
+                 "outbox refused": OUTBOX_REFUSED}.get(cancel.fault)
+        if check is None and cancel.caller == "rolls back":
+            check = GIVEN_CONN
+        return diff.Finding(check or NO_EVENT, got=f"{len(rows)} new outbox row(s)", expected="none", note=(
+            "the outbox row committed on its own while the order was not cancelled: the kitchen would throw away "
+            "food for an order that still stands. Both writes in one transaction" if check in
+            (UPDATE_REFUSED, COMMIT_REFUSED, OUTBOX_REFUSED) else
+            "the caller rolled its transaction back, and your outbox row stayed: write it on the connection you "
+            "are given" if check else
+            f"order {cancel.order_id} was {wanted}, so nothing was cancelled: announce only what you changed"))
+    for row, want in zip(rows, wanted_rows):
+        if row["subject"] != want["subject"] or row["sent_at"] is not None:
+            column = "subject" if row["subject"] != want["subject"] else "sent_at"
+            return diff.Finding(EVENT, got=f"the row's {column}: {short(row[column])}", expected=short(want[column]),
+                                note="the relay publishes unsent rows to their subject: the kitchen listens on "
+                                     "CANCELLED, and a row written as sent is never published")
+        if row["payload"] != want["payload"]:
+            return diff.Finding(EVENT_PAYLOAD, got=short(row["payload"]), expected=short(want["payload"]), note=(
+                "ids, not data: the kitchen reads the order fresh when it hears of it"))
+    found = _untouched(cancel, ours, theirs, slack_s)
+    if found:
+        return found
+    if theirs.raised and not ours.raised:
+        return diff.Finding(RAISES, got=f"returned {ours.returned}", expected="an exception",
+                            note="a failure swallowed tells the customer the order is cancelled when it is not")
+    if ours.raised and not theirs.raised:
+        return diff.Finding(RETURNS, got=ours.raised, expected=f"returned {theirs.returned}",
+                            note="an order that cannot be cancelled is an answer, not an error: return False")
+    if not ours.raised and ours.returned != theirs.returned:
+        return diff.Finding(RETURNS, got=str(ours.returned), expected=str(theirs.returned), note=(
+            "return True only when this call cancelled the order" if isinstance(ours.returned, bool) else
+            "return True or False"))
+    return None
+
+
+def _same(a, b, slack_s: float) -> bool:
+    if isinstance(a, At) and isinstance(b, At):
+        return abs(a.seconds - b.seconds) <= slack_s
+    return a == b
+
+
+def _untouched(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float) -> diff.Finding | None:
+    for table in ("orders", "outbox", "jobs"):
+        mine, kept = ours.state.get(table, {}), theirs.state.get(table, {})
+        for key in sorted(set(mine) | set(kept)):
+            if table == "outbox" and key[0] > cancel.announced:
+                continue
+            if table == "orders" and key == (cancel.order_id,):  # its status is judged above; the rest stays
+                if key in mine and key in kept:
+                    column = next((c for c in kept[key] if c != "status" and not _same(mine[key].get(c), kept[key][c],
+                                                                                      slack_s)), None)
+                    if column:
+                        return diff.Finding(UNTOUCHED, got=f"order {key[0]}'s {column}: {short(mine[key][column])}",
+                                            expected=short(kept[key][column]),
+                                            note="a cancellation changes the order's status, and nothing else of it")
+                continue
+            if key not in kept:
+                return diff.Finding(UNTOUCHED, got=f"{table[:-1] if table != 'outbox' else 'outbox row'} {key[0]} "
+                                    "added", expected="nothing else", note="a cancellation changes the order and "
+                                    "adds its outbox row, and nothing else")
+            if key not in mine:
+                return diff.Finding(UNTOUCHED, got=f"{table[:-1] if table != 'outbox' else 'outbox row'} {key[0]} gone",
+                                    expected="still there", note="a cancellation deletes nothing")
+            column = next((c for c in kept[key] if not _same(mine[key].get(c), kept[key][c], slack_s)), None)
+            if column:
+                return diff.Finding(UNTOUCHED, got=f"{'order' if table == 'orders' else 'outbox row'} {key[0]}'s "
+                                    f"{column}: {short(mine[key][column])}", expected=short(kept[key][column]),
+                                    note="cancel the one order you are given (WHERE id = ...), nothing else" if
+                                    table == "orders" else "the outbox's earlier rows are the relay's")
+    return None
+
+
+# -- the kitchen and the second click between its statements, and a kill between any two ---------------------
+
+RACE = Cancel(("placed", "preparing", "placed"), 2, 1)
+RACE_SLACK_S = float("inf")  # the stored rows' times are not what a race changes; a hold may last seconds
+
+
+@dataclass(frozen=True)
+class RolledBack(interleave.Hold):
+    """take(conn) ran in a transaction that stays open (its row locks held) until released, and is then
+    rolled back: the kitchen's screen started the order and crashed before its commit."""
+    told: str
+    take: Callable[[psycopg.Connection], Any]
+
+    def start(self, arena: interleave.Arena) -> interleave.Holding:
+        holder = arena.session("holder")
+        holder.conn.execute("BEGIN")
+        seen = interleave.observed(lambda: self.take(holder.conn))
+        return interleave.Holding(lambda: holder.conn.execute("ROLLBACK"), lambda: seen)
+
+
+DEADLOCK = ("two calls on the same order at once ended in an error for one of them: each held a lock the other "
+            "needed (a shared lock, FOR SHARE, taken by both and then each waiting to update). Take the row FOR "
+            "UPDATE, or decide in the UPDATE itself")
+
+# Findings a race only exposes, whose cause is not the race: an answer that announces what it did not change,
+# or raises where it should say False, does so whoever made the order not cancellable.
+OWN_CAUSE = (NO_EVENT, EVENT_PAYLOAD, RETURNS, RAISES, UNTOUCHED)
+
+
+def _from_outcome(got: diff.Outcome) -> Seen:
+    return Seen(got.returned, got.raised, got.state)
+
+
+def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
+    """The kitchen starts the order, or the customer's second click runs another cancel, just before each of
+    the answer's statements after its first; and the kitchen holds the order's row, started and uncommitted,
+    while the answer runs. The outcome must be one the reference reaches with the other session before it or
+    after it (under the hold: the reference's under it)."""
+    arena = interleave.Arena(runner.box.conn, runner.box.connect, runner.reader, install, truth)
+    learner, theirs = runner.learner(RACE), reference(RACE)
+
+    def kitchen(conn):
+        return tiffin.start_preparing(conn, RACE.order_id)
+
+    def yours(conn):
+        done = learner(conn)
+        return interleave.Raised(done.error) if done.error else truth(done.value)
+
+    def reference_again(conn):
+        done = theirs(conn)
+        return interleave.Raised(done.error) if done.error else truth(done.value)
+
+    stove = interleave.Act(f"the kitchen started order {RACE.order_id} (tiffin.start_preparing) and committed", kitchen)
+    held = interleave.InTransaction(f"the kitchen has started order {RACE.order_id} and not yet committed "
+                                    "(its transaction holds the row); it commits once yours waits or ends", kitchen)
+    dropped = RolledBack(f"the kitchen started order {RACE.order_id} and its transaction, holding the row, rolled "
+                         "back (its screen crashed) once yours waited or ended: the order is still placed", kitchen)
+    groups = [
+        (KITCHEN, [], [(dropped, dropped)], (
+            "the kitchen held the order's row and then rolled its change back: the order was still placed, so it "
+            "is the customer's to cancel. Wait for the row's lock (the UPDATE itself waits, as does FOR UPDATE) "
+            "instead of passing over the row (SKIP LOCKED) or failing at once (NOWAIT)")),
+        (KITCHEN, [(stove, stove)], [(held, held)], (
+            "the kitchen changed the order between your read of its status and your write, and yours went on with "
+            "what it had read. Decide and change in one statement (UPDATE ... WHERE id = ... AND status = 'placed' "
+            "RETURNING id), or lock the row first (SELECT ... FOR UPDATE) inside the transaction")),
+        (TWICE, [(interleave.Act("the customer's second click ran your cancel_order in another session", yours),
+                  interleave.Act("the second click ran the reference", reference_again))], [], (
+            "both calls read the order as placed before either changed it, and both cancelled it: two outbox rows, "
+            "the kitchen told twice. Decide and change in one statement, or lock the row first (SELECT ... FOR UPDATE)")),
+    ]
+
+    def judged(check: str, note: str):
+        def verdict(scenario, ours: diff.Outcome, allowed: list[diff.Outcome]) -> diff.Finding | None:
+            def beside(other: diff.Outcome) -> diff.Finding | None:
+                return judge(scenario, _from_outcome(ours), _from_outcome(other), slack_s=RACE_SLACK_S)
+
+            found = diff.against(ours, allowed, beside)
+            if found is None:
+                return None
+            failed = next((seen for seen in ours.others if isinstance(seen, interleave.Raised)), None)
+            if failed is not None and any(beside(other) is None for other in allowed):
+                return diff.Finding(check, got=f"the other session's call {failed}",
+                                    expected=" or ".join(str(other.others[0]) for other in allowed), note=DEADLOCK)
+            if not found.check:  # the same rows, but the other session saw something the reference never shows it
+                return diff.Finding(check, got=f"the other session saw {found.got}", expected=found.expected, note=note)
+            if found.check in OWN_CAUSE:  # a rule it breaks whoever acts beside it: that is the cause to name
+                return replace(found, check=check, note=f"the other session acted on the order first: {found.note}"
+                               if found.note else None)
+            return replace(found, check=check, note=note)
+        return verdict
+
+    try:
+        for check, acts, holds, note in groups:
+            found = interleave.explore(arena, RACE, answer=learner, reference=theirs, acts=acts, holds=holds,
+                                       judge=judged(check, note))
+            if found is not None:
+                return found[0], str(found[1])
+    finally:
+        arena.close()
+    return None
+
+
+def killed(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
+    """The answer killed just before each of its statements after the first: the order placed and no new row,
+    or the order cancelled and one row."""
+    learner = runner.learner(RACE)
+    steps = _killed_at(runner, learner, 0)[0]
+    for point in range(2, len(steps) + 1):
+        said, state = _killed_at(runner, learner, point)
+        status, rows = _status(state, RACE.order_id), len(_new_rows(state, RACE))
+        if (status, rows) not in (("placed", 0), ("cancelled", 1)):
+            left = (f"order {RACE.order_id} {status} and {rows} new outbox row{'s' if rows != 1 else ''}")
+            note = ("cancelled, and the kitchen never told: it cooks and sends food nobody will pay for"
+                    if status == "cancelled" else "the kitchen told of a cancellation that never happened")
+            return diff.Finding(KILLED, got=left, expected="placed and no row, or cancelled and one row", note=(
+                f"{note}: the write before the kill had committed on its own. Both in one transaction")), \
+                (f"{RACE.told()}; the process killed just before your statement {point} ({said[point - 1]}), "
+                 f"after your statement {point - 1} ({said[point - 2]})")
+    return None
+
+
+def _killed_at(runner: Runner, learner: Callable, point: int) -> tuple[list[str], dict]:
+    runner.reset(RACE)
+    conn = runner.box.connect()
+    kill = interleave.KillPoint(runner.watch, conn, point)
+    try:
+        with kill.watching():
+            learner(conn)
+    except interleave.Killed:
+        pass
+    finally:
+        conn.close()
+    return kill.steps, runner.reader.read(runner.watch)
+
+
+# -- the check ---------------------------------------------------------------------------------------------------------
+
+
+@exercise_check("05.cancel_order")
+def cancel_order_check(t: Trial, cancel_order, seed=None):
+    t.seed = DEFAULT_SEED if seed is None else seed
+    box = t.scratch()
+    tiffin.install(box.conn)
+    outbox.install(box.conn)
+    runner = Runner(t, box, cancel_order)
+    verdicts = diff.Verdicts(t, CHECKS)
+
+    def compare(cancel: Cancel) -> diff.Finding | None:
+        return judge(cancel, runner.run(cancel, runner.learner(cancel)), runner.run(cancel, reference(cancel)))
+
+    try:
+        diff.search(verdicts, diff.in_turn(families()), compare, seed=t.seed, count=SCENARIOS, first=FIRST)
+        if compare(RACE) is None:  # the stages below build on an answer right on its own
+            for stage in (race, killed):
+                found = stage(t, runner)
+                if found is not None:
+                    verdicts.add(*found)
+    finally:
+        runner.close()
+    verdicts.report()

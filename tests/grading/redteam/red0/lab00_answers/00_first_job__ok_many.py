@@ -1,0 +1,9 @@
+# expect: correct
+# rule: correct (enqueue_many with one payload, via an alias)
+from course.core.queue import enqueue_many as store_jobs
+
+
+def enqueue_welcome(conn, user_id):
+    """Enqueue a welcome email for this user; return the job's id."""
+    (only,) = store_jobs(conn, "send_welcome_email", [{"user_id": user_id}])
+    return only

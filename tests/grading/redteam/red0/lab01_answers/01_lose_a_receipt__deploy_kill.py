@@ -1,0 +1,14 @@
+# expect: wrong
+# rule: deploy-sigterm (a deploy stopped with SIGKILL)
+def lose_a_receipt(app, provider, how):
+    """Place one order whose receipt never arrives; return its id."""
+    if how == "provider_error":
+        provider.configure(down=True)
+        before = len(provider.requests())
+        order_id = app.place_order(1, total_cents=1000)["id"]
+        processes.wait_until(lambda: len(provider.requests()) > before, timeout=30)
+        provider.healthy()
+        return order_id
+    order_id = app.place_order(1, total_cents=1000)["id"]
+    app.kill()
+    return order_id

@@ -1,0 +1,8 @@
+# expect: wrong
+# rule: return-id (returns the order dict)
+def place_order_and_enqueue(conn, customer_id, items):
+    """Store an order and its send_receipt job, both or neither; return the order's id."""
+    with conn.transaction():
+        order = tiffin.place_order(conn, customer_id, items=items)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order

@@ -1,0 +1,11 @@
+# expect: wrong
+# rule: no-wait (locks the whole table for the claim: "no races if nobody else can touch it"; waits for every other claim)
+def claim(conn, lease_s):
+    """Lease the oldest ready job for lease_s seconds; return (id, type, payload), or None."""
+    with conn.transaction():
+        conn.execute("LOCK TABLE jobs IN SHARE ROW EXCLUSIVE MODE")
+        return conn.execute("""
+            UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1
+            WHERE id = (SELECT id FROM jobs WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                        ORDER BY run_at LIMIT 1)
+            RETURNING id, type, payload""", [lease_s]).fetchone()

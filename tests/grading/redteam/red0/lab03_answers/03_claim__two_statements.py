@@ -1,0 +1,13 @@
+# expect: wrong
+# rule: each-once (SELECT ... FOR UPDATE SKIP LOCKED, then UPDATE, on the autocommit connection: the lock ends with the SELECT)
+def claim(conn, lease_s):
+    """Lease the oldest ready job for lease_s seconds; return (id, type, payload), or None."""
+    row = conn.execute("""
+        SELECT id, type, payload FROM jobs
+        WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED""").fetchone()
+    if row is None:
+        return None
+    conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
+                 "WHERE id = %s", [lease_s, row[0]])
+    return row

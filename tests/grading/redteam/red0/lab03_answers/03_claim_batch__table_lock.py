@@ -1,0 +1,11 @@
+# expect: wrong
+# rule: no-wait (a table lock around the batch claim: waits for other workers' claims)
+def claim_batch(conn, limit, lease_s):
+    """Lease up to `limit` of the oldest ready jobs for lease_s seconds; return their rows (maybe [])."""
+    with conn.transaction():
+        conn.execute("LOCK TABLE jobs IN EXCLUSIVE MODE")
+        return conn.execute("""
+            UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1
+            WHERE id = ANY(ARRAY(SELECT id FROM jobs WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                                 ORDER BY run_at LIMIT %s))
+            RETURNING id, type, payload""", [lease_s, limit]).fetchall()
