@@ -1,9 +1,10 @@
 """Write a copy of labs/12 per answer (the exercise's cell replaced) and run `course check` on each."""
 import json, subprocess, sys, time, pathlib, re
-root = pathlib.Path(__file__).resolve().parent.parent
+here = pathlib.Path(__file__).resolve().parent
+root = here.parents[3]
 lab = root / "labs/12_capstone_stayhub.ipynb"
-answers = root / "redteam/lab12_answers"
-out = root / "redteam/results"
+answers = here / "lab12_answers"
+out = here / "results_after"  # the blind round's are in results_blind/
 out.mkdir(exist_ok=True)
 names = sys.argv[1:] or sorted(p.stem for p in answers.glob("*.py"))
 for name in names:

@@ -1,10 +1,10 @@
-"""redteam/lab12.md's table, from the answers' first lines and the results of run.py."""
+"""README.md's table, from the answers' first lines and the blind round's results (results_blind/)."""
 import pathlib, re
 root = pathlib.Path(__file__).resolve().parent
 rows = {}
 for answer in sorted((root / "lab12_answers").glob("*.py")):
     first = answer.read_text().split("\n", 1)[0].lstrip("# ").strip()
-    result = root / "results" / f"{answer.stem}.txt"
+    result = root / "results_blind" / f"{answer.stem}.txt"
     if not result.exists():
         verdict, took, why = "not run", "", ""
     else:
