@@ -332,7 +332,7 @@ def _one_story(t: Trial, box, story: Story, safe_checkout, reconcile, found, tri
         _finished_meanwhile(t, box, story, reconcile, nothing, found, tried)
 
 
-FINISHED_BOUNDARIES = 8  # the listing and the first booking's charge and finish: where "someone else finished it" first shows
+FINISHED_BOUNDARIES = 4  # the listing, then the first booking's charge and confirm: where "someone else finished it" first shows
 
 
 def _finished_meanwhile(t: Trial, box, story: Story, reconcile, nothing: dict, found, tried) -> None:
