@@ -39,6 +39,7 @@ from course.grading.confine import Confinement
 from course.grading.trial import NOTHING
 
 SETUP_PHASE = "running the setup cells"
+EXAM = "14.exam"  # its answers are the pieces of the notebooks handed in beside it (exam/hosted.py)
 
 
 @dataclass
@@ -84,8 +85,11 @@ class Notebook:
 
 
 def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, int | None],
-                   confinement: Confinement, log: Path, emit: Callable[[dict], None]) -> list[Outcome]:
-    """Each exercise's checks on this notebook's answers, in order; emit() hears each step."""
+                   confinement: Confinement, log: Path, emit: Callable[[dict], None],
+                   companions: dict[str, str | None] | None = None) -> list[Outcome]:
+    """Each exercise's checks on this notebook's answers, in order; emit() hears each step. `companions`:
+    the student's notebooks of other labs (file name -> text) that an exercise loads answers from (the
+    exam's pieces, exam/hosted.py), each run in a host of its own in the same confinement."""
     from course.grading.boundary.serving import AnswerProcessGone
     from course.grading.boundary.trusted import LoadError
 
@@ -145,7 +149,8 @@ def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, in
                                       detail=f"the exercise's cell defines no {', '.join(f'`{n}`' for n in missing)}")
                 else:
                     emit({"event": "phase", "exercise": exercise_id, "phase": "running the checks"})
-                    outcome = _checked(exercise_id, answers, seed, host)
+                    beside = None if companions is None else (companions, lambda: confinement.start_host(log))
+                    outcome = _checked(exercise_id, answers, seed, host, beside)
                     outcome.seconds = time.monotonic() - started
             outcomes.append(outcome)
             emit(outcome.event())
@@ -155,9 +160,10 @@ def check_notebook(notebook: Notebook, exercises: list[str], seeds: dict[str, in
     return outcomes
 
 
-def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome:
+def _checked(exercise_id: str, answers: dict, seed: int | None, host, beside=None) -> Outcome:
     try:
-        report = run_check(exercise_id, seed=seed, **answers)
+        with _answers_beside(exercise_id, answers, beside) as answers:
+            report = run_check(exercise_id, seed=seed, **answers)
     except Exception as error:  # noqa: BLE001 — the checks' own failure: a row that says so
         return Outcome(exercise_id, "crashed" if notebooks_doing(error) else "problem", seed=seed,
                        detail=f"the checks stopped on {type(error).__name__}: {error}")
@@ -166,6 +172,20 @@ def _checked(exercise_id: str, answers: dict, seed: int | None, host) -> Outcome
                        detail=f"the notebook's process ended during the checks ({_exit(host)})",
                        report=report.render())
     return outcome_of(exercise_id, report, seed)
+
+
+@contextlib.contextmanager
+def _answers_beside(exercise_id: str, answers: dict, beside):
+    """The answers, with what an exercise loads from the notebooks handed in beside it: 14.exam's pieces
+    (the exam notebook's own `pieces` is a value of its sandbox, opaque here). Their hosts end on leaving."""
+    if exercise_id != EXAM or beside is None:
+        yield answers
+        return
+    from course.grading.exam.hosted import hosted_pieces
+
+    companions, start_host = beside
+    with hosted_pieces(companions, start_host) as pieces:
+        yield {**answers, "pieces": pieces}
 
 
 def outcome_of(exercise_id: str, report, seed: int | None) -> Outcome:
@@ -241,7 +261,8 @@ def main(argv: list[str]) -> int:
     processes.confine_untrusted(confinement.launch_spec)
     try:
         notebook = Notebook.parse(spec["notebook_text"], spec["notebook_name"])
-        check_notebook(notebook, spec["exercises"], spec["seeds"], confinement, Path(spec["log"]), emit)
+        check_notebook(notebook, spec["exercises"], spec["seeds"], confinement, Path(spec["log"]), emit,
+                       companions=spec.get("companions"))
     finally:
         left = confinement.end()
         emit({"event": "leftovers", "processes": [list(p) for p in left]})

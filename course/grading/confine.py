@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from course.grading.boundary.launch import launch_host
-from course.infra import ports
+from course.infra import pgserver, ports
 
 MARKER = "COURSE_CONFINED"
 PACKAGE = Path(__file__).resolve().parents[1]  # the course package: what a sandbox may read of the checkout
@@ -101,23 +101,30 @@ class Confinement:
     def launch(self, argv: list[str], *, env: dict | None = None, cwd: str | None = None, pass_fds=(),
                stdout=None, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL) -> subprocess.Popen:
         """Start a process of the notebook's: its environment is ours, plus what `env` adds to the
-        checker's environment as it started. Sandboxed, its working folder is its sandbox's scratch."""
+        checker's environment as it started. Sandboxed, its working folder is its sandbox's scratch.
+        A DATABASE_URL in `env` other than the checker's is a server the check started for it (the exam's
+        own PostgreSQL, with a role that is not its superuser): the process reaches that one instead."""
+        database = (env or {}).get("DATABASE_URL")
+        database = database if database and database != self._grader_env.get("DATABASE_URL") else None
+        if database and _login_of(database) == pgserver.SUPERUSER:
+            raise ValueError("a notebook's process never logs in as the server's superuser: give it a role of its own")
         if self.sandboxed:
-            return self._boxed(argv, self._added(env), pass_fds=pass_fds, stdin=stdin, stdout=stdout, stderr=stderr)
-        mine = {**self.environment(), **self._added(env)}
+            return self._boxed(argv, self._added(env), postgres=database or self.conninfo, pass_fds=pass_fds,
+                               stdin=stdin, stdout=stdout, stderr=stderr)
+        mine = {**self.environment(), **self._added(env), **({"DATABASE_URL": database} if database else {})}
         process = subprocess.Popen(argv, env=mine, cwd=cwd or str(self.scratch), pass_fds=tuple(pass_fds),
                                    stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True,
                                    preexec_fn=_limited)
         self._started.append(process)
         return process
 
-    def _boxed(self, argv: list[str], added: dict[str, str], **streams) -> "Boxed":
+    def _boxed(self, argv: list[str], added: dict[str, str], *, postgres: str | None, **streams) -> "Boxed":
         from course.infra import sandbox
 
         policy = sandbox.Policy(read=[*sandbox.python_paths(), *readable_package()],
                                 listable=[str(PACKAGE), str(PACKAGE / "grading")],
                                 write=[str(self.exchange)], secrets=[*self.secrets, str(PACKAGE / "grading" / "checks")],
-                                postgres=self.conninfo,
+                                postgres=postgres,
                                 tcp_connect=sorted({*self.ports, *ports_named(added)}), tcp_bind=self.ports,
                                 own_network=False)
         box = sandbox.Sandbox(policy)
@@ -243,6 +250,12 @@ def readable_package() -> list[str]:
         if entry not in hidden:
             keep.append(str(entry))
     return [*(str(entry) for entry in sorted(PACKAGE.iterdir()) if entry.name != "grading"), *keep]
+
+
+def _login_of(conninfo: str) -> str:
+    from psycopg.conninfo import conninfo_to_dict
+
+    return str(conninfo_to_dict(conninfo).get("user") or "")
 
 
 def ports_named(env: dict[str, str]) -> list[int]:

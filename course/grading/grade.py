@@ -59,6 +59,7 @@ from course.grading.submissions import Submission, find_submissions, read_text, 
 from course.grading.supervise import supervise
 
 DEFAULT_TIMEOUT_S = 120.0
+EXAM_LAB = "14"  # the final exam: graded from the notebooks of 03, 04 and 07 handed in beside it
 
 
 # -- grading one notebook -------------------------------------------------------------------------------
@@ -76,6 +77,8 @@ class Grader:
     sandboxed: bool = False  # each notebook's code in sandboxes (confine.py); else trusted, as plain children
     hidden: list[str] = field(default_factory=list)  # what those sandboxes must never read
     file_names: dict[str, str] = field(default_factory=dict)  # student -> a name for their files, no two alike
+    companions: dict[str, dict[str, str | None]] = field(default_factory=dict)  # student -> the notebooks
+    #                              lab 14's pieces come from (file name -> text, read before any code ran)
 
     def grade(self, submission: Submission) -> tuple[list[Row], list[str]]:
         """The notebook's rows, and what was flagged while it was graded."""
@@ -87,13 +90,15 @@ class Grader:
             return [_row(base, exercise="*", status="unreadable", detail=problem)], []
         rng = random.Random(f"{self.seed}:{submission.student}:{lab.id}")
         seeds = {e.id: rng.randrange(1, 10**6) for e in lab.exercises}
+        exam = lab.id == EXAM_LAB  # its pieces are the student's notebooks of 03, 04, 07 (exam/hosted.py)
         log = self.out / "logs" / f"{self.file_names.get(submission.student) or handback.safe(submission.student)}-{submission.lab}.log"
         role, conninfo = self.roles.create()
         try:
             with self.roles.watched(role) as watch:
                 run = supervise(submission.path.name, text, [e.id for e in lab.exercises], seeds, conninfo=conninfo,
-                                timeout_s=self.timeout_s, log=log, work_root=self.work, sandboxed=self.sandboxed,
-                                hidden=self.hidden)
+                                timeout_s=max(self.timeout_s, exam_timeout_s()) if exam else self.timeout_s, log=log,
+                                work_root=self.work, sandboxed=self.sandboxed, hidden=self.hidden,
+                                companions=self.companions.get(submission.student, {}) if exam else None)
         finally:
             self.roles.drop(role)
         if watch.ended:
@@ -111,6 +116,34 @@ class Grader:
         for row in rows:
             row.detail = "; ".join(filter(None, [row.detail, *notes]))
         return rows, run.flags
+
+
+def exam_timeout_s() -> float:
+    """Lab 14's bound: its run's own limits (workers up, the drain, the cues), and time for its setup."""
+    from course.grading.exam import soak
+
+    return soak.LONGEST_S + DEFAULT_TIMEOUT_S
+
+
+def companions_of(root: Path, submissions: list[Submission], course_labs: set[str]) -> dict[str, dict[str, str | None]]:
+    """For each student whose lab 14 is graded, their notebooks of the labs its pieces come from, read now
+    (before any code runs), by the lab's own file name; None for one that is not a plain file. Graded or not:
+    `--lab 14` grades the exam alone, from the notebooks handed in beside it."""
+    students = {s.student for s in submissions if s.lab == EXAM_LAB}
+    if not students:
+        return {}
+    from course.grading.exam.hosted import notebooks_needed
+
+    needed = notebooks_needed()
+    found, refused = find_submissions(root, set(needed), course_labs)
+    companions: dict[str, dict[str, str | None]] = {student: {} for student in students}
+    for submission in found:
+        if submission.student in students:
+            companions[submission.student][needed[submission.lab]] = read_text(submission.path)
+    for row in refused:
+        if row.student in students and row.lab in needed:
+            companions[row.student].setdefault(needed[row.lab], None)
+    return companions
 
 
 def _from_result(base: Row, result: dict) -> Row:
@@ -171,6 +204,7 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
     every_notebook = sorted(p for p in submissions_dir.rglob("*.ipynb"))
     before = {p: integrity.fingerprint(p) for p in every_notebook}
     texts = {s.path: read_text(s.path) for s in submissions}
+    companions = companions_of(submissions_dir, submissions, {lab.id for lab in course.labs})
     print(db.describe())
     roles = Roles(share=jobs)
     if not roles.available:
@@ -188,7 +222,8 @@ def grade(submissions_dir: Path, out: Path, *, jobs: int = 2, timeout_s: float =
         hidden = [submissions_dir, out, SOLUTIONS, Path(os.environ.get("COURSE_HOME") or ROOT / ".course"), work]
         grader = Grader(out, timeout_s, roles, {s for s in schemas() if not s.startswith(("check_", "t_"))},
                         seed, texts, work, sandboxed=enough and roles.available,
-                        hidden=[str(p) for p in hidden], file_names=handback.file_names(s.student for s in submissions))
+                        hidden=[str(p) for p in hidden], file_names=handback.file_names(s.student for s in submissions),
+                        companions=companions)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
                 tqdm(total=len(submissions), desc="grading", unit="notebook", disable=not progress) as bar:
             futures = {pool.submit(grader.grade, s): s for s in submissions}

@@ -47,27 +47,31 @@ class NotebookRun:
 
 def supervise(name: str, text: str, exercises: list[str], seeds: dict[str, int | None], *, conninfo: str | None,
               timeout_s: float, log: Path, work_root: Path | None = None, sandboxed: bool = False,
-              hidden: list[str] = ()) -> NotebookRun:
-    """Grade the notebook `text` (read by the grader before any notebook's code ran; `name` its file name)."""
+              hidden: list[str] = (), companions: dict[str, str | None] | None = None) -> NotebookRun:
+    """Grade the notebook `text` (read by the grader before any notebook's code ran; `name` its file name).
+    `companions`: the student's notebooks of other labs its exercises load answers from (file name -> text,
+    read then too): lab 14's pieces."""
     run = NotebookRun()
     remaining = list(exercises)
     while remaining:
         run.checkers += 1
         _one_checker(name, text, remaining, seeds, run, conninfo=conninfo, timeout_s=timeout_s,
-                     log=log.resolve(), work_root=work_root, sandboxed=sandboxed, hidden=list(hidden))
+                     log=log.resolve(), work_root=work_root, sandboxed=sandboxed, hidden=list(hidden),
+                     companions=companions)
         remaining = [e for e in remaining if e not in run.results]
     return run
 
 
 def _one_checker(name: str, text: str, exercises: list[str], seeds: dict, run: NotebookRun, *,
                  conninfo: str | None, timeout_s: float, log: Path, work_root: Path | None, sandboxed: bool,
-                 hidden: list[str]) -> None:
+                 hidden: list[str], companions: dict[str, str | None] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="course-grade-", dir=work_root)).resolve()
     token = secrets.token_hex(8)
     reading, writing = os.pipe()
     spec = {"notebook_name": name, "notebook_text": text, "exercises": exercises,
             "seeds": {e: seeds.get(e) for e in exercises}, "scratch": str(work / "scratch"), "log": str(log),
-            "events_fd": writing, "token": token, "sandboxed": sandboxed, "secrets": [*hidden, str(work)]}
+            "events_fd": writing, "token": token, "sandboxed": sandboxed, "secrets": [*hidden, str(work)],
+            "companions": companions}
     env = {**os.environ, "COURSE_LOG_DIR": str(work / "logs"), "TMPDIR": str(work), "MPLBACKEND": "Agg",
            "COURSE_PROGRESS_FILE": str(work / "progress.json"), "PYTHONUNBUFFERED": "1"}
     env.pop("COURSE_DB", None)

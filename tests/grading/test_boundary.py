@@ -427,3 +427,16 @@ def shadow(conn):
     assert conn.execute("SHOW default_transaction_read_only").fetchone()[0] == "off"
     assert conn.execute("SHOW lock_timeout").fetchone()[0] == "5s"
     assert conn.execute("SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema()").fetchone()[0] == 0
+
+
+def test_every_class_a_check_may_lend_exists():
+    """A class renamed or moved leaves its EXPOSED entry naming nothing, and every check that lends it fails
+    every answer, right ones too, behind the boundary (13.keep_alive did: its Task became the consumer loop's
+    own, and `python -m course check 13` failed every handler with "cannot be lent")."""
+    import importlib
+
+    from course.grading.boundary.lending import EXPOSED
+
+    for name in EXPOSED:
+        module, _, qualname = name.rpartition(".")
+        assert isinstance(getattr(importlib.import_module(module), qualname, None), type), name

@@ -21,7 +21,7 @@ from course.grading import confine, manifest, notebooks
 
 ROOT = notebooks.ROOT
 COURSE = manifest.load()
-LABS = [lab for lab in COURSE.labs if lab.id <= "13"]  # lab 14, the exam, is graded by its own runner
+LABS = [lab for lab in COURSE.labs if lab.id <= "13"]  # lab 14, the exam: its own graded test (test_lab14_commands.py)
 HANG_S = 900  # a hang's bound per exercise (the grader's --timeout): far above any reference's time at load 40
 
 

@@ -32,13 +32,11 @@ def _outcome_note(verdict, jobs: list[int]) -> str | None:
 @exercise_check("14.exam")
 def exam_check(t: Trial, pieces, seed=None):
     if isinstance(pieces, Opaque) and pieces.type_name.endswith(".Pieces"):
-        # The class grader's checker holds only data and the notebook's own functions; the exam's workers
-        # would run pieces from the student's other notebooks, which no sandbox holds yet. A "failed" here
-        # would grade correct queues wrong, so the grader says it did not grade this exercise.
-        raise CourseError("14.exam is not graded by `course grade` yet: its workers would run the pieces of the "
-                          "student's other notebooks outside the sandbox. Grade each student's exam with "
-                          "`python -m course check 14 THEIR_FOLDER/14_final_exam.ipynb`, on a machine you do "
-                          "not mind their code running on")
+        # The exam notebook's own `pieces` is a value of its sandbox: the class grader's checker loads the
+        # pieces from the notebooks handed in beside it instead (checker._answers_beside, exam/hosted.py).
+        # Reaching here means it did not: the grader's failure, not the student's.
+        raise CourseError("14.exam got the exam notebook's own `pieces`, which the class grader cannot run: it "
+                          "grades the pieces of the notebooks 03, 04 and 07 handed in beside the exam")
     if not isinstance(pieces, Pieces):
         t.require("pieces is what exam.assemble(...) returns", ok=False, got=type(pieces).__name__,
                   expected="Pieces", note="run the cell `pieces = exam.assemble(\".\")` again, unchanged")

@@ -10,6 +10,8 @@
 
 pieces.py loads, worker.py is the worker made of the pieces, soak.py runs and records, verdict.py judges,
 figure.py draws; check("14.exam") (course/grading/checks/lab14.py) runs the same with the trial's seed.
+In class grading (`course grade`) hosted.py loads the pieces instead, each in an answer host in the
+notebook's sandbox, and the workers run sandboxed too.
 The names are imported when first used: a worker process imports worker.py alone, not nbformat and
 matplotlib (on a loaded machine they took 20 of a worker's 27 s to start).
 """

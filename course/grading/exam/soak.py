@@ -12,7 +12,9 @@ What it does, in order, all seeded (the seed is printed, and `run(pieces, seed=N
     agent's open transaction) while the workers claim, and the run watches whether a claim waits for it;
     then, for each slow job in turn, its worker is frozen (SIGSTOP: a long GC pause, a VM migration)
     until another worker has claimed the job, and thawed (SIGCONT) to finish it with its old lease (a
-    slow job's work does not end before its worker was frozen once: worker.py waits for the cue);
+    slow job's work does not end before its worker was frozen once: worker.py waits for the cue; a frozen
+    attempt that makes no ack after the thaw, its connection cut just before the freeze, is followed by
+    a freeze of the next attempt, which waits for it);
   * the network and the database fail under the workers (a third thread, faults.cut_and_restart): at seeded
     points of the drain (so many jobs done) it terminates one worker backend (pg_terminate_backend), at
     one point every worker's connections at once, and once, past half the drain, it restarts PostgreSQL
@@ -30,15 +32,17 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import shutil
 import signal
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from psycopg import sql as pgsql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import Jsonb
 from tqdm.auto import tqdm
 
@@ -48,6 +52,7 @@ from course.grading.exam.faults import CUTS, SCHEMA, Database, FaultPlan, cut_an
 from course.grading.exam.worker import CLAIMING, PIECE_RAISED
 from course.infra import eventlog, processes
 from course.infra.private_server import PrivateServer
+from course.infra.sandbox import procfs
 from course.programs import sql
 
 WORKERS = 3
@@ -59,6 +64,8 @@ TIME_LIMIT_S = 240.0  # the scenario's own time, from the first worker up; a cor
 CUE_LIMIT_S = 90.0  # the longest a cue waits for what it waits for (a claim, a lock wait): only a machine that
 # cannot restart a worker in that time makes a cue give up (a restart took 5-6 s at load 26)
 START_LIMIT_S = 240.0  # from spawning the workers to the first of them running: not the learner's time
+LONGEST_S = START_LIMIT_S + TIME_LIMIT_S + 2 * CUE_LIMIT_S  # a run's worst case: no worker up till the start
+# limit, the drain to its time limit, then the cues let go (course grade bounds lab 14 by it)
 BATCH_SLOT = WORKERS - 1  # the worker that claims with 03.claim_batch; the others with 03.claim
 
 
@@ -91,6 +98,7 @@ class Run:
     plan: str = ""  # the seed's fault plan, in words (faults.FaultPlan.describe)
     max_attempts: int = MAX_ATTEMPTS
     lease_s: float = LEASE_S
+    deletes: list[dict] = field(default_factory=list)  # delete_log rows: job_id, attempt, backend, claimed_by, app, t
 
 
 def workload(rng: random.Random) -> list[dict]:
@@ -117,8 +125,9 @@ def _seed_jobs(conn, payloads: list[dict]) -> dict[int, str]:
 class _Supervisor:
     """The worker slots: start, restart the dead, count kills, stop at a piece that raised."""
 
-    def __init__(self, spec_path: Path, history: Path, started_at: float, calm: Path):
+    def __init__(self, spec_path: Path, history: Path, started_at: float, calm: Path, database: str):
         self.spec_path, self.history, self.started_at, self.calm = spec_path, history, started_at, calm
+        self.database = database  # the workers' role on the run's server: where a sandbox's gate leads
         self.slots: list[processes.Child | None] = [None] * WORKERS
         self.incarnations = [0] * WORKERS
         self.kills = 0
@@ -131,12 +140,20 @@ class _Supervisor:
     def start(self, slot: int) -> None:
         self.incarnations[slot] += 1
         self.slots[slot] = processes.python(f"examworker{slot}", "course.grading.exam.worker",
-                                            str(self.spec_path), str(slot), str(self.incarnations[slot]))
+                                            str(self.spec_path), str(slot), str(self.incarnations[slot]),
+                                            env={"DATABASE_URL": self.database})
 
     def pid(self, slot: int) -> int | None:
+        """The slot's live worker's pid, as this process signals it."""
         with self.lock:
             child = self.slots[slot]
             return child.pid if child is not None and child.alive() else None
+
+    def wrote(self, slot: int, event: Event) -> bool:
+        """Did the slot's live worker write this event? A worker writes the pid it sees itself by: in class
+        grading it runs sandboxed, in a PID namespace of its own, where that is not the pid we signal."""
+        pid = self.pid(slot)
+        return pid is not None and pid == event.pid or pid is not None and procfs.inner_pid(pid) == event.pid
 
     def tend(self) -> None:
         with self.lock:
@@ -227,17 +244,22 @@ def claim_waited_for(watcher, holder_pid: int) -> str | None:
     return None if row is None else row[0].removesuffix(CLAIMING)
 
 
+ENDED = ("finished", "failed", "killed", "acked", "ack_refused", "buried", "retried", "let_go")  # an attempt's work is over
+
+
 def _at_work_on(supervisor: _Supervisor, job_id: int) -> tuple[int, int, int] | None | bool:
-    """(slot, pid, attempt) of the live worker running this job now; None if none is; False once it is done."""
-    for event in reversed(eventlog.read(supervisor.history, Event)):
-        if event.job != job_id or event.kind not in ("started", "finished", "failed", "killed", "acked",
-                                                      "ack_refused", "buried", "retried"):
-            continue
-        if event.kind in ("acked", "buried"):
-            return False
-        if event.kind == "started" and supervisor.pid(event.worker) == event.pid:
-            return event.worker, event.pid, event.attempt
-        return None
+    """(slot, pid, attempt) of the live worker running this job now (its pid as we signal it); None if none
+    is; False once it is done. By attempt: a worker that let its attempt go (its connection cut) may write
+    its last words after the next attempt started."""
+    events = [e for e in eventlog.read(supervisor.history, Event) if e.job == job_id]
+    last = next((e for e in reversed(events) if e.kind in ("started", *ENDED)), None)
+    if last is not None and last.kind in ("acked", "buried"):
+        return False
+    ended = {e.attempt for e in events if e.kind in ENDED}
+    for event in reversed(events):
+        if event.kind == "started" and event.attempt not in ended and supervisor.wrote(event.worker, event):
+            pid = supervisor.pid(event.worker)
+            return (event.worker, pid, event.attempt) if pid is not None else None
     return None
 
 
@@ -268,21 +290,29 @@ def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], a
                     continue
                 pending.remove(job_id)
                 try:
-                    _hold_frozen(watcher, supervisor, job_id, slot, pid, attempt, done)
+                    acked = _hold_frozen(watcher, supervisor, job_id, slot, pid, attempt, done)
                 finally:
                     supervisor.fault.release()
+                if not acked and not done.is_set():
+                    # its connection was cut just before the freeze (or it died): no stale ack was made, and
+                    # the attempt now at work waits for a freeze of its own (worker.wait_for_the_freeze)
+                    _note(supervisor, kind="freeze_void", job=job_id, attempt=attempt,
+                          detail=f"worker {slot} made no ack after the thaw: the next attempt is frozen instead")
+                    pending.append(job_id)
             time.sleep(0.05)
     finally:
         watcher.close()
 
 
-SETTLED = ("acked", "ack_refused", "failed", "killed")  # how a worker ends an attempt it worked
+SETTLED = ("acked", "ack_refused", "failed", "killed", "let_go")  # how a worker ends an attempt it worked
+ACKS = ("acked", "ack_refused")  # a frozen attempt that made one of these made the stale ack the cue is for
 
 
 def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: int, attempt: int,
-                 done: threading.Event) -> None:
-    """Keep the worker stopped until another has claimed its job (its lease ran out), then thaw it."""
-    _note(supervisor, kind="frozen", job=job_id, facts={"slot": slot},
+                 done: threading.Event) -> bool:
+    """Keep the worker stopped until another has claimed its job (its lease ran out), then thaw it; whether
+    the thawed attempt then made its (stale) ack."""
+    _note(supervisor, kind="frozen", job=job_id, attempt=attempt, facts={"slot": slot},
           detail=f"worker {slot} frozen (SIGSTOP) while it runs this job")
     deadline = time.monotonic() + CUE_LIMIT_S
     while not done.is_set() and time.monotonic() < deadline:
@@ -299,11 +329,16 @@ def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: 
     # The caller still holds the fault lock: no cut or restart until the thawed worker has settled this
     # attempt (acked, been refused, failed) or died, so its stale ack always reaches the server and is seen.
     deadline = time.monotonic() + CUE_LIMIT_S
+    settled = []
     while not done.is_set() and time.monotonic() < deadline and supervisor.pid(slot) == pid:
-        if any(event.job == job_id and event.attempt == attempt and event.worker == slot and event.kind in SETTLED
-               for event in eventlog.read(supervisor.history, Event)):
+        settled = [event.kind for event in eventlog.read(supervisor.history, Event)
+                   if event.job == job_id and event.attempt == attempt and event.worker == slot and event.kind in SETTLED]
+        if settled:
             break
         time.sleep(0.05)
+    settled = settled or [event.kind for event in eventlog.read(supervisor.history, Event)
+                          if event.job == job_id and event.attempt == attempt and event.worker == slot]
+    return any(kind in ACKS for kind in settled)
 
 
 def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Run:
@@ -312,8 +347,12 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
         raise ValueError("the exam needs every piece; missing: " + ", ".join(pieces.missing) + ". Nothing ran.")
     seed = random.randrange(1, 10**6) if seed is None else seed
     rng = random.Random(seed)
-    workdir = Path(tempfile.mkdtemp(prefix="course-exam-"))
+    # What the workers write and read (their history, the calm marker) is in a folder every child may
+    # write: in class grading they run sandboxed, as uids of their own, and reach no other folder of ours.
+    workdir = processes.exchange_folder("course-exam-")
     history, calm = workdir / "history.jsonl", workdir / "calm"
+    history.touch(mode=0o666)
+    history.chmod(0o666)  # whatever the umask: every worker appends to it
     spec: Path | None = None
     with PrivateServer(prefix="exam-") as server:
         box = Database(server)
@@ -321,14 +360,16 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             with box.connect() as setup:
                 setup.execute(f"CREATE SCHEMA {SCHEMA}")
                 setup.execute(sql.query("exam", "schema"))
+                setup.execute(sql.query("exam", "watch_deletes"))
                 kinds = _seed_jobs(setup, workload(rng))
+                workers_conninfo = _workers_role(setup, box.conninfo)
             plan = FaultPlan.draw(rng, len(kinds))
             started_at = time.time()
             spec = processes.pickle_for_child({
-                "conninfo": box.conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
+                "conninfo": workers_conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
                 "started_at": started_at, "calm": str(calm), "lease_s": LEASE_S,
                 "kill_mid_work": 0.04, "kill_after_ack": 0.04, "batch_slot": BATCH_SLOT}, "exam-spec")
-            supervisor = _Supervisor(spec, history, started_at, calm)
+            supervisor = _Supervisor(spec, history, started_at, calm, workers_conninfo)
             done = threading.Event()
             slow = [job_id for job_id, kind in kinds.items() if kind == "slow"]
             app = f"examworker-{seed}"
@@ -350,7 +391,7 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
                     supervisor.tend()
                     if supervisor.piece_raised:
                         break
-                    if deadline is None and history.exists():
+                    if deadline is None and history.stat().st_size:  # the first worker is up
                         deadline = time.monotonic() + TIME_LIMIT_S
                         for cue in cues:
                             cue.start()
@@ -387,6 +428,17 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def _workers_role(conn, conninfo: str) -> str:
+    """The workers' own role on the run's server (exam.sql's worker_role: never the superuser), with a
+    password of this run's; the connection string they log in with."""
+    password = secrets.token_hex(16)
+    conn.execute(sql.query("exam", "worker_role"))
+    conn.execute(pgsql.SQL("ALTER ROLE exam_worker PASSWORD {}").format(pgsql.Literal(password)))
+    params = conninfo_to_dict(conninfo)
+    params.pop("passfile", None)  # the superuser's
+    return make_conninfo(**{**params, "user": "exam_worker", "password": password})
+
+
 def _only_hopeless_left(box: Database, history: Path) -> bool:
     """Every job still in the table is one no correct queue keeps: claimed more often than its attempts,
     the kills, the freezes and the connections cut allow, or retried after its last attempt. Waiting longer
@@ -417,8 +469,11 @@ def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed
                "held_until": None if until is None else until.timestamp() - started_at, "t": at.timestamp() - started_at}
               for j, a, free, until, at, app in box.query(
                   "SELECT job_id, attempt, was_free, held_until, at, app FROM claim_log ORDER BY at")]
+    deletes = [{"job_id": j, "attempt": a, "backend": backend, "claimed_by": claimer, "app": app,
+                "t": at.timestamp() - started_at} for j, a, backend, claimer, app, at in box.query(
+                    "SELECT job_id, attempt, backend, claimed_by, app, at FROM delete_log ORDER BY at")]
     events = eventlog.read(history, Event)
     count = lambda kind: sum(1 for e in events if e.kind == kind)  # noqa: E731
     return Run(seed, kinds, events, ledger, dead, stuck, claims, timed_out, elapsed, supervisor.kills,
                count("frozen"), cuts=sum(e.facts.get("backends", 0) for e in events if e.kind == "cut"),
-               restarts=count("restarted"))
+               restarts=count("restarted"), deletes=deletes)

@@ -13,9 +13,11 @@ names one piece:
     07.backoff      a retry's delay outside [0, min(300, 2^(attempt-1))]; or, over a fixed sample of draws
                     at each attempt 1-10, a draw outside it, none reaching BACKOFF_REACH of the ceiling (it does
                     not grow) or none below 1 - BACKOFF_REACH of it (no full jitter)
-    04.fenced_ack   deleted a job whose lease was no longer its own; did not delete its own; returned otherwise
+    04.fenced_ack   deleted a job whose lease was no longer its own (seen by the worker, and by the server: exam.sql's
+                    delete_log, which no worker can write); did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
+    07.backoff      also: a retry's next attempt claimed before the retry was due, the row free (spacing.py)
     any piece       raised
 """
 
@@ -26,6 +28,8 @@ from dataclasses import dataclass, field
 
 from course.infra import eventlog
 from course.grading.exam.soak import Event, Run, claiming_piece
+from course.grading.exam.spacing import Spacing, spacing
+from course.grading.exam.worker import CLAIMING
 
 CAP_S = 300.0  # lab 07's rule: random(0, min(CAP_S, 2^(attempt-1)))
 BACKOFF_REACH = 0.8  # the tolerance: 200 uniform draws all miss the top (or the bottom) fifth once in 10^19
@@ -47,6 +51,7 @@ class Verdict:
     stuck: list[int] = field(default_factory=list)
     poison_wrong: list[tuple[int, str]] = field(default_factory=list)  # (job, what happened instead)
     violations: list[Violation] = field(default_factory=list)
+    spacing: Spacing = field(default_factory=Spacing)  # retries beside their next claims (spacing.py)
 
     @property
     def passed(self) -> bool:
@@ -88,6 +93,7 @@ class Verdict:
             f"  stuck (still in the table at the end):   {_count(self.stuck)}",
             f"  poison dead-lettered at the right attempt: {poison - len(self.poison_wrong)} of {poison}"
             + (f" (first wrong: job {self.poison_wrong[0][0]}, {self.poison_wrong[0][1]})" if self.poison_wrong else ""),
+            f"  retries claimed only once due:           {self.spacing.line()}",
             f"  rule broken by a piece:                  {len(self.violations)}"
             + (f" ({', '.join(self.pieces_at_fault())})" if self.violations else ""),
         ]
@@ -115,7 +121,10 @@ def _count(jobs: list[int]) -> str:
 def judge(run: Run) -> Verdict:
     verdict = Verdict(run)
     _outcomes(run, verdict)
-    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run) + _backoffs(run),
+    verdict.spacing = spacing(run)
+    early = [Violation(e.claimed, e.piece, e.job, e.what()) for e in verdict.spacing.early
+             if e.was_free]  # a claim that took a held row is _claims' already
+    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run) + _backoffs(run) + early,
                                 key=lambda v: v.t)
     return verdict
 
@@ -228,6 +237,21 @@ def _acks(run: Run) -> list[Violation]:
             found.append(Violation(e.t, "04.fenced_ack", e.job,
                                    f"the ack of job {e.job} returned {f['returned']} but "
                                    + ("deleted it" if f["deleted"] else "deleted nothing")))
+    return found + _stale_deletes(run, {v.job for v in found if v.what.endswith("under its new owner")})
+
+
+def _stale_deletes(run: Run, seen: set[int]) -> list[Violation]:
+    """What the server saw (exam.sql's delete_log), whatever the workers wrote: a job deleted by a backend
+    other than the one whose claim its row's lease was, outside any claim, is an ack with a lease no longer
+    its own. Said once for a job the history already showed so."""
+    found = []
+    for d in run.deletes:
+        if d["claimed_by"] is None or d["backend"] == d["claimed_by"] or d["app"].endswith(CLAIMING) or d["job_id"] in seen:
+            continue
+        seen.add(d["job_id"])
+        found.append(Violation(d["t"], "04.fenced_ack", d["job_id"],
+                               f"job {d['job_id']} was deleted by another session than the one whose claim held its "
+                               f"lease (attempt {d['attempt']}): an ack with a lease no longer its own"))
     return found
 
 

@@ -10,6 +10,8 @@ Around each piece it watches what the piece did, with the row locked so that nob
 history: the verdict is read from there, in the parent. It kills itself at seeded random points (mid-
 work; after the ack, before the commit) until the run's kill budget is spent.
 
+It logs in as the run's worker role (never the superuser) where its DATABASE_URL leads: in class grading
+it runs in the notebook's sandbox, whose one way to the run's PostgreSQL is the sandbox's gate.
 Its connections may be cut (the run terminates their backends) and PostgreSQL restarted under it: a
 worker that finds its connection gone connects again and goes on, as a production worker must. A piece
 that raised because its connection was cut is not blamed; the job in hand is let go (its lease runs out
@@ -32,7 +34,7 @@ from psycopg.conninfo import make_conninfo
 
 from course.core import queue
 from course.errors import PermanentError, first_line
-from course.infra import eventlog, processes
+from course.infra import db, eventlog, processes
 from course.programs import sql
 
 MID_WORK = "while the job was running"
@@ -119,7 +121,7 @@ class ExamWorker:
         deadline = time.monotonic() + RECONNECT_LIMIT_S
         while True:
             try:
-                return psycopg.connect(make_conninfo(self.spec["conninfo"], application_name=name),
+                return psycopg.connect(make_conninfo(db.reached_here(self.spec["conninfo"]), application_name=name),
                                        autocommit=True, connect_timeout=5)
             except DISCONNECTED:
                 if time.monotonic() > deadline:
@@ -213,15 +215,18 @@ class ExamWorker:
     def settle_failure(self, job: queue.Job, error: BaseException) -> None:
         decision = self.call("07.route", job, error)
         permanent = isinstance(error, PermanentError)
+        due = None  # when a retry makes the job due again, on the server's clock
         with self.conn.transaction():
             self.conn.execute(sql.query("exam", "hold_row"), {"id": job.id})
             if isinstance(decision, queue.Retry):
                 delay_s = self.call("07.backoff", job.attempts, random.Random(backoff_seed(self.spec["seed"], job)))
                 if not isinstance(delay_s, (int, float)):
                     raise PieceRaised("07.backoff", TypeError(f"it returned {delay_s!r}, not a number of seconds"))
-                done = self.conn.execute(sql.query("exam", "retry"), {
+                row = self.conn.execute(sql.query("exam", "retry"), {
                     "id": job.id, "lease_token": job.lease_token, "delay_s": float(delay_s),
-                    "error": first_line(error)}).rowcount
+                    "error": first_line(error)}).fetchone()
+                done = row is not None
+                due = row[0] if done else None
                 self.note("retried", job, f"Retry, backoff {delay_s:.2f} s", delay_s=float(delay_s),
                           permanent=permanent, applied=bool(done))
             elif isinstance(decision, queue.Dead):
@@ -231,6 +236,9 @@ class ExamWorker:
                 self.note("buried", job, f"Dead({decision.reason!r})", permanent=permanent, applied=bool(done))
             else:
                 raise PieceRaised("07.route", TypeError(f"it returned {decision!r}, not queue.Retry or queue.Dead"))
+        if due is not None:  # committed: the job is the backoff's until then (a cut commit never was)
+            self.note("retry_due", job, f"due again at {_epoch(due) - self.spec['started_at']:.2f} s",
+                      due=_epoch(due) - self.spec["started_at"])
 
     # -- the work ----------------------------------------------------------------------------------
 
@@ -258,16 +266,25 @@ class ExamWorker:
         else:
             self.stop_beating(job)
             self.note("finished", job)
-            self.ack(job)
+            try:
+                self.ack(job)
+            except (ConnectionLost, *DISCONNECTED) as error:
+                self.note("let_go", job, f"the connection was cut before the ack: {first_line(error)}")
+                raise
 
     def wait_for_the_freeze(self, job: queue.Job) -> None:
         """A slow job's work ends only once the run has frozen the worker running it (soak.py's cue 2),
-        in this attempt or an earlier one: a fault that held the run's fault lock through the whole work
-        (a restart under load) would otherwise let the job finish unfrozen, and an ack that never meets a
-        lost lease is never judged. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
+        in this attempt, or in an earlier one that then made its ack (the stale ack the freeze is for): a
+        fault that held the run's fault lock through the whole work (a restart under load) would otherwise
+        let the job finish unfrozen, and an ack that never meets a lost lease is never judged; a frozen
+        attempt whose connection was cut just before the freeze makes no ack, and this one is frozen
+        instead. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
         deadline = time.monotonic() + FREEZE_WAIT_S
         while time.monotonic() < deadline:
-            if any(e.get("kind") == "frozen" and e.get("job") == job.id for e in eventlog.read(self.spec["history"])):
+            mine = [e for e in eventlog.read(self.spec["history"]) if e.get("job") == job.id]
+            acked = {e.get("attempt") for e in mine if e.get("kind") in ("acked", "ack_refused")}
+            if any(e.get("kind") == "frozen" and (e.get("attempt") == job.attempts or e.get("attempt") in acked)
+                   for e in mine):
                 return
             time.sleep(0.2)
 

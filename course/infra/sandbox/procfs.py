@@ -3,6 +3,7 @@ namespace they are in. Read-only, and a process that ends while we look is simpl
 
     children(pid), descendants(pid)     from /proc/PID/task/*/children
     inner_child(parent, inner_pid)      the child whose pid inside its own PID namespace is `inner_pid`
+    inner_pid(pid)                      its pid as it sees itself (in its own PID namespace): what it writes down
     parent(pid), thread_group(tid), process_group(pid)
     pids(), running(pid)                every process we can see; alive and not a zombie?
     uid_of(pid), processes_of_uid(uid), tasks_of_uid(uid)   (tasks: threads too, as RLIMIT_NPROC counts)
@@ -62,6 +63,17 @@ def inner_child(parent: int, inner_pid: int) -> int | None:
         except (FileNotFoundError, ProcessLookupError, ValueError):
             pass
     return None
+
+
+def inner_pid(pid: int) -> int | None:
+    """`pid`'s pid as the process itself sees it (os.getpid() there: the last of NSpid, in its own PID
+    namespace); `pid` where it has no namespace of its own or /proc does not say; None once it is gone."""
+    try:
+        return int(_status(pid).get("NSpid", str(pid)).split()[-1])
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except ValueError:
+        return pid
 
 
 def running(pid: int) -> bool:

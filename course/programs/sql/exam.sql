@@ -70,6 +70,30 @@ END $$;
 CREATE TRIGGER exam_watch_claims BEFORE UPDATE ON jobs
     FOR EACH ROW WHEN (NEW.attempts > OLD.attempts) EXECUTE FUNCTION exam_watch_claims();
 
+-- name: watch_deletes
+-- The exam's eyes on every delete of a job (an ack, a burial; not part of anyone's queue, and not shown in
+-- the lab): which backend deleted it, at which attempt, and which backend made the claim of that attempt
+-- (claim_log). A worker acks and buries only on the connection it claimed on (it lets a job go when that
+-- connection is cut), so a delete by another backend is an ack with a lease that was no longer its own.
+-- The server sees it, whatever a worker's process writes in the run's history (in class grading the
+-- workers run the learner's code; they may not write this table: the trigger does, with its owner's rights).
+CREATE TABLE delete_log (
+    job_id     bigint      NOT NULL,
+    attempt    integer     NOT NULL,
+    backend    integer     NOT NULL DEFAULT pg_backend_pid(),
+    claimed_by integer,    -- the backend whose claim made `attempt`; NULL if none did (a claim that deletes)
+    app        text        NOT NULL DEFAULT current_setting('application_name'),
+    at         timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE FUNCTION exam_watch_deletes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = exam AS $$
+BEGIN
+    INSERT INTO delete_log (job_id, attempt, claimed_by)
+    VALUES (OLD.id, OLD.attempts, (SELECT backend FROM claim_log WHERE job_id = OLD.id AND attempt = OLD.attempts
+                                   ORDER BY at DESC LIMIT 1));
+    RETURN OLD;
+END $$;
+CREATE TRIGGER exam_watch_deletes AFTER DELETE ON jobs FOR EACH ROW EXECUTE FUNCTION exam_watch_deletes();
+
 -- name: lease_of
 -- What the exam reads in the claim's own transaction, right after the learner's claim returned: the
 -- row is locked by that claim's UPDATE, so nobody can have changed it in between.
@@ -115,10 +139,13 @@ INSERT INTO ledger (job_id, worker, attempt) VALUES (%(id)s, %(worker)s, %(attem
 
 -- name: retry
 -- 07's route said Retry(delay_s): hand the job back, visible again after the delay. Fenced: only the
--- lease holder hands a job back.
+-- lease holder hands a job back. It returns the backoff's promise, worked out apart from the row it
+-- wrote: when the job is due again, on the server's clock, the one the claim log's times are read on. No
+-- claim of its next attempt may come before it, whatever the row says then (course/grading/exam/spacing.py).
 UPDATE jobs SET run_at = now() + make_interval(secs => %(delay_s)s), locked_until = NULL,
                 last_error = %(error)s
-WHERE id = %(id)s AND lease_token = %(lease_token)s;
+WHERE id = %(id)s AND lease_token = %(lease_token)s
+RETURNING now() + make_interval(secs => %(delay_s)s) AS due;
 
 -- name: bury
 -- 07's route said Dead(reason): the job moves to dead_jobs, with the attempt it died at. Fenced too.
@@ -128,3 +155,16 @@ WITH gone AS (
 )
 INSERT INTO dead_jobs (id, type, payload, attempts, reason, error)
 SELECT id, type, payload, attempts, %(reason)s, %(error)s FROM gone;
+
+-- name: worker_role
+-- The workers log in as a role of their own, not the server's superuser: in class grading they run the
+-- learner's code in a sandbox, and a superuser could run programs on the grader's machine (COPY ... TO
+-- PROGRAM) or rewrite what the exam reads. The role may do what a queue does to `jobs` and add rows to
+-- the ledger and the dead-letter table; it may not change or remove them, and it may only read the claim
+-- log, which the trigger writes with its owner's rights. Its password is the run's own, set next (soak.py).
+CREATE ROLE exam_worker LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION;
+GRANT USAGE ON SCHEMA exam TO exam_worker;
+GRANT SELECT, UPDATE, DELETE ON jobs TO exam_worker;
+GRANT SELECT, INSERT ON ledger, dead_jobs TO exam_worker;
+GRANT SELECT ON claim_log TO exam_worker;
+ALTER FUNCTION exam_watch_claims() SECURITY DEFINER SET search_path = exam;

@@ -409,3 +409,27 @@ def test_at_least_as_old_without_leaving_itself_out_lists_itself():
         return [pid for (pid,) in rows]
 
     assert_passes_except(run_check("11.vacuum_blockers", vacuum_blockers=wrong), "leaves out your own session")
+
+
+# Blind red team red10 (issue 22): both passed every check. The first left out a queue whose only job became
+# due the instant it was asked (no job of the check was due exactly now with due_at = now() too); the second
+# compared whole seconds, which the check's thresholds (1 s, 600 s) and ages (~1.7 s) never told apart.
+
+
+def test_a_queue_whose_job_became_due_this_instant_is_waited_for():
+    wrong = by_queue("SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM jobs "
+                     "WHERE run_at <= now() OR attempts > 0 GROUP BY queue HAVING min(due_at) < now()")
+    assert_passes_except(run_check("11.oldest_waiting", oldest_waiting=wrong), WHO_WAITS)
+
+
+def test_whole_seconds_are_not_the_transactions_age():
+    def wrong(conn, older_than_s):
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+                            "pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND "
+                            "extract(epoch FROM now() - xact_start)::int > %s ORDER BY xact_start",
+                            [int(older_than_s)]).fetchall()
+        return [pid for (pid,) in rows]
+
+    report = run_check("11.vacuum_blockers", vacuum_blockers=wrong)
+    assert failed(report) == ["uses older_than_s to the fraction of a second: a transaction 2.3 s old is older "
+                              "than 2.05 s"], report.render()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import psycopg
 
 from course.core import monitoring, queue
+from course.programs import dead_rows
 
 from course.grading import differential as diff
 from course.grading.trial import Trial, short
@@ -485,9 +486,45 @@ def vacuum_blockers(t: Trial, vacuum_blockers):
                  expected=[], example="the same sessions, vacuum_blockers(conn, 600.0)",
                  note="compare xact_start with now() - make_interval(secs => older_than_s), the argument you are "
                       "given, not a number written in the query" if ours else None)
+        blockers = {pid: name for pid, name in names.items()
+                    if name in ("monthly-report", "forgotten-psql", "slow-export")}
+        _to_the_fraction_of_a_second(t, box.conn, blockers, vacuum_blockers)
         _leaves_out_its_own_session(t, sessions, vacuum_blockers)
     finally:
         sessions.close()
+
+
+FRACTION = "uses older_than_s to the fraction of a second: a transaction 2.3 s old is older than 2.05 s"
+
+
+def _to_the_fraction_of_a_second(t: Trial, conn: psycopg.Connection, blockers: dict[int, str], vacuum_blockers) -> None:
+    """A threshold between whole seconds, just under a blocker's age (a red team's answer compared whole
+    seconds, the age rounded and older_than_s cut: 1.4 s was not older than 1.2 s). In one transaction, where
+    now() and pg_stat_activity stand still, so the reference's list is exact: a blocker whose age's fraction is
+    at least 0.1 s and under 0.5 s (rounding the age gives its whole seconds) and a threshold 0.05 s past them.
+    The threshold is below every age it decides, so an answer that reads the clock lists the same."""
+    for _ in range(12):  # the ages' fractions move with the clock: a few looks find one in range
+        conn.execute("BEGIN")
+        try:
+            ages = dict(conn.execute("SELECT pid, extract(epoch FROM now() - xact_start)::float8 FROM pg_stat_activity "
+                                     "WHERE pid = ANY(%s) AND xact_start IS NOT NULL", [list(blockers)]).fetchall())
+            fits = sorted(age for age in ages.values() if 0.1 <= age % 1 < 0.45 and age >= 1)
+            if fits:
+                threshold = int(fits[0]) + 0.05
+                got = t.call(vacuum_blockers, conn, threshold, during=f"vacuum_blockers(conn, {threshold})")
+                expected = [blockers[b.pid] for b in dead_rows.vacuum_blockers(conn, threshold) if b.pid in blockers]
+                ours = [blockers[p] for p in (_pid_of(item) for item in got or []) if p in blockers]
+                told = ", ".join(f"{blockers[pid]} {age:.2f} s" for pid, age in sorted(ages.items(), key=lambda a: -a[1]))
+                t.expect(FRACTION, ok=sorted(ours) == sorted(expected), got=ours, expected=expected,
+                         example=f"vacuum_blockers(conn, {threshold}) with transactions open {told}",
+                         note="compare the transaction's age in seconds with older_than_s as they are, fractions and "
+                              "all: xact_start < now() - make_interval(secs => older_than_s); rounding either one "
+                              "to whole seconds moves the line" if sorted(ours) != sorted(expected) else None)
+                return
+        finally:
+            conn.execute("ROLLBACK")
+        time.sleep(0.15)
+    t.expect(FRACTION, ok=True, got="not tried: no transaction's age fell between 0.1 and 0.45 s past a whole second")
 
 
 def _another_database(conn) -> str:

@@ -120,7 +120,17 @@ def _waiting_one_state(rng: random.Random) -> Jobs:
     return Jobs(tuple(_job(rng, name, state) for _ in range(rng.randint(1, 3))))
 
 
-WAITING_FAMILIES = (_waiting_mixed, _waiting_only_later, _waiting_one_state)
+def _waiting_this_instant(rng: random.Random) -> Jobs:
+    """A queue whose only job was enqueued this very instant (due_at = run_at = now(): 0 s late, and waited
+    for), beside another queue's jobs. Alone in its queue, so that 0 s is its oldest: beside older jobs a 0
+    tells nothing apart."""
+    names = rng.sample(QUEUE_NAMES, 2)
+    now = Job(names[0], "due now", 0.0, 0.0, 0)
+    others = tuple(_job(rng, names[1]) for _ in range(rng.randint(0, 3)))
+    return Jobs((now, *others) if rng.random() < 0.5 else (*others, now))
+
+
+WAITING_FAMILIES = (_waiting_mixed, _waiting_only_later, _waiting_one_state, _waiting_this_instant)
 
 
 def _install(conn, scenario: Jobs) -> None:

@@ -277,12 +277,24 @@ def in_this_process(t: Trial, publish_with_retry, rng: random.Random) -> None:
     # Counted from its first attempt (its deadline is set before it), a retry that looks at the clock between
     # any two attempts makes at most one attempt once give_up_after_s has passed.
     late = [at for at in yours.times if at - yours.times[0] > dead.give_up_after_s]
-    t.expect("gives up neither at once nor long after give_up_after_s", ok=yours.took >= 0.5 and len(late) <= 1,
-             got=f"raised after {yours.took:.2f} s" if yours.took < 0.5 or not late else
+    # Not before, either: a retry may stop one pause short of its deadline (the next pause would take it past),
+    # never more. On the 3 s run a red team's give-up at half of give_up_after_s (1.5 s) shows; the check's
+    # clock starts before the call and stops after it, so a busy machine only makes an answer look later.
+    # (A retry whose pauses grow too long stops short by its next, doubled, pause: the pauses' rule names that.)
+    early = long_dead.give_up_after_s - max(LONGEST_PAUSE_S, 2 * max(yours_long.gaps, default=0.0))
+    too_soon = yours_long.done is not None and yours_long.done.error is not None and yours_long.took < early
+    t.expect("gives up neither at once nor long after give_up_after_s",
+             ok=yours.took >= 0.5 and len(late) <= 1 and not too_soon,
+             got=f"raised after {yours.took:.2f} s" if yours.took < 0.5 else
+             f"raised after {yours_long.took:.2f} s" if too_soon else
              f"{len(late)} attempts after give_up_after_s had passed, the last {late[-1] - yours.times[0]:.2f} s "
-             "after the first", expected="at least 0.5 s of retries, and at most one attempt after 1.0 s",
-             example=example, note="look at the clock before every pause: once the next pause would take you past "
-             "the deadline, raise" if late[1:] else None)
+             "after the first" if late[1:] else None,
+             expected=f"raised at least {early:.2f} s after the call" if too_soon else
+             "at least 0.5 s of retries, and at most one attempt after 1.0 s",
+             example=long_dead.told() if too_soon else example,
+             note="look at the clock before every pause: once the next pause would take you past "
+             "the deadline, raise" if late[1:] else "give up once give_up_after_s has passed since the call, "
+             "not sooner: the caller gave you that long" if too_soon else None)
     t.require("pauses between attempts (a leader election is not helped by hammering)",
               ok=2 <= len(yours.times) <= 50, got=f"{len(yours.times)} attempts in {yours.took:.2f} s",
               expected="2 to 50 attempts in about a second", example=example)

@@ -1,0 +1,4 @@
+# wrong | fewest-meeting-target (rule of thumb, target ignored)
+import math
+def workers_for(arrival_rate, service_time, target_wait):
+    return math.ceil(arrival_rate * service_time * 1.1)

@@ -1,0 +1,9 @@
+# wrong | more-than (>=)
+LIMIT_S = 120
+
+
+def alerts(snapshot):
+    out = [f"{v.queue} late ({v.waiting_s:.0f} s)" for v in snapshot.queues if v.waiting_s >= LIMIT_S]
+    if snapshot.dead_letters > 0:
+        out.append(f"{snapshot.dead_letters} dead letters")
+    return out

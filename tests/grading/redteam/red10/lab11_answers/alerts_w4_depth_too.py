@@ -1,0 +1,10 @@
+# wrong | no-others (alerts on depth too)
+LIMIT_S = 120
+
+
+def alerts(snapshot):
+    out = [f"{v.queue} is late ({v.waiting_s:.0f} s)" for v in snapshot.queues if v.waiting_s > LIMIT_S]
+    out += [f"{v.queue} has {v.depth} jobs queued" for v in snapshot.queues if v.depth > 1000]
+    if snapshot.dead_letters > 0:
+        out.append(f"{snapshot.dead_letters} dead letters")
+    return out

@@ -1,0 +1,6 @@
+# wrong | oldest-in-seconds (the newest job, max(due_at))
+def oldest_waiting(conn):
+    rows = conn.execute("""
+        SELECT queue, EXTRACT(EPOCH FROM now() - max(due_at))::float8
+        FROM jobs WHERE run_at <= now() OR attempts > 0 GROUP BY queue""").fetchall()
+    return dict(rows)

@@ -1,0 +1,9 @@
+# wrong | transaction-age / ours-only (OR precedence: every xmin holder, any age)
+def vacuum_blockers(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND backend_xid IS NOT NULL AND xact_start < now() - make_interval(secs => %s)
+           OR backend_xmin IS NOT NULL AND pid <> pg_backend_pid()
+        ORDER BY xact_start""", [older_than_s]).fetchall()
+    return [r[0] for r in rows]

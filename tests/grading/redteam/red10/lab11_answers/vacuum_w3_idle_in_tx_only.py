@@ -1,0 +1,10 @@
+# wrong | holds-back-vacuum (only idle-in-transaction sessions; a long active query missed)
+def vacuum_blockers(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND state = 'idle in transaction'
+          AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < now() - make_interval(secs => %s)
+        ORDER BY xact_start""", [older_than_s]).fetchall()
+    return [r[0] for r in rows]

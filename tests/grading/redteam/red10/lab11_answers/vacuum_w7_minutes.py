@@ -1,0 +1,9 @@
+# wrong | transaction-age (older_than_s taken as minutes)
+def vacuum_blockers(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < now() - make_interval(mins => %s)
+        ORDER BY xact_start""", [int(older_than_s)]).fetchall()
+    return [r[0] for r in rows]

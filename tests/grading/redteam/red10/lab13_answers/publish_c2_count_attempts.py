@@ -1,0 +1,16 @@
+# correct
+import itertools
+
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    started = time.monotonic()
+    last = None
+    for attempt in itertools.count():
+        try:
+            ack = publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            last = error
+        else:
+            return ack
+        if time.monotonic() - started > give_up_after_s:
+            raise last
+        time.sleep(min(0.05 * 2 ** attempt, 0.45))

@@ -1,0 +1,11 @@
+# wrong | give-up (raises a new error, not the last one)
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while time.monotonic() < deadline:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.4)
+    raise RuntimeError(f"gave up publishing {msg_id} after {give_up_after_s} s")
