@@ -23,6 +23,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from course.core import outbox
+from course.infra import processes
 from course.programs import tiffin
 
 from course.grading import differential as diff
@@ -470,9 +471,10 @@ class RolledBack(interleave.Hold):
         seen = interleave.observed(lambda: self.take(holder.conn))
 
         def release() -> None:
-            deadline = time.monotonic() + self.patience_s
-            while time.monotonic() < deadline and interleave.blocked(arena.watch, arena.conn.info.backend_pid,
-                                                                     [holder.pid]):
+            # stretched on a loaded machine, where an answer's lock_timeout may fire late
+            patience = processes.HangBound(self.patience_s)
+            while not patience.passed() and interleave.blocked(arena.watch, arena.conn.info.backend_pid,
+                                                                [holder.pid]):
                 time.sleep(0.02)
             holder.conn.execute("ROLLBACK")
         return interleave.Holding(release, lambda: seen)
