@@ -36,6 +36,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(CHECKOUT))
 
 from course.infra import sandbox  # noqa: E402  (the checkout first, when run as a script)
+from course.grading import roles  # noqa: E402
 
 SCRATCH_BYTES = 16 << 20
 PROCESSES = 40
@@ -598,8 +599,14 @@ def lab(superuser_conninfo: str, pgpass: Path, socket_path: str, solutions: Path
     role, password = f"course_sandbox_test_{secrets.token_hex(4)}", secrets.token_hex(16)
     with psycopg.connect(superuser_conninfo, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
-        conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
-            sql.Identifier(conn.info.dbname), sql.Identifier(role)))
+        # A GRANT on the database updates its shared catalog row: under the graders' lock, as roles.py does, or
+        # a grader (or this driver in another xdist worker) doing the same at once fails one of them with
+        # "tuple concurrently updated" (CI8: three rows errored at setup).
+        roles._make_lock_table(conn)
+        with conn.transaction():
+            conn.execute(roles.CATALOG_LOCK)
+            conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
+                sql.Identifier(conn.info.dbname), sql.Identifier(role)))
     try:
         superuser_password = pgpass.read_text().strip().rsplit(":", 1)[1]
         from psycopg.conninfo import make_conninfo
@@ -626,7 +633,8 @@ def lab(superuser_conninfo: str, pgpass: Path, socket_path: str, solutions: Path
             signal.signal(signal.SIGUSR2, lambda *_: found.signals.append(time.time()))
             yield found
     finally:
-        with psycopg.connect(superuser_conninfo, autocommit=True) as conn:
+        with psycopg.connect(superuser_conninfo, autocommit=True) as conn, conn.transaction():
+            conn.execute(roles.CATALOG_LOCK)  # DROP OWNED revokes the GRANT above: the same catalog row
             conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
             conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
         import shutil
