@@ -28,6 +28,20 @@ def test_a_short_soak_loses_nothing_and_runs_every_effect_once():
         "poison jobs dead-lettered with attempts = max", "one-attempt jobs failed after the idle restart"}, summary
 
 
+def test_the_soak_deadline_bounds_a_hang_and_stretches_with_the_load(monkeypatch):
+    # deadline_s is seconds on an idle machine: a loaded one (patience > 1) waits longer before it gives
+    # up, and a soak past even the stretched bound still stops, saying where it was.
+    from course.infra import processes
+
+    soak = chaos.Soak(chaos.Config(deadline_s=0.05), server=None, log=lambda line: None)
+    time.sleep(0.1)
+    monkeypatch.setattr(processes, "patience", lambda: 1000.0)
+    soak.check_deadline("the drain")
+    monkeypatch.setattr(processes, "patience", lambda: 1.0)
+    with pytest.raises(TimeoutError, match=r"ran out of time, 0.05 s, during the drain"):
+        soak.check_deadline("the drain")
+
+
 # -- the checks themselves --------------------------------------------------------------------------
 
 

@@ -121,6 +121,40 @@ def test_the_learners_lease_extension_runs_inside_the_worker(box):
     assert box.conn.execute("SELECT count(*) FROM effects").fetchone()[0] == 1
 
 
+def sleeps_a_second_and_a_half(job, conn):
+    import time
+
+    time.sleep(1.5)
+    idempotent(job, conn)
+
+
+def never_returns(job, conn):
+    import time
+
+    while True:  # the reference worker's heartbeat keeps its lease: the job never comes back, never ends
+        time.sleep(1)
+
+
+def test_a_run_on_a_loaded_machine_is_not_cut_short_by_its_time_limit(box, monkeypatch):
+    # timeout_s bounds a hang, never a race: on a machine patient enough (as a loaded one is: see
+    # processes.patience) a job that needs three times the limit still ends and is judged. With the limit
+    # read as fixed seconds this run stops at 0.5 s, its job still at work.
+    from course.infra import processes
+
+    monkeypatch.setattr(processes, "patience", lambda: 1000.0)
+    result = faults.run(box, faults.Scenario(sleeps_a_second_and_a_half, [{"n": 0}], workers=1, concurrency=1,
+                                             timeout_s=0.5), seed=1)
+    assert not result.timed_out and result.left_in_queue == 0, result.timeline(result.job_ids[0])
+    assert box.conn.execute("SELECT count(*) FROM effects").fetchone()[0] == 1
+
+
+def test_a_job_that_never_ends_is_reported_at_the_time_limit(box):
+    # What the limit guards: stretched or not, a run whose job never ends stops and says so.
+    result = faults.run(box, faults.Scenario(never_returns, [{"n": 0}], workers=1, concurrency=1, timeout_s=2),
+                        seed=1)
+    assert result.timed_out and result.left_in_queue == 1, result.timeline(result.job_ids[0])
+
+
 def idempotent_but_slow(job, conn):
     import time
 

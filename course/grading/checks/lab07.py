@@ -123,6 +123,14 @@ def _rejected(status: int, why: str) -> Kind:
                 f"a {status} (EmailRejected)")
 
 
+def _other_client_busy(after: float | None) -> BaseException:
+    """Another client's 429 with a Retry-After (not the provider's ProviderUnavailable): rule 4 reads any
+    error's retry_after_s. An attribute, so the error crosses to a learner's process as it is."""
+    error = TransientEmailError("the SMS gateway answered HTTP 429: too many requests")
+    error.retry_after_s = after
+    return error
+
+
 KINDS: dict[str, Kind] = {
     "503": _unavailable(503, "the email service is down (outage)"),
     "500": _unavailable(500, "internal server error"),
@@ -158,11 +166,16 @@ KINDS: dict[str, Kind] = {
     "serialization": Kind(lambda after: psycopg.errors.SerializationFailure(
         "could not serialize access due to concurrent update"), "a SerializationFailure from the database"),
     "reset": Kind(lambda after: ConnectionResetError(104, "Connection reset by peer"), "a ConnectionResetError"),
+    "os_timeout": Kind(lambda after: TimeoutError("timed out"), "Python's own TimeoutError (a socket timed out)"),
+    "os_refused": Kind(lambda after: ConnectionRefusedError(111, "Connection refused"),
+                       "Python's own ConnectionRefusedError"),
+    "other_429": Kind(_other_client_busy, "another client's 429 (a TransientEmailError with its own retry_after_s)",
+                      retry_after=True),
 }
 PERMANENT_KINDS = ("422", "409", "400", "404", "413", "deleted")
-PROVIDER_TRANSIENT = ("503", "500", "502", "504", "408", "425", "429", "timeout", "refused", "302")
+PROVIDER_TRANSIENT = ("503", "500", "502", "504", "408", "425", "429", "timeout", "refused", "302", "other_429")
 BUGS = ("KeyError", "TypeError", "AttributeError", "ZeroDivisionError", "InvalidJob", "db_down", "serialization",
-        "reset")
+        "reset", "os_timeout", "os_refused")
 RETRY_AFTERS = (0.0, 1.0, 5.0, 30.0, 120.0, 299.0, 300.0, 301.0, 3600.0, 86_400.0)  # header values, in seconds
 
 JOBS = {  # the job that failed: its own fields do not change the decision
@@ -244,7 +257,7 @@ def families() -> list[Callable[[random.Random], Failure]]:
 
     def retry_after(rng):  # the provider said when to come back: below, at and above the backoff's ceiling
         attempts = rng.randint(1, 12)
-        error = rng.choice(("503", "503", "429", "429", "500", "502", "504", "408", "425"))
+        error = rng.choice(("503", "503", "429", "429", "500", "502", "504", "408", "425", "other_429"))
         return Failure(error, attempts, rng.choice([attempts + 1, 8 if attempts < 8 else 20, 1000]),
                        rng.choice(RETRY_AFTERS + (None,)))
 

@@ -17,6 +17,7 @@ names one piece:
                     delete_log, which no worker can write); did not delete its own; returned otherwise
     04.heartbeat    moved a lease that was not its own; did not push its own lease to lease_s from now
     07.route        dead-lettered before the last attempt, retried after it, retried a permanent error
+    07.backoff      also: a retry's next attempt claimed before the retry was due, the row free (spacing.py)
     any piece       raised
 """
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 
 from course.infra import eventlog
 from course.grading.exam.soak import Event, Run, claiming_piece
+from course.grading.exam.spacing import Spacing, spacing
 from course.grading.exam.worker import CLAIMING
 
 CAP_S = 300.0  # lab 07's rule: random(0, min(CAP_S, 2^(attempt-1)))
@@ -49,6 +51,7 @@ class Verdict:
     stuck: list[int] = field(default_factory=list)
     poison_wrong: list[tuple[int, str]] = field(default_factory=list)  # (job, what happened instead)
     violations: list[Violation] = field(default_factory=list)
+    spacing: Spacing = field(default_factory=Spacing)  # retries beside their next claims (spacing.py)
 
     @property
     def passed(self) -> bool:
@@ -90,6 +93,7 @@ class Verdict:
             f"  stuck (still in the table at the end):   {_count(self.stuck)}",
             f"  poison dead-lettered at the right attempt: {poison - len(self.poison_wrong)} of {poison}"
             + (f" (first wrong: job {self.poison_wrong[0][0]}, {self.poison_wrong[0][1]})" if self.poison_wrong else ""),
+            f"  retries claimed only once due:           {self.spacing.line()}",
             f"  rule broken by a piece:                  {len(self.violations)}"
             + (f" ({', '.join(self.pieces_at_fault())})" if self.violations else ""),
         ]
@@ -117,7 +121,10 @@ def _count(jobs: list[int]) -> str:
 def judge(run: Run) -> Verdict:
     verdict = Verdict(run)
     _outcomes(run, verdict)
-    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run) + _backoffs(run),
+    verdict.spacing = spacing(run)
+    early = [Violation(e.claimed, e.piece, e.job, e.what()) for e in verdict.spacing.early
+             if e.was_free]  # a claim that took a held row is _claims' already
+    verdict.violations = sorted(_claims(run) + _acks(run) + _heartbeats(run) + _routes(run) + _backoffs(run) + early,
                                 key=lambda v: v.t)
     return verdict
 

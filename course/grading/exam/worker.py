@@ -215,15 +215,18 @@ class ExamWorker:
     def settle_failure(self, job: queue.Job, error: BaseException) -> None:
         decision = self.call("07.route", job, error)
         permanent = isinstance(error, PermanentError)
+        due = None  # when a retry makes the job due again, on the server's clock
         with self.conn.transaction():
             self.conn.execute(sql.query("exam", "hold_row"), {"id": job.id})
             if isinstance(decision, queue.Retry):
                 delay_s = self.call("07.backoff", job.attempts, random.Random(backoff_seed(self.spec["seed"], job)))
                 if not isinstance(delay_s, (int, float)):
                     raise PieceRaised("07.backoff", TypeError(f"it returned {delay_s!r}, not a number of seconds"))
-                done = self.conn.execute(sql.query("exam", "retry"), {
+                row = self.conn.execute(sql.query("exam", "retry"), {
                     "id": job.id, "lease_token": job.lease_token, "delay_s": float(delay_s),
-                    "error": first_line(error)}).rowcount
+                    "error": first_line(error)}).fetchone()
+                done = row is not None
+                due = row[0] if done else None
                 self.note("retried", job, f"Retry, backoff {delay_s:.2f} s", delay_s=float(delay_s),
                           permanent=permanent, applied=bool(done))
             elif isinstance(decision, queue.Dead):
@@ -233,6 +236,9 @@ class ExamWorker:
                 self.note("buried", job, f"Dead({decision.reason!r})", permanent=permanent, applied=bool(done))
             else:
                 raise PieceRaised("07.route", TypeError(f"it returned {decision!r}, not queue.Retry or queue.Dead"))
+        if due is not None:  # committed: the job is the backoff's until then (a cut commit never was)
+            self.note("retry_due", job, f"due again at {_epoch(due) - self.spec['started_at']:.2f} s",
+                      due=_epoch(due) - self.spec["started_at"])
 
     # -- the work ----------------------------------------------------------------------------------
 

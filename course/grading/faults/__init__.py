@@ -59,7 +59,7 @@ class Scenario:
     faults: Faults = field(default_factory=Faults)
     extend_lease: Callable | None = None  # learner's fenced extension: (conn, job, lease_s) -> truthy
     env: dict[str, str] = field(default_factory=dict)  # e.g. the email provider's URL
-    timeout_s: float = 90.0
+    timeout_s: float = 90.0  # bounds a hang only: stretched on a loaded machine (processes.HangBound)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,13 +154,14 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
         for slot in range(scenario.workers):
             start(slot)
         # timeout_s is the scenario's own time: it starts once a worker is up (its "ready" event), so a busy
-        # machine's slow process start does not eat it. Starting up has a limit of its own.
+        # machine's slow process start does not eat it. Starting up has a limit of its own. Both only bound a
+        # hang (a job that never comes back): stretched with the machine's load, they never judge speed.
         deadline = None
-        startup_deadline = time.monotonic() + STARTUP_LIMIT_S
+        startup = processes.HangBound(STARTUP_LIMIT_S)
         while _left(box, job_ids) > 0:
             if deadline is None and history.stat().st_size:  # a worker said it is ready (the file is made empty)
-                deadline = time.monotonic() + scenario.timeout_s
-            if time.monotonic() > (deadline or startup_deadline):
+                deadline = processes.HangBound(scenario.timeout_s)
+            if (deadline or startup).passed():
                 timed_out = True
                 break
             for slot, child in enumerate(slots):

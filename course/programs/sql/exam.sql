@@ -139,10 +139,13 @@ INSERT INTO ledger (job_id, worker, attempt) VALUES (%(id)s, %(worker)s, %(attem
 
 -- name: retry
 -- 07's route said Retry(delay_s): hand the job back, visible again after the delay. Fenced: only the
--- lease holder hands a job back.
+-- lease holder hands a job back. It returns the backoff's promise, worked out apart from the row it
+-- wrote: when the job is due again, on the server's clock, the one the claim log's times are read on. No
+-- claim of its next attempt may come before it, whatever the row says then (course/grading/exam/spacing.py).
 UPDATE jobs SET run_at = now() + make_interval(secs => %(delay_s)s), locked_until = NULL,
                 last_error = %(error)s
-WHERE id = %(id)s AND lease_token = %(lease_token)s;
+WHERE id = %(id)s AND lease_token = %(lease_token)s
+RETURNING now() + make_interval(secs => %(delay_s)s) AS due;
 
 -- name: bury
 -- 07's route said Dead(reason): the job moves to dead_jobs, with the attempt it died at. Fenced too.

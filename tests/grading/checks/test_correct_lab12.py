@@ -176,25 +176,24 @@ def one_statement_per_step(conn, guest_id, room_id, nights):
     return booking_id
 
 
-def reconcile_locking_each(conn):
-    """Each pending booking taken with FOR UPDATE SKIP LOCKED (a checkout confirming it right now is
-    passed over: it finishes the booking itself), charged and confirmed in that transaction."""
+def reconcile_newest_first(conn):
+    """Lock-free (charging under a row lock is against the rules, in reconcile too): newest first, each
+    charged with no transaction open, then confirmed with its jobs in one statement only if still pending."""
     for (booking_id,) in conn.execute("SELECT id FROM bookings WHERE status = 'pending' ORDER BY id DESC").fetchall():
-        with conn.transaction():
-            row = conn.execute("SELECT guest_id, room_id, nights FROM bookings WHERE id = %s AND status = 'pending' "
-                               "FOR UPDATE SKIP LOCKED", [booking_id]).fetchone()
-            if row is None:
-                continue
-            payment = stayhub.charge(conn, *row, idempotency_key=stayhub.checkout_key(booking_id))
-            conn.execute(CONFIRM_WITH_JOBS, {"ref": payment.ref, "id": booking_id, "types": list(stayhub.SIDE_JOBS)})
+        row = conn.execute("SELECT guest_id, room_id, nights FROM bookings WHERE id = %s AND status = 'pending'",
+                           [booking_id]).fetchone()
+        if row is None:
+            continue  # finished meanwhile by its checkout
+        payment = stayhub.charge(conn, *row, idempotency_key=stayhub.checkout_key(booking_id))
+        conn.execute(CONFIRM_WITH_JOBS, {"ref": payment.ref, "id": booking_id, "types": list(stayhub.SIDE_JOBS)})
 
 
 @pytest.mark.parametrize("checkout, reconcile", [
     (hint_checkout, hint_reconcile),
     (in_plain_sql, reconcile_one_at_a_time),
-    (one_statement_per_step, reconcile_locking_each),
-    (in_plain_sql, reconcile_locking_each),
-], ids=["the_hints", "plain_sql", "one_statement_per_step", "plain_sql_with_a_locking_reconcile"])
+    (one_statement_per_step, reconcile_newest_first),
+    (in_plain_sql, reconcile_newest_first),
+], ids=["the_hints", "plain_sql", "one_statement_per_step", "plain_sql_with_a_newest_first_reconcile"])
 def test_correct_safe_checkouts_pass(checkout, reconcile):
     report = run_check("12.safe_checkout", safe_checkout=checkout, reconcile=reconcile)
     assert report.passed, report.render()
@@ -204,21 +203,6 @@ def test_correct_safe_checkout_passes_other_seeds_too():
     report = run_check("12.safe_checkout", safe_checkout=one_statement_per_step, reconcile=reconcile_one_at_a_time,
                        seed=99)
     assert report.passed, report.render()
-
-
-def reconcile_in_one_transaction(conn):
-    """A red-team correct answer: every pending booking locked at once (SKIP LOCKED passes over one a
-    checkout is confirming), each charged and confirmed, one commit at the end. It holds its locks across
-    the provider's calls (slow, but the rules leave reconcile's transactions free)."""
-    with conn.transaction():
-        rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' "
-                            "FOR UPDATE SKIP LOCKED").fetchall()
-        for booking_id, guest_id, room_id, nights in rows:
-            payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
-            conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s",
-                         [payment.ref, booking_id])
-            for job_type in stayhub.SIDE_JOBS:
-                queue.enqueue(conn, job_type, {"booking_id": booking_id})
 
 
 def reconcile_charges_all_then_confirms_all(conn):
@@ -232,7 +216,7 @@ def reconcile_charges_all_then_confirms_all(conn):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("reconcile", [reconcile_in_one_transaction, reconcile_charges_all_then_confirms_all],
+@pytest.mark.parametrize("reconcile", [reconcile_charges_all_then_confirms_all],
                          ids=lambda f: f.__name__)
 def test_red_team_correct_reconciles_pass(reconcile):
     report = run_check("12.safe_checkout", safe_checkout=hint_checkout, reconcile=reconcile)

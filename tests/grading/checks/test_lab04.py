@@ -241,13 +241,12 @@ def test_the_worker_stage_catches_a_job_running_twice_at_once():
     finally:
         t.close()
     report = Report("04.heartbeat", tuple(t.results), seed=t.seed)
-    # The rule this answer breaks: a lease that is never extended lets a second worker in. What else fails
-    # depends on the machine's speed: on a quiet one the fenced acks fail and no effect is kept (not "done
-    # exactly once"); on a busy one the job reaches its last attempt and is dead-lettered first (excused from
-    # "once", but then not "done within the time limit"). Either way the check as a whole fails.
+    # The rule this answer breaks: a lease that is never extended lets a second worker in, and that is what
+    # the check guarantees to fail. What else fails depends on the machine's speed (on a quiet one the fenced
+    # acks fail and no effect is kept; on a busy one the job reaches its last attempt and is dead-lettered,
+    # excused from "once", well within the time limit, which stretches with the load), so it is not asserted.
     assert_fails_with(report, "no job runs in two workers at the same time")
-    assert {"in real workers: each job's work is done exactly once",
-            "in real workers: every job is done within 8 s, the killed workers' ones included"} & set(failed(report))
+    assert "in real workers: no job runs in two workers at the same time" in failed(report)
     text = report.render()
     assert "timeline of job" in text and "check('04.heartbeat', seed=4)" in text
 

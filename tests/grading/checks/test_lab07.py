@@ -220,6 +220,14 @@ WRONG_ROUTES = {  # the answer, the checks it must fail, the checks it may fail 
                                       [PERMANENT], []),
     "retry_after_crashes_when_absent": (retry_after_crashes_when_absent, [TRANSIENT], [RETRY_AFTER]),
     "not_a_retry_or_dead": (returns_a_number, [TRANSIENT], [PERMANENT, BUDGET]),
+    # red team 5: Retry-After read from the provider's errors only; another client's 429 carries one too
+    "retry_after_only_from_the_provider": (route_but(after=lambda delay_s, error: max(delay_s, error.retry_after_s or 0)
+                                                     if isinstance(error, ProviderUnavailable) else delay_s),
+                                           [RETRY_AFTER], []),
+    # red team 5: "a timeout may have delivered: give up" on Python's own TimeoutError (a socket's, another API's)
+    "pythons_timeouts_are_permanent": (route_but(permanent=lambda error: isinstance(error, (PermanentError,
+                                                                                           TimeoutError))),
+                                       [TRANSIENT], []),
 }
 
 

@@ -250,6 +250,12 @@ def reads_the_wall_clock(conn, now):
     return scheduler.tick(conn, datetime.now(UTC))
 
 
+def reads_the_simulated_clock(conn, now):
+    """Ticks at the time the lab's scheduler processes read (red5's blind round: it passed while that table was
+    empty in every scenario)."""
+    return scheduler.tick(conn, scheduler.clock_now(conn) or now)
+
+
 def slots_before_now_only(conn, now):
     """Counts a slot as due once its moment has passed (slot < now): the slot at exactly now waits a tick."""
     return scheduler.tick(conn, now - timedelta(microseconds=1))
@@ -336,6 +342,7 @@ WRONG_TICKS = {  # the tick, the checks it must fail, the checks it may fail as 
     "the_schedules_payload_dropped": (solution_tick_but(payload=lambda schedule, slot: {
         "slot": slot.astimezone(UTC).isoformat()}), [ITS_JOB], [], ["its job's payload"]),
     "reads_the_wall_clock": (reads_the_wall_clock, [USE_NOW], [], ["wall clock"]),
+    "reads_the_simulated_clock": (reads_the_simulated_clock, [USE_NOW], [RUNS, POLICY, SKIPPED], []),
     "slots_before_now_only": (slots_before_now_only, [POLICY], [], ["exactly now", "slot <= now"]),
     "returns_how_many": (solution_tick_but(returns_ids=False), [RETURNS], [], ["returned 0"]),
     "returns_the_winners_job": (solution_tick_but(returns_lost_slots=True), [RETURNS], [], ["scheduler B"]),

@@ -216,6 +216,27 @@ def newsletter_in_batches_of_ten_thousand(conn, guest_ids):
     return ids
 
 
+def newsletter_one_statement_only_for_short_lists(conn, guest_ids):
+    """Red team 5: one statement up to 500 guests, then a commit per guest (passed with one, on any list the
+    check drew, until it watched the thousand as well)."""
+    if len(guest_ids) <= 500:
+        return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                                  priority=NEWSLETTER_PRIORITY)
+    return [queue.enqueue(conn, "send_newsletter", {"guest_id": g}, priority=NEWSLETTER_PRIORITY, notify=False)
+            for g in guest_ids]
+
+
+def newsletter_a_unique_key_per_guest(conn, guest_ids):
+    """Red team 5: a guest listed twice (or still queued from the last newsletter) gets no second job."""
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                              priority=NEWSLETTER_PRIORITY, unique_keys=[f"newsletter:{g}" for g in guest_ids])
+
+
+def newsletter_each_guest_once(conn, guest_ids):
+    """Red team 5: duplicates dropped "to be safe": a guest listed twice gets one job, and the ids no longer match."""
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in dict.fromkeys(guest_ids)],
+                              priority=NEWSLETTER_PRIORITY)
+
 ONE_PER_GUEST = "stores one job per guest"
 CONTENT = "with the guest's id and nothing else"
 ONE_QUEUE = "on the one queue"
@@ -238,6 +259,9 @@ WRONG_NEWSLETTERS = {  # the answer, the checks it must fail, the checks it may 
     "newsletter_in_batches_of_ten_thousand": (newsletter_in_batches_of_ten_thousand, [ONE_TX], []),
     "newsletter_none_for_no_guests": (newsletter_none_for_no_guests, [EMPTY], []),
     "newsletter_sorted_guests": (newsletter_sorted_guests, [OWN_ORDER], [IDS_ORDER]),
+    "newsletter_one_statement_only_for_short_lists": (newsletter_one_statement_only_for_short_lists, [ONE_TX], []),
+    "newsletter_a_unique_key_per_guest": (newsletter_a_unique_key_per_guest, [ONE_PER_GUEST], []),
+    "newsletter_each_guest_once": (newsletter_each_guest_once, [ONE_PER_GUEST], []),
 }
 
 

@@ -242,14 +242,31 @@ def begins_by_hand_before_the_charge(conn, guest_id, room_id, nights):
     return booking_id
 
 
+def tries_again_after_a_database_error(conn, guest_id, room_id, nights):
+    """Red team red12c (w09): the whole checkout tried once more when its transaction fails: the card is
+    charged again (and the guest, who sees an error all the same, has two holds)."""
+    for attempt in (1, 2):
+        payment = stayhub.charge(conn, guest_id, room_id, nights)
+        try:
+            with conn.transaction():
+                booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+                enqueue_side_jobs(conn, booking_id)
+            return booking_id
+        except psycopg.Error:
+            if attempt == 2:
+                raise
+
+
 @pytest.mark.parametrize("checkout, fails, says", [
+    (tries_again_after_a_database_error, "a checkout whose transaction fails has charged the card once",
+     "authorisation(s) for"),
     (never_charges, "stayhub.charge (the card, ~300 ms at the payment provider) is called with no transaction open",
      "the provider authorised no card"),
     (charges_twice, "stayhub.charge (the card, ~300 ms at the payment provider) is called with no transaction open",
      "2 authorisation(s)"),
     (begins_by_hand_before_the_charge, "stayhub.charge (the card, ~300 ms at the payment provider) is called with "
      "no transaction open", "while your session was 'idle in transaction'"),
-], ids=["never_charges", "charges_twice", "begins_by_hand"])
+], ids=["tries_again_after_a_database_error", "never_charges", "charges_twice", "begins_by_hand"])
 def test_the_card_is_charged_once_before_the_transaction_by_the_providers_record(checkout, fails, says):
     report = run_check("12.checkout", checkout=checkout)
     assert any(fails in name for name in failed(report)), report.render()
@@ -429,6 +446,74 @@ def lets_the_error_escape(conn, handler, lease_s=stayhub.LEASE_S):
     return job.id
 
 
+def claims_with(lease_s_taken):
+    """The right worker, but its claim takes a lease of its own choosing, whatever lease_s says."""
+    def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+        job = queue.claim_one(conn, **lease_s_taken)
+        if job is None:
+            return None
+        try:
+            handler(job, conn)
+        except Exception as error:
+            booked_route(conn, job, error)
+        else:
+            queue.ack(conn, job)
+        return job.id
+    return work_one
+
+
+def buries_only_the_providers_422(conn, job, error):
+    """Red team red12c (w05): only EmailRejected is dead-lettered at once; another PermanentError (the
+    booking is gone) is retried until the budget runs out."""
+    from course.programs.email_provider import EmailRejected
+    if isinstance(error, EmailRejected):
+        queue.bury(conn, job, "permanent", error)
+    elif job.attempts >= job.max_attempts:
+        queue.bury(conn, job, "max_attempts", error)
+    else:
+        queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0), error)
+
+
+def budget_of_eight(conn, job, error):
+    """Red team red12c (w08): StayHub's 8 attempts written in, not the job's max_attempts."""
+    if isinstance(error, queue.PermanentError):
+        queue.bury(conn, job, "permanent", error)
+    elif job.attempts >= stayhub.MAX_ATTEMPTS:
+        queue.bury(conn, job, "max_attempts", error)
+    else:
+        queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0), error)
+
+
+def retries_by_id_alone(conn, job, error):
+    """Red team red12c (w17): a retry written by hand to fold in Retry-After, by id: after its lease ran out it
+    pushes back the job another worker now runs."""
+    if isinstance(error, queue.PermanentError):
+        queue.bury(conn, job, "permanent", error)
+    elif job.attempts >= job.max_attempts:
+        queue.bury(conn, job, "max_attempts", error)
+    else:
+        delay_s = max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0)
+        conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s), lease_token = NULL, last_error = %s "
+                     "WHERE id = %s", [delay_s, str(error), job.id])
+
+
+def reads_the_token_then_deletes_by_id(conn, handler, lease_s=stayhub.LEASE_S):
+    """Red team red12c (w20): the ack asks whether the lease is still its own, then deletes by id: another
+    worker that claims the job between the two statements loses it."""
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except Exception as error:
+        booked_route(conn, job, error)
+    else:
+        mine = conn.execute("SELECT lease_token = %s FROM jobs WHERE id = %s", [job.lease_token, job.id]).fetchone()
+        if mine and mine[0]:
+            conn.execute("DELETE FROM jobs WHERE id = %s", [job.id])
+    return job.id
+
+
 BOOKING_RETURNS = "returns the id of the job it worked, None when no job is ready"
 BOOKING_IDLE = "no transaction is open while the handler runs"
 BOOKING_ACKED = "a job whose handler returned is acked"
@@ -454,6 +539,12 @@ WRONG_BOOKING_WORKERS = {
     "ignores_retry_after": (routed_with(backoff_alone), [BOOKING_RETRIED], []),
     "lets_the_error_escape": (lets_the_error_escape, [BOOKING_RETRIED], []),
     "retries_at_once": (routed_with(retry_at_once), [BOOKING_RETRIED], []),
+    "ignores_lease_s": (claims_with({}), [BOOKING_RETURNS], []),
+    "lease_of_60_written_in": (claims_with({"lease_s": 60}), [BOOKING_RETURNS], []),
+    "buries_only_the_providers_422": (routed_with(buries_only_the_providers_422), [BOOKING_PERMANENT], []),
+    "budget_of_eight_written_in": (routed_with(budget_of_eight), [BOOKING_POISON], []),
+    "retries_by_id_alone": (routed_with(retries_by_id_alone), [BOOKING_FENCED], []),
+    "reads_the_token_then_deletes_by_id": (reads_the_token_then_deletes_by_id, [BOOKING_FENCED], []),
 }
 
 
@@ -802,6 +893,44 @@ def reconcile_without_the_key(conn):
     reconcile_every_pending(conn, keyed=False)
 
 
+def reconcile_locking_each(conn):
+    """Once the authors' correct answer, wrong by the lead's decision (the rule is the checkout's and
+    reconcile's): each pending booking locked FOR UPDATE SKIP LOCKED and charged inside that transaction,
+    its row lock held across the provider's 300 ms."""
+    for (booking_id,) in conn.execute("SELECT id FROM bookings WHERE status = 'pending' ORDER BY id DESC").fetchall():
+        with conn.transaction():
+            row = conn.execute("SELECT guest_id, room_id, nights FROM bookings WHERE id = %s AND status = 'pending' "
+                               "FOR UPDATE SKIP LOCKED", [booking_id]).fetchone()
+            if row is None:
+                continue
+            payment = stayhub.charge(conn, *row, idempotency_key=stayhub.checkout_key(booking_id))
+            confirm_with_jobs(conn, booking_id, payment)
+
+
+def reconcile_in_one_transaction(conn):
+    """Red teams red12 (w15, then judged correct) and red12c (w07): every pending booking locked at once,
+    each charged and confirmed, one commit at the end: every lock held across every charge."""
+    with conn.transaction():
+        rows = conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' "
+                            "FOR UPDATE SKIP LOCKED").fetchall()
+        for booking_id, guest_id, room_id, nights in rows:
+            payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+            confirm_with_jobs(conn, booking_id, payment)
+
+
+def reconcile_gives_up_when_someone_else_finished(conn):
+    """Red team red12c (w13): stops at the first booking whose confirm changed nothing ('the rest are being
+    finished by their checkouts'), leaving every later pending booking pending."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' ORDER BY id").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        with conn.transaction():
+            if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s "
+                            "AND status = 'pending' RETURNING id", [payment.ref, booking_id]).fetchone() is None:
+                break
+            enqueue_side_jobs(conn, booking_id)
+
+
 WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
     "charges_before_the_pending_row": (charges_before_the_pending_row, reconcile_every_pending,
                                        ["a crash at any statement, then reconcile: every card charged"],
@@ -809,7 +938,7 @@ WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the ch
                                        ["never a card charged twice for one booking"]),
     "pending_row_and_charge_in_one_transaction": (
         pending_row_and_charge_in_one_transaction, reconcile_every_pending,
-        ["the checkout charges the card with no transaction open",
+        ["the checkout and reconcile charge the card with no transaction open",
          "a crash at any statement, then reconcile: every card charged"], []),
     "no_idempotency_key": (no_idempotency_key, reconcile_without_the_key,
                            ["never a card charged twice for one booking"], []),
@@ -826,6 +955,12 @@ WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the ch
     "leaves_it_to_reconcile": (leaves_it_to_reconcile, reconcile_every_pending,
                                ["returns the new booking's id, confirmed with its three jobs"],
                                ["after reconcile no booking is left pending", "the same bookings as the reference"]),
+    "reconcile_locking_each": (the_right_checkout, reconcile_locking_each,
+                               ["the checkout and reconcile charge the card with no transaction open"], []),
+    "reconcile_in_one_transaction": (the_right_checkout, reconcile_in_one_transaction,
+                                     ["the checkout and reconcile charge the card with no transaction open"], []),
+    "reconcile_gives_up_when_someone_else_finished": (the_right_checkout, reconcile_gives_up_when_someone_else_finished,
+                                                      ["after reconcile no booking is left pending"], []),
 }
 
 

@@ -186,6 +186,10 @@ def install(world: World) -> sql.Composable:
         parts.append(sql.SQL("INSERT INTO schedule_runs (task, slot, outcome, job_id, decided_by) ") + diff.values(runs))
     if jobs:
         parts.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload) ") + diff.values(jobs))
+    # The simulated clock the lab's scheduler processes read says a day earlier than `now`: a tick that reads it
+    # (scheduler.clock_now) instead of the `now` it is given decides other slots than the reference.
+    parts.append(sql.SQL("INSERT INTO scheduler_clock (now) VALUES ({}) ON CONFLICT (only_row) DO UPDATE SET now = "
+                         "excluded.now").format(sql.Literal(world.now - timedelta(seconds=DAY))))
     parts.append(sql.SQL("SELECT setval(pg_get_serial_sequence('jobs', 'id'), {}); SELECT setval('tick_enqueues', 1, "
                          "false); UPDATE tick_fault SET fail_at = {}").format(sql.Literal(NEW_JOBS_FROM),
                                                                               sql.Literal(world.fault)))

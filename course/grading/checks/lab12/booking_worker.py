@@ -52,6 +52,7 @@ STORIES = 4  # the first two are told on purpose (every answer the provider give
 MAX_ROUNDS = 60  # an answer still finding jobs after this many calls is taken to loop
 MAX_BOUNDARIES = 40  # one call of work_one that sends more statements than this is taken to loop
 SLACK_S = 2.0  # a loaded machine between the answer's retry and the check's reading of run_at
+LEASE_SLACK_S = 20.0  # the claim to the handler's first statement, on a machine at load 40: far less than 90 - 60
 
 # The checks, in the order the report shows them; a story's first broken rule is charged to one.
 RETURNS = "returns the id of the job it worked, None when no job is ready"
@@ -69,6 +70,8 @@ CHECKS = (RETURNS, IDLE, ACKED, PERMANENT, POISON, RETRIED, FENCED, ONE_AT_A_TIM
 # What the provider answers at one attempt (the handler raises the same exceptions as the real one).
 SENT, UNAVAILABLE, RETRY_AFTER, TIMEOUT, BUG, REJECTED, OUTLIVED = (
     "sent", "503", "429 Retry-After", "timeout", "a bug of ours", "422 invalid address", "sent after the lease ran out")
+GONE = "the booking is gone (a PermanentError of ours, not the provider's)"
+OUTLIVED_503 = "503 after the lease ran out"
 TRANSIENT = (UNAVAILABLE, RETRY_AFTER, TIMEOUT, BUG)
 RETRY_AFTER_S = (3.0, 45.0, 400.0)  # below a ceiling, above one, above the 5-minute cap
 
@@ -98,18 +101,21 @@ class Plan:
 @dataclass(frozen=True)
 class Story:
     jobs: tuple[Plan, ...]
+    lease_s: float = stayhub.LEASE_S  # what work_one is given: StayHub's 60 s, or not
 
     def told(self, first: int) -> str:
-        return "; ".join(f"job {first + n}: {plan.told()}" for n, plan in enumerate(self.jobs))
+        lease = f"work_one(conn, handler, lease_s={self.lease_s:g}); " if self.lease_s != stayhub.LEASE_S else ""
+        return lease + "; ".join(f"job {first + n}: {plan.told()}" for n, plan in enumerate(self.jobs))
 
 
 def every_answer(rng: random.Random) -> Story:
-    return Story((Plan((SENT,)), Plan((UNAVAILABLE, SENT)), Plan((REJECTED,)), Plan((UNAVAILABLE,), attempts=7),
-                  Plan((RETRY_AFTER, SENT), retry_after_s=45.0), Plan((TIMEOUT, BUG, SENT))))
+    return Story((Plan((SENT,)), Plan((UNAVAILABLE, SENT)), Plan((REJECTED,)), Plan((UNAVAILABLE,), attempts=2, max_attempts=3),
+                  Plan((RETRY_AFTER, SENT), retry_after_s=45.0), Plan((TIMEOUT, BUG, SENT)), Plan((GONE,))),
+                 lease_s=90.0)
 
 
 def lease_runs_out(rng: random.Random) -> Story:
-    return Story((Plan((OUTLIVED,)), Plan((SENT,), priority=-1)))
+    return Story((Plan((OUTLIVED,)), Plan((OUTLIVED_503,)), Plan((SENT,), priority=-1)))
 
 
 def seeded(rng: random.Random) -> Story:
@@ -163,10 +169,17 @@ class Provider:
                                           [conn.info.backend_pid]).fetchone()
             plan = self.plans[job.id]
             answer = plan.answer(job.attempts)
-            self.box.conn.execute("INSERT INTO provider_log (job_id, attempt, answer, caller_state) VALUES (%s, %s, %s, %s)",
-                                  [job.id, job.attempts, answer, state[0] if state else None])
+            self.box.conn.execute(
+                "INSERT INTO provider_log (job_id, attempt, answer, caller_state, lease_left_s) VALUES (%s, %s, %s, %s, "
+                "(SELECT extract(epoch FROM run_at - now())::float FROM jobs WHERE id = %s))",
+                [job.id, job.attempts, answer, state[0] if state else None, job.id])
             if answer == OUTLIVED:
                 self._claim_meanwhile(job.id)
+            elif answer == OUTLIVED_503:
+                self._claim_meanwhile(job.id)
+                raise ProviderUnavailable("503 Service Unavailable", 503, None)
+            elif answer == GONE:
+                raise PermanentError(f"booking {booking_id} does not exist: nothing to do, ever")
             elif answer == UNAVAILABLE:
                 raise ProviderUnavailable("503 Service Unavailable", 503, None)
             elif answer == RETRY_AFTER:
@@ -186,7 +199,8 @@ def install(box, story: Story) -> tuple[list[int], dict[int, Plan]]:
     box.conn.execute("TRUNCATE bookings, jobs, dead_jobs, confirmations, invoices, channel_syncs, card_authorisations "
                      "RESTART IDENTITY CASCADE")
     box.conn.execute("CREATE UNLOGGED TABLE IF NOT EXISTS provider_log (n serial, job_id bigint, attempt int, answer text, "
-                     "caller_state text, at timestamptz NOT NULL DEFAULT clock_timestamp())")
+                     "caller_state text, lease_left_s float, at timestamptz NOT NULL DEFAULT clock_timestamp())")
+    box.conn.execute("ALTER TABLE provider_log ADD COLUMN IF NOT EXISTS lease_left_s float")
     box.conn.execute("TRUNCATE provider_log")
     bookings = store_bookings(box.conn, [1 + n % 3 for n in range(len(story.jobs))])
     plans = {}
@@ -309,6 +323,8 @@ def _all_stages(t: Trial, box, story: Story, work_one, findings, tried, *, every
     calls = _rounds(t, box, story, work_one, findings, tried)
     if not findings:
         _meanwhile(t, box, story, work_one, findings, tried)
+    if not findings:
+        _stolen(t, box, story, work_one, findings, tried)
     if NOTHING_LOST not in findings:
         _crashes(t, box, story, work_one, findings, tried, calls=calls if every_call else 1)
     return calls
@@ -321,7 +337,7 @@ def _smallest(t: Trial, box, story: Story, work_one, findings) -> None:
         if not left:
             return
         alone: dict = {}
-        _all_stages(t, box, Story((plan,)), work_one, alone, {"calls": 0, "meanwhiles": 0, "crashes": 0,
+        _all_stages(t, box, Story((plan,), lease_s=story.lease_s), work_one, alone, {"calls": 0, "meanwhiles": 0, "crashes": 0,
                                                               "waits": []}, every_call=True)
         for check in left & set(alone):
             findings[check] = alone[check]
@@ -353,9 +369,9 @@ def _rule_for(plan: Plan, attempt: int) -> str:
     answer = plan.answer(attempt)
     if answer == SENT:
         return ACKED
-    if answer == OUTLIVED:
+    if answer in (OUTLIVED, OUTLIVED_503):
         return FENCED
-    if answer == REJECTED:
+    if answer in (REJECTED, GONE):
         return PERMANENT
     return POISON if attempt >= plan.max_attempts else RETRIED
 
@@ -386,9 +402,9 @@ def _calls(box, provider: Provider, conn, step, rounds: list) -> list:
 
 def _rounds(t: Trial, box, story: Story, work_one, findings, tried) -> int:
     """The story's calls, compared with the reference's one by one; returns how many the reference made."""
-    ids, theirs = _run(box, story, lambda conn, handler: reference(conn, handler))
+    ids, theirs = _run(box, story, lambda conn, handler: reference(conn, handler, lease_s=story.lease_s))
     plans = dict(zip(ids, story.jobs))
-    _, ours = _run(box, story, lambda conn, handler: t.attempt(work_one, conn, handler))
+    _, ours = _run(box, story, lambda conn, handler: t.attempt(work_one, conn, handler, lease_s=story.lease_s))
     tried["calls"] += len(ours)
     told = story.told(ids[0])
     for n, ((done, state, wait), (their_value, their_state, _)) in enumerate(zip(ours, theirs), start=1):
@@ -406,6 +422,13 @@ def _rounds(t: Trial, box, story: Story, work_one, findings, tried) -> int:
         if busy:  # the first cause: a lease that cannot run out while its row is locked, a claim rolled back
             findings.setdefault(IDLE, ("the provider saw your session 'idle in transaction' while it was called",
                                        example, NOTES[IDLE]))
+            return len(theirs)
+        lease = box.conn.execute("SELECT job_id, lease_left_s FROM provider_log WHERE NOT lease_left_s BETWEEN %s AND %s "
+                                 "ORDER BY n LIMIT 1", [story.lease_s - LEASE_SLACK_S, story.lease_s + 1.0]).fetchone()
+        if lease is not None:
+            findings.setdefault(RETURNS, (f"job {lease[0]}'s lease had {lease[1]:.1f} s left while its handler ran",
+                                          example + f"; expected a lease of {story.lease_s:g} s",
+                                          "claim with the lease you are given: queue.claim_one(conn, lease_s=lease_s)"))
             return len(theirs)
         if not _same(state, their_state):
             findings.setdefault(rule, (_difference(state, their_state), example, NOTES[rule]))
@@ -466,7 +489,7 @@ def _meanwhile(t: Trial, box, story: Story, work_one, findings, tried) -> None:
     here, so a job the provider's log shows twice was worked by two workers at once."""
     ids, plans = install(box, story)
     with _watched(box) as conn:
-        t.attempt(work_one, conn, Provider(box, plans).handler())
+        t.attempt(work_one, conn, Provider(box, plans).handler(), lease_s=story.lease_s)
         statements = conn.seen
     for point in range(1, min(statements, MAX_BOUNDARIES) + 1):
         tried["meanwhiles"] += 1
@@ -475,7 +498,7 @@ def _meanwhile(t: Trial, box, story: Story, work_one, findings, tried) -> None:
         runs: list = []
         with _watched(box) as conn:
             conn.at(point, lambda: runs.append(_other_worker(box, provider)))
-            t.attempt(work_one, conn, provider.handler())
+            t.attempt(work_one, conn, provider.handler(), lease_s=story.lease_s)
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 conn.rollback()
         for run in runs:
@@ -489,6 +512,41 @@ def _meanwhile(t: Trial, box, story: Story, work_one, findings, tried) -> None:
                 f"{story.told(ids[0])}; another worker takes one job just before statement {point} of call 1 of "
                 "work_one", NOTES[ONE_AT_A_TIME]))
             return
+
+
+def _stolen(t: Trial, box, story: Story, work_one, findings, tried) -> None:
+    """At each statement boundary of the story's first call, the lease of the job it holds runs out and
+    another worker claims it (unless the answer's open transaction still locks the row). Whatever the answer
+    does after that point, the other worker's claim must stand: the job still carries its lease token."""
+    ids, plans = install(box, story)
+    with _watched(box) as conn:
+        t.attempt(work_one, conn, Provider(box, plans).handler(), lease_s=story.lease_s)
+        statements = conn.seen
+    for point in range(2, min(statements, MAX_BOUNDARIES) + 1):
+        tried["meanwhiles"] += 1
+        ids, plans = install(box, story)
+        provider = Provider(box, plans)
+
+        def steal() -> None:
+            for (job_id,) in box.conn.execute("SELECT id FROM jobs WHERE lease_token IS NOT NULL AND run_at > now()"):
+                provider._claim_meanwhile(job_id)
+
+        with _watched(box) as conn:
+            conn.at(point, steal)
+            t.attempt(work_one, conn, provider.handler(), lease_s=story.lease_s)
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+        for job_id, token in provider.other.items():
+            row = box.conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job_id]).fetchone()
+            if row is None or row[0] != token:
+                findings.setdefault(FENCED, (
+                    f"job {job_id}: the other worker's claim undone (the job is "
+                    f"{'gone' if row is None else 'changed under it'})",
+                    f"{story.told(ids[0])}; just before statement {point} of call 1 of work_one, the lease runs out "
+                    "and another worker claims the job", NOTES[FENCED] + "; a token read first and a write by id "
+                    "after it leaves a moment between the two"))
+                return
+        provider.finish_others()
 
 
 def _other_worker(box, provider: Provider) -> dict:
@@ -527,7 +585,7 @@ def _crashes(t: Trial, box, story: Story, work_one, findings, tried, *, calls: i
             provider = Provider(box, plans)
             with box.connect() as conn:
                 for _ in range(call - 1):
-                    t.attempt(work_one, conn, provider.handler())
+                    t.attempt(work_one, conn, provider.handler(), lease_s=story.lease_s)
                     if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                         conn.rollback()
                     provider.finish_others()
@@ -535,7 +593,7 @@ def _crashes(t: Trial, box, story: Story, work_one, findings, tried, *, calls: i
             with _watched(box) as conn:
                 conn.at(point, crash_on(conn, box.conn))
                 with contextlib.suppress(Crashed):
-                    t.attempt(work_one, conn, provider.handler())
+                    t.attempt(work_one, conn, provider.handler(), lease_s=story.lease_s)
                 if not conn.crashed:
                     break  # this call sends fewer statements: every one of its boundaries was tried
             tried["crashes"] += 1
@@ -548,7 +606,7 @@ def _crashes(t: Trial, box, story: Story, work_one, findings, tried, *, calls: i
                     if worked is None:
                         break
             state = read(box)
-            sent = {job_id for job_id, _, answer in state["log"] if answer in (SENT, OUTLIVED)}
+            sent = {job_id for job_id, _, answer in state["log"] if answer in (SENT, OUTLIVED, OUTLIVED_503)}
             lost = [job_id for job_id in ids if job_id not in state["jobs"] and job_id not in sent]
             if lost:
                 findings.setdefault(NOTHING_LOST, (

@@ -44,10 +44,26 @@ def checkout(t: Trial, checkout):
     box.conn.execute("DELETE FROM jobs")
     _charged_once_outside_any_transaction(t, checkout, box)
     # The booking and its jobs: stored together or not at all (the same rule as 02 and 05).
+    calls: list[int] = []
+    charged_before = len(stayhub.authorisations(box.conn))
+
+    def counted(c):
+        calls.append(1)
+        return checkout(c, 1, 1, 2)
+
     shared.expect_jobs_in_the_business_transaction(
-        t, lambda c: checkout(c, 1, 1, 2), box.conn, table="bookings", thing="booking",
+        t, counted, box.conn, table="bookings", thing="booking",
         told="the guest is not told 'booking confirmed'", gets="an email, an invoice or a sync",
         call="checkout(conn, 1, 1, 2)")
+    # Each of those checkouts, failed or not, charged the card once: a checkout that tries again after its
+    # transaction failed charges the guest a second time (the provider's record says so, whatever the code).
+    charged = len(stayhub.authorisations(box.conn)) - charged_before
+    t.expect("a checkout whose transaction fails has charged the card once, not again",
+             ok=charged == len(calls), got=f"{charged} authorisation(s) for {len(calls)} checkout(s)",
+             expected=f"{len(calls)} authorisation(s), one per checkout",
+             example="checkout(conn, 1, 1, 2) while the jobs (or the booking) cannot be stored",
+             note="charge once, then let the transaction's failure reach the caller: a retry of the whole "
+                  "checkout charges the card again (the guest's bank shows two holds)")
 
     # The real processes take ~6 s; they can only add failures to a checkout already wrong in-process.
     if all(result.passed for result in t.results):

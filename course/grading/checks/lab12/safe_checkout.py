@@ -11,6 +11,11 @@ was authorised) and a new guest's checkout. For each scenario:
     reconcile at k    the answer's reconcile runs on another session at boundary k of a live checkout (it
                       is let go on when it has finished or waits for a lock): the end state must be the
                       reference's, everything finished once
+    finished at k     with two bookings or more left pending, another checkout finishes the first of them at
+                      boundary k of the answer's reconcile: reconcile must still finish every other one
+
+Every charge, the checkout's and reconcile's, is made with no transaction open on the caller's session (the
+provider records the session's state as the charge arrives).
 
 Observed: the payment provider's own record (card_authorisations, written on its own session), the
 bookings and the jobs — never the answer's code. Free: the order reconcile finishes bookings in, what it
@@ -24,6 +29,8 @@ import random
 import threading
 from collections import Counter
 from dataclasses import dataclass
+
+import psycopg
 
 from course.infra import processes
 from course.infra.processes import wait_until
@@ -42,7 +49,7 @@ MAX_BOUNDARIES = 60  # an answer still running after this many statements is tak
 
 # The checks, in the order the report shows them; each story's first broken rule is charged to one.
 RETURNS = "returns the new booking's id, confirmed with its three jobs, when nothing crashes"
-IDLE = "the checkout charges the card with no transaction open"
+IDLE = "the checkout and reconcile charge the card with no transaction open"
 PAID = ("a crash at any statement, then reconcile: every card charged has its confirmed booking, and every "
         "confirmed booking its charge")
 ONCE = "never a card charged twice for one booking"
@@ -207,7 +214,7 @@ def safe_checkout(t: Trial, safe_checkout, reconcile, seed=None):
     def found(check: str, got: str, example: str, note: str) -> None:
         findings.setdefault(check, (got, example, note))
 
-    tried = {"stories": 0, "crashes": 0, "meanwhiles": 0}
+    tried = {"stories": 0, "crashes": 0, "meanwhiles": 0, "finished": 0}
     with processes.environment(FAST):
         for story in stories(t.seed):
             tried["stories"] += 1
@@ -215,7 +222,8 @@ def safe_checkout(t: Trial, safe_checkout, reconcile, seed=None):
             if findings:  # the first story that breaks a rule is told whole; the next ones would take time
                 break
     t.tell(f"tried {tried['stories']} scenario(s): {tried['crashes']} crash point(s), {tried['meanwhiles']} "
-           f"reconcile(s) between the checkout's statements (seed {t.seed})")
+           f"reconcile(s) between the checkout's statements, {tried['finished']} checkout(s) finishing between "
+           f"reconcile's (seed {t.seed})")
     for check in CHECKS:
         if check in findings:
             got, example, note = findings[check]
@@ -269,11 +277,7 @@ def _one_story(t: Trial, box, story: Story, safe_checkout, reconcile, found, tri
               example + f"; expected {new_id} and booking {new_id}: {described(ref)}", NOTES[RETURNS])
     elif ours != alone:  # the new booking is right; something else changed (reconcile's work is not the checkout's)
         found(SAME, difference(ours, alone), example + ", nothing crashing", NOTES[SAME])
-    inside = [a for a in stayhub.authorisations(box.conn) if a["caller_state"] not in ("idle", None)]
-    if inside:
-        found(IDLE, f"the provider saw your session {inside[0]['caller_state']!r} while it charged", example,
-              "charge after the pending row is committed and before the confirming transaction opens: a "
-              "transaction left open across the provider's 300 ms holds its locks for nothing")
+    _charged_idle(box, example, found, by="your checkout")
 
     # 2. A crash at every statement boundary, then reconcile.
     for point in range(1, min(statements, MAX_BOUNDARIES) + 1):
@@ -293,6 +297,7 @@ def _one_story(t: Trial, box, story: Story, safe_checkout, reconcile, found, tri
             found(RECONCILES, f"raised {after.error}", example, "reconcile runs every few minutes on its own: "
                   "it must finish what it can and return, not stop at the first pending booking")
             continue
+        _charged_idle(box, example, found, by="reconcile")
         ours = read(box.conn)
         if ours not in (nothing, everything):
             _judge(t, ours, everything, example, found)
@@ -317,9 +322,68 @@ def _one_story(t: Trial, box, story: Story, safe_checkout, reconcile, found, tri
             found(JOBS, f"your checkout raised {done.error}", example,
                   "a booking reconcile finished already is no error: the checkout's confirm changes nothing then")
             continue
+        _charged_idle(box, example, found, by="your checkout or reconcile")
         ours = read(box.conn)
         if ours != everything:
             _judge(t, ours, everything, example, found)
+
+    # 4. Another checkout finishes a pending booking between two statements of the answer's reconcile.
+    if len(story.pending_paid) + len(story.pending_unpaid) >= 2:
+        _finished_meanwhile(t, box, story, reconcile, nothing, found, tried)
+
+
+FINISHED_BOUNDARIES = 4  # the listing, then the first booking's charge and confirm: where "someone else finished it" first shows
+
+
+def _finished_meanwhile(t: Trial, box, story: Story, reconcile, nothing: dict, found, tried) -> None:
+    """At each of the first boundaries of the answer's reconcile, the checkout of the lowest pending booking
+    (still between its steps when reconcile listed it) charges under its key and finishes it. Reconcile must
+    still finish every other pending booking: the end state is the reference's reconcile's."""
+    install(box.conn, story)
+    with _watched(box) as conn:
+        t.attempt(reconcile, conn)
+        statements = conn.seen
+    for point in range(1, min(statements, FINISHED_BOUNDARIES) + 1):
+        tried["finished"] += 1
+        install(box.conn, story)
+
+        def finish_one() -> None:
+            row = box.conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending' "
+                                   "ORDER BY id LIMIT 1").fetchone()
+            if row is not None:
+                booking_id, guest, room, nights = row
+                with box.connect() as checkout:
+                    payment = stayhub.charge(checkout, guest, room, nights, idempotency_key=stayhub.checkout_key(booking_id))
+                    with contextlib.suppress(Exception):  # reconcile may hold the row: then it finishes it itself
+                        checkout.execute("SET lock_timeout = '2s'")
+                        stayhub.finish_pending(checkout, booking_id, payment)
+
+        with _watched(box) as conn:
+            conn.at(point, finish_one)
+            done = t.attempt(reconcile, conn)
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+        before = story.told().split(", with ", 1)[-1]
+        example = (f"reconcile(conn) alone, with {before}; just before its statement {point}, the checkout of the "
+                   "first pending booking (still running) finishes it on its own session")
+        if done.error is not None:
+            found(RECONCILES, f"raised {done.error}", example, "reconcile must finish what it can and return")
+            return
+        ours = read(box.conn)
+        if ours != nothing:
+            _judge(t, ours, nothing, example, found)
+            return
+
+
+def _charged_idle(box, example: str, found, *, by: str) -> None:
+    """The rule for every charge: the provider saw the caller's session idle, not in a transaction."""
+    inside = [a for a in stayhub.authorisations(box.conn) if a["caller_state"] not in ("idle", None)]
+    if inside:
+        found(IDLE, f"the provider saw the session of {by} {inside[0]['caller_state']!r} while it charged", example,
+              "charge with no transaction open, in the checkout (after the pending row is committed, before the "
+              "confirming transaction) and in reconcile (no lock held across the charge: the key and the confirm "
+              "only-if-pending make a second reconciler harmless): a transaction left open across the provider's "
+              "300 ms holds its locks for nothing")
 
 
 def _judge(t: Trial, ours: dict, theirs: dict, example: str, found) -> None:

@@ -1,0 +1,13 @@
+# wrong (lock-then-check): checks for an invoice before the transaction and the lock
+def render_invoice(job, conn):
+    """Render and store the booking's invoice: at most one per booking, none for a cancelled booking."""
+    booking_id = job.payload["booking_id"]
+    if stayhub.invoice_exists(conn, booking_id):
+        return
+    with conn.transaction():
+        conn.execute("SELECT id FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled":
+            return
+        pdf = stayhub.render_invoice_pdf(booking)          # ~1.5 s
+        stayhub.store_invoice(conn, booking_id, pdf)

@@ -1,0 +1,11 @@
+# wrong (lock-then-check): the lock taken after the check, just before the insert
+def render_invoice(job, conn):
+    """Render and store the booking's invoice: at most one per booking, none for a cancelled booking."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        conn.execute("SELECT id FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        pdf = stayhub.render_invoice_pdf(booking)          # ~1.5 s
+        stayhub.store_invoice(conn, booking_id, pdf)

@@ -1,0 +1,20 @@
+# correct: hint 3, word for word
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s AND status = 'pending' RETURNING id", [payment.ref, booking_id]).fetchone():
+            for job_type in stayhub.SIDE_JOBS:
+                queue.enqueue(conn, job_type, {"booking_id": booking_id})
+
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    finish(conn, booking_id, payment)
+    return booking_id
+
+
+def reconcile(conn):
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        finish(conn, booking_id, payment)

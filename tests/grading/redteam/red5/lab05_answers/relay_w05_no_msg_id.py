@@ -1,0 +1,10 @@
+# EXERCISE: 05.relay
+# EXPECT: wrong
+# RULE: msg-id (none)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute("""SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED""", [limit]).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload)
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [row[0] for row in rows]})
+    return len(rows)

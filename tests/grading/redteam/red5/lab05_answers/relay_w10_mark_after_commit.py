@@ -1,0 +1,11 @@
+# EXERCISE: 05.relay
+# EXPECT: wrong
+# RULE: one-transaction (marked in a second transaction)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+    with conn.transaction():
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [row[0] for row in rows]})
+    return len(rows)

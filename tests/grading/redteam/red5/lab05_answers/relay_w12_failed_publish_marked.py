@@ -1,0 +1,13 @@
+# EXERCISE: 05.relay
+# EXPECT: wrong
+# RULE: one-transaction / mark-sent (a failed publish swallowed, its row marked sent)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            try:
+                publish(subject, payload, msg_id=str(event_id))
+            except Exception as error:
+                print(f"row {row_id}: {error}")
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [row[0] for row in rows]})
+    return len(rows)

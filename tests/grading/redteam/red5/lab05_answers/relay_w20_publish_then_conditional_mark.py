@@ -1,0 +1,10 @@
+# EXERCISE: 05.relay
+# EXPECT: wrong
+# RULE: skip-locked / one-transaction (read without a lock, marked if still unsent)
+def relay_batch(conn, publish, limit=10):
+    rows = conn.execute("SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT %s",
+                        [limit]).fetchall()
+    for row_id, event_id, subject, payload in rows:
+        publish(subject, payload, msg_id=str(event_id))
+    conn.execute("UPDATE outbox SET sent_at = now() WHERE id = ANY(%s) AND sent_at IS NULL", [[r[0] for r in rows]])
+    return len(rows)

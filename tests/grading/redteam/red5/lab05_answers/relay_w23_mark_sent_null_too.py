@@ -1,0 +1,10 @@
+# EXERCISE: 05.relay
+# EXPECT: wrong
+# RULE: mark-sent (also rewrites created_at)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute("""SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED""", [limit]).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute("UPDATE outbox SET sent_at = now(), created_at = now() WHERE id = ANY(%s)", [[row[0] for row in rows]])
+    return len(rows)

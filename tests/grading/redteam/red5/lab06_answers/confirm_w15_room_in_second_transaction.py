@@ -1,0 +1,10 @@
+# EXERCISE: 06.confirm_booking
+# EXPECT: wrong
+# RULE: one-transaction (the room in a transaction of its own)
+def confirm_booking(job, conn):
+    with conn.transaction():
+        changed = conn.execute("UPDATE bookings SET status = 'confirmed' WHERE id = %s AND status = 'pending' "
+                               "RETURNING hotel_id", [job.payload["booking_id"]]).fetchone()
+    if changed:
+        with conn.transaction():
+            conn.execute("UPDATE hotels SET rooms_left = rooms_left - 1 WHERE id = %s", [changed[0]])

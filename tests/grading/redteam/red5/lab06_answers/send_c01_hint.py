@@ -1,0 +1,8 @@
+# EXERCISE: 06.send_confirmation
+# EXPECT: correct
+# RULE: correct (hint 4 word for word)
+def send_confirmation(job, conn):
+    """Send a booking's confirmation email so that the guest gets exactly one, however often this runs."""
+    booking_id = job.payload["booking_id"]
+    to, subject, body = confirmation_email(conn, booking_id)
+    send_email(provider_url(), to, subject, body, idempotency_key=f"confirm:{booking_id}")

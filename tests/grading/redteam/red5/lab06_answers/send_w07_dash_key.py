@@ -1,0 +1,7 @@
+# EXERCISE: 06.send_confirmation
+# EXPECT: wrong
+# RULE: key-names-the-effect (arguable: 'confirm-<id>', not 'confirm:<id>')
+def send_confirmation(job, conn):
+    booking_id = job.payload["booking_id"]
+    to, subject, body = confirmation_email(conn, booking_id)
+    send_email(provider_url(), to, subject, body, idempotency_key=f"confirm-{booking_id}")

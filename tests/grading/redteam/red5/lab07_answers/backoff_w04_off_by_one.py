@@ -1,0 +1,5 @@
+# EXERCISE: 07.backoff
+# EXPECT: wrong
+# RULE: ceiling (2^(attempt-1))
+def backoff(attempt, rng):
+    return rng.uniform(0, min(CAP_S, 2 ** attempt))

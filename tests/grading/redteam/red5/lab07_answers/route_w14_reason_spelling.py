@@ -1,0 +1,12 @@
+# EXERCISE: 07.route
+# EXPECT: wrong
+# RULE: budget (reason 'exhausted')
+def route(job, error):
+    if isinstance(error, PermanentError):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("exhausted")
+    delay_s = backoff_delay(job.attempts)
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

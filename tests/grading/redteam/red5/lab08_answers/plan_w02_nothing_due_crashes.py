@@ -1,0 +1,10 @@
+# EXERCISE: 08.plan
+# EXPECT: wrong
+# RULE: nothing-due (IndexError)
+def plan(due, on_missed):
+    due = list(due)
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=due, skip=[])
+    if on_missed == "skip":
+        return scheduler.Plan(run=[due[-1]], skip=due[:-1])
+    raise ValueError(on_missed)

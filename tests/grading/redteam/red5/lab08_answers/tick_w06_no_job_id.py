@@ -1,0 +1,17 @@
+# EXERCISE: 08.tick
+# EXPECT: wrong
+# RULE: store-job-id
+def tick(conn, now):
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+        for slot in decision.skip:
+            conn.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'skipped') "
+                         "ON CONFLICT DO NOTHING", [schedule.task, slot])
+        for slot in decision.run:
+            with conn.transaction():
+                if conn.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'enqueued') "
+                                "ON CONFLICT DO NOTHING RETURNING slot", [schedule.task, slot]).fetchone():
+                    enqueued.append(queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot),
+                                                  queue=schedule.queue))
+    return enqueued

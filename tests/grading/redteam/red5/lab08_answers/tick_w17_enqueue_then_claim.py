@@ -1,0 +1,19 @@
+# EXERCISE: 08.tick
+# EXPECT: wrong
+# RULE: claim-then-enqueue (enqueue first, then the claim, two commits)
+def tick(conn, now):
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+        for slot in decision.skip:
+            conn.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'skipped') "
+                         "ON CONFLICT DO NOTHING", [schedule.task, slot])
+        for slot in decision.run:
+            job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot), queue=schedule.queue)
+            won = conn.execute("INSERT INTO schedule_runs (task, slot, outcome, job_id) VALUES (%s, %s, 'enqueued', %s) "
+                               "ON CONFLICT DO NOTHING RETURNING slot", [schedule.task, slot, job_id]).fetchone()
+            if won:
+                enqueued.append(job_id)
+            else:
+                conn.execute("DELETE FROM jobs WHERE id = %s", [job_id])
+    return enqueued

@@ -1,0 +1,6 @@
+# EXERCISE: 09.newsletter
+# EXPECT: wrong
+# RULE: one-queue (the bulk queue)
+def enqueue_newsletter(conn, guest_ids):
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                              queue=BULK, priority=NEWSLETTER_PRIORITY)

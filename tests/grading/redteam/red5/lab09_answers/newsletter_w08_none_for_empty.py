@@ -1,0 +1,8 @@
+# EXERCISE: 09.newsletter
+# EXPECT: wrong
+# RULE: return-ids ([] for no guests)
+def enqueue_newsletter(conn, guest_ids):
+    if not guest_ids:
+        return None
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                              priority=NEWSLETTER_PRIORITY)

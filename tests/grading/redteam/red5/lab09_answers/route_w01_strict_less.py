@@ -1,0 +1,7 @@
+# EXERCISE: 09.route
+# EXPECT: wrong
+# RULE: by-impact (< instead of <=: 120 s goes to bulk)
+def enqueue_job(conn, job_type, payload):
+    impact = IMPACT[job_type]
+    queue_name = URGENT if impact.late_after_s < URGENT_WITHIN_S else BULK
+    return queue.enqueue(conn, job_type, payload, queue=queue_name)
