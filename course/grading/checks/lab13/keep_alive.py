@@ -15,9 +15,10 @@ course's: it hands your function a Task, acks what returns, leaves for a retry w
 
 Then the statement's run: two real consumer processes, a 6-page invoice (2.4 s), a one-page one, one of
 a drawn length, and one whose chosen page fails the first time it is drawn, all on drawn bookings. There
-the handler's render_page is the check's renderer (pages.py), which logs each call: the pages asked for,
-booking by booking, are compared with the reference's on the same invoices. No attribute of the learner's
-module is patched in this process (behind the class grader's boundary the handler runs in another one).
+the handler's render_page is the check's renderer (course/grading/faults/page_renderer.py), which logs
+each call: the pages asked for, booking by booking and delivery by delivery, are compared with the
+reference's on the same invoices. No attribute of the learner's module is patched in this process
+(behind the class grader's boundary the handler runs in another one).
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ from course.programs.jetstream_consumer import Consumer, ConsumerSettings
 
 from course.grading.trial import NotStarted, Trial
 from course.grading.checks import exercise_check
-from course.grading.checks.lab13 import pages
+from course.grading.faults import page_renderer
 from course.grading.checks.lab13.cluster import cluster_for_check
 
 ACK_WAIT_S = 1.2
-PAGE_S = pages.PAGE_S  # the notebook's render_page
+PAGE_S = page_renderer.PAGE_S  # the notebook's render_page
 CLUSTER_PAGES = 6  # 2.4 s in a consumer process: two AckWaits
 SILENT_PAGES = 2.5  # 2 pages (0.8 s) fit in the AckWait; 3 pages are the whole of it
 DEFAULT_SEED = 13
@@ -50,7 +51,7 @@ MAX_DELIVER = 5  # the consumer processes' queue: the failing page's invoice is 
 
 
 def render_page(booking_id, page) -> None:
-    """The notebook's: one page takes PAGE_S (in the consumer processes the check's pages.Renderer)."""
+    """The notebook's: one page takes PAGE_S (in the consumer processes the check's page_renderer.Renderer)."""
     time.sleep(PAGE_S)
 
 
@@ -185,7 +186,7 @@ def keep_alive(t: Trial, render_invoice):
     drawn = invoices(random.Random(t.seed))
     in_consumers = consumer_invoices(random.Random(f"{t.seed}-consumers"))
     page_log = eventlog.new_file("course-check-13-pages-")
-    renderer = pages.Renderer(page_log, fail=in_consumers.fail)
+    renderer = page_renderer.Renderer(page_log, fail=in_consumers.fail)
     with cluster_for_check() as cluster:
         invoices_queue = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=MAX_DELIVER)
         sides = {"yours": Side(t, "YOURS", render_invoice, cluster.urls),
@@ -194,8 +195,9 @@ def keep_alive(t: Trial, render_invoice):
             _reset(queue, cluster.urls)
         history = jq.new_history("course-check-13-")
         # Their handler is the learner's: graded, they run sandboxed, where the checkout's token file is hidden.
-        # Its render_page is the check's renderer there, which logs each page (pages.py)
-        consumers = jetstream_run.spawn_consumers(invoices_queue, pages.with_renderer(render_invoice, renderer),
+        # Its render_page is the check's renderer there, which logs each page (grading/faults/page_renderer.py)
+        consumers = jetstream_run.spawn_consumers(invoices_queue,
+                                                  page_renderer.with_renderer(render_invoice, renderer),
                                                   cluster.urls, 2, history=history, name="check-consumer",
                                                   env={nats_server.TOKEN_ENV: nats_server.token()})
         try:
@@ -296,11 +298,11 @@ def reference_log(scenario: InConsumers) -> dict:
     """The reference's page log on the same invoices, run here (pages take no time: only calls count)."""
     log = eventlog.new_file("course-check-13-reference-pages-")
     try:
-        renderer = pages.Renderer(log, fail=scenario.fail, page_s=0)
+        renderer = page_renderer.Renderer(log, fail=scenario.fail, page_s=0)
         for invoice in scenario.all:
-            pages.run_redelivering(reference, renderer, {"booking_id": invoice.booking_id, "pages": invoice.pages},
-                                   MAX_DELIVER)
-        return pages.calls(log)
+            page_renderer.run_redelivering(reference, renderer,
+                                           {"booking_id": invoice.booking_id, "pages": invoice.pages}, MAX_DELIVER)
+        return page_renderer.calls(log)
     finally:
         Path(log).unlink(missing_ok=True)
 
@@ -330,7 +332,7 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str, sce
         pass
     events = jq.read_history(history)
     outcome = jq.Outcome.of(events)
-    yours, expected = pages.calls(page_log), reference_log(scenario)
+    yours, expected = page_renderer.calls(page_log), reference_log(scenario)
 
     def delivery(calls: dict, invoice: Invoice, n: int) -> list:
         return calls.get(invoice.booking_id, {}).get(n, [])

@@ -13,11 +13,17 @@ append, none may remove it):
 
 The check reads the history after the run and compares it, booking by booking and delivery by delivery,
 with the reference's on the same invoices (reference_log). A page drawn in a thread of the handler's own
-has no delivery (None): it is no delivery's page. What a learner's process could forge: it can append
-lines to that file (its path is in the renderer it holds), so a handler written to fake the log could
-pass the page rule without drawing; that takes reading this module, more work than the three-line
-answer. It cannot remove or rewrite the lines the renderer wrote, nor touch the consumer loop's
-history, which judges delivery and acknowledgement.
+has no delivery (None): it is no delivery's page.
+
+What a learner's process could forge: the file is 0666 (every sandboxed child writes as a uid of its
+own), and its path is in the renderer the handler holds, so code written to that end could append to it,
+or truncate and rewrite it (the sticky folder stops only removing and replacing it), and so pass the
+page rule without drawing the pages; a line of kind "failed" written first also disarms the chosen
+fault. That takes reading this module and the check, far more than the three-line answer. The consumer
+loop's history, which judges delivery and acknowledgement, is a file of the same kind (jq.new_history).
+
+It lives here, beside killpoint.py, and not with the checks: the consumer processes import it, and a
+notebook's sandbox may not read course/grading/checks.
 """
 
 from __future__ import annotations
