@@ -237,6 +237,62 @@ def raises_when_too_late(conn, order_id):
     return True
 
 
+# A blind red team's (round red5c), which passed before: safe only on a test's few orders, giving up on a
+# locked order after a while, and a connection of its own wherever the caller has no transaction open.
+
+def _the_hints_update(conn, order_id):
+    with conn.transaction():
+        cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+        if cancelled:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return cancelled is not None
+
+
+def safe_only_on_the_demos_orders(conn, order_id):
+    """The conditional UPDATE for order numbers like the demo's; a read, then a write by id, for the others."""
+    if order_id < 9830:
+        return _the_hints_update(conn, order_id)
+    return read_then_write(conn, order_id)
+
+
+def safe_only_on_a_small_table(conn, order_id):
+    """The conditional UPDATE while there are few orders (a test's); a read, then a write by id, at dinner."""
+    if conn.execute("SELECT count(*) FROM orders").fetchone()[0] <= 5:
+        return _the_hints_update(conn, order_id)
+    return read_then_write(conn, order_id)
+
+
+def gives_up_on_a_locked_order(conn, order_id):
+    """Waits 50 ms at most for the order's row, then answers False: the kitchen's rolled-back start leaves the
+    order placed, and the customer was told it could not be cancelled."""
+    try:
+        with conn.transaction():
+            conn.execute("SET LOCAL lock_timeout = '50ms'")
+            return _the_hints_update(conn, order_id)
+    except psycopg.errors.LockNotAvailable:
+        return False
+
+
+def its_own_connection_unless_the_caller_has_a_transaction(conn, order_id):
+    """The given connection only inside a caller's transaction; a connection of its own everywhere else."""
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        return _the_hints_update(conn, order_id)
+    path = conn.execute("SHOW search_path").fetchone()[0]
+    with psycopg.connect(conn.info.dsn, autocommit=True) as own:
+        own.execute(f"SET search_path TO {path}")
+        return _the_hints_update(own, order_id)
+
+
+def commits_the_callers_transaction(conn, order_id):
+    """BEGIN and COMMIT as statements: inside a caller's transaction, its COMMIT ends the caller's."""
+    conn.execute("BEGIN")
+    cancelled = conn.execute(CANCEL, [order_id]).fetchone()
+    if cancelled:
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    conn.execute("COMMIT")
+    return cancelled is not None
+
+
 ALREADY = "the kitchen starting the order while yours runs"
 TWICE = "two cancels of the same order at once"
 KILLED = "a process killed between any two of its statements"
@@ -268,6 +324,12 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "its_own_connection": (its_own_connection, ["uses the connection it is given"], []),
     "returns_the_row": (returns_the_row, ["returns True when it cancelled the order"], []),
     "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"], [ALREADY]),
+    "safe_only_on_the_demos_orders": (safe_only_on_the_demos_orders, [ALREADY], []),
+    "safe_only_on_a_small_table": (safe_only_on_a_small_table, [ALREADY], []),
+    "gives_up_on_a_locked_order": (gives_up_on_a_locked_order, [ALREADY], []),
+    "its_own_connection_unless_the_caller_has_a_transaction": (
+        its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
+    "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),
 }
 
 
@@ -287,6 +349,16 @@ def test_a_read_then_write_is_told_what_the_kitchen_did_between():
     assert "DeadlockDetected" in deadlock and "FOR SHARE" in deadlock, deadlock
     skipped = run_check("05.cancel_order", cancel_order=passes_over_a_locked_order).render()
     assert "rolled back" in skipped and "SKIP LOCKED" in skipped, skipped
+    timed_out = run_check("05.cancel_order", cancel_order=gives_up_on_a_locked_order).render()
+    assert "rolled back" in timed_out and "lock_timeout" in timed_out, timed_out
+
+
+@pytest.mark.slow
+def test_a_connection_of_its_own_and_a_commit_of_the_callers_are_told_apart():
+    own = run_check("05.cancel_order", cancel_order=its_own_connection_unless_the_caller_has_a_transaction).render()
+    assert "written from another session" in own, own
+    commits = run_check("05.cancel_order", cancel_order=commits_the_callers_transaction).render()
+    assert "ended the caller's transaction" in commits and "another session" not in commits, commits
 
 
 def test_the_kitchen_starts_only_a_placed_order():

@@ -13,6 +13,7 @@ first), how the transaction is opened, and the new outbox row's id, event_id and
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -53,13 +54,14 @@ class Cancel:
     fault: str | None = None  # "outbox refused", "update refused", "commit refused"
     caller: str = "autocommit"  # or "rolls back": called inside the caller's transaction, which rolls back
     again: bool = False  # the same call made a second time right after (the customer clicks twice)
+    first: int = FIRST_ORDER  # the first order's id (order numbers far from the demo's, too)
 
     @property
     def order_id(self) -> int:
-        return FIRST_ORDER + self.target
+        return self.first + self.target
 
     def told(self) -> str:
-        stored = ", ".join(f"{FIRST_ORDER + n} ({status})" for n, status in enumerate(self.orders))
+        stored = ", ".join(f"{self.first + n} ({status})" for n, status in enumerate(self.orders))
         parts = [f"orders {stored}" if self.orders else "no orders"]
         if self.announced:
             parts.append(f"outbox rows 1-{self.announced} (orders placed; the odd ones sent)" if self.announced > 1
@@ -89,22 +91,24 @@ class Cancel:
             yield replace(self, fault=None)
         if self.again:
             yield replace(self, again=False)
+        if self.first != FIRST_ORDER:
+            yield replace(self, first=FIRST_ORDER)
 
 
 def install(cancel: Cancel) -> sql.Composable:
     """The orders and outbox rows, with the sequences where they stand (both runs take the same ids)."""
     parts = [sql.SQL("SELECT setval(pg_get_serial_sequence('orders', 'id'), {}, false), "
                      "setval(pg_get_serial_sequence('outbox', 'id'), {}, false)").format(
-        sql.Literal(FIRST_ORDER + len(cancel.orders)), sql.Literal(cancel.announced + 1))]
+        sql.Literal(cancel.first + len(cancel.orders)), sql.Literal(cancel.announced + 1))]
     if cancel.orders:
         parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents, created_at) ") + diff.values(
-            [[sql.Literal(FIRST_ORDER + n), sql.Literal(1 + n % 2), sql.Literal(status), sql.Literal(1000 + 10 * n),
+            [[sql.Literal(cancel.first + n), sql.Literal(1 + n % 2), sql.Literal(status), sql.Literal(1000 + 10 * n),
               diff.from_now(-600.0 + n)] for n, status in enumerate(cancel.orders)]))
     if cancel.announced:
         parts.append(sql.SQL("INSERT INTO outbox (id, event_id, subject, payload, created_at, sent_at) "
                              "OVERRIDING SYSTEM VALUE ") + diff.values(
             [[sql.Literal(n), sql.Literal(f"00000000-0000-4000-8000-{n:012d}"), sql.Literal(PLACED),
-              sql.Literal(Jsonb({"order_id": FIRST_ORDER + n - 1})), diff.from_now(-600.0 + n),
+              sql.Literal(Jsonb({"order_id": cancel.first + n - 1})), diff.from_now(-600.0 + n),
               diff.from_now(-500.0 + n) if n % 2 else sql.NULL] for n in range(1, cancel.announced + 1)]))
     return sql.SQL("; ").join(parts)
 
@@ -163,7 +167,14 @@ def families() -> list[Callable[[random.Random], Cancel]]:
         orders, target = _orders(rng, rng.choice(["placed", "placed", "preparing"]))
         return Cancel(orders, target, rng.choice([0, 2]), again=True)
 
-    return [placed, too_late, busy, refused, caller, twice]
+    def numbered(family):  # the demo's order numbers, or others far from them
+        return lambda rng: replace(family(rng), first=_first(rng))
+
+    return [numbered(family) for family in (placed, too_late, busy, refused, caller, twice)]
+
+
+def _first(rng: random.Random) -> int:
+    return FIRST_ORDER if rng.random() < 0.5 else rng.randint(10_000, 2_000_000_000)
 
 
 # Tried on every run, whatever the seed: an order of each status alone, one that does not exist, and the order
@@ -215,6 +226,24 @@ class Seen:
     returned: Any
     raised: str | None
     state: dict
+    elsewhere: bool = False  # some of its writes came from a session other than the connection it was given
+
+
+# Who wrote: the server process of every row change to the orders and the outbox, as the server sees it (an
+# answer that opens a connection of its own writes from another process, whatever it does with the one given).
+WRITERS = """
+CREATE TABLE IF NOT EXISTS rules_writers (pid int NOT NULL);
+CREATE OR REPLACE FUNCTION rules_note_writer() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO rules_writers VALUES (pg_backend_pid()); RETURN NULL; END $$;
+DROP TRIGGER IF EXISTS rules_note_writer ON orders;
+CREATE TRIGGER rules_note_writer AFTER INSERT OR UPDATE OR DELETE ON orders
+  FOR EACH STATEMENT EXECUTE FUNCTION rules_note_writer();
+DROP TRIGGER IF EXISTS rules_note_writer ON outbox;
+CREATE TRIGGER rules_note_writer AFTER INSERT OR UPDATE OR DELETE ON outbox
+  FOR EACH STATEMENT EXECUTE FUNCTION rules_note_writer();
+"""
+NO_WRITERS = ("DROP TRIGGER IF EXISTS rules_note_writer ON orders; DROP TRIGGER IF EXISTS rules_note_writer ON outbox; "
+              "DROP TABLE IF EXISTS rules_writers")
 
 
 class Runner:
@@ -224,6 +253,7 @@ class Runner:
         self.t, self.box, self.answer = t, box, answer
         self.watch = box.connect()
         self.reader = Reader.of(box.conn, only=("orders", "outbox", "jobs"))
+        self.watch.execute(WRITERS)
 
     def learner(self, cancel: Cancel) -> Callable[[psycopg.Connection], Attempt]:
         return lambda conn: self.t.attempt(self.answer, conn, cancel.order_id)
@@ -234,10 +264,12 @@ class Runner:
         self.watch.execute(install(cancel))
         if cancel.fault:
             self.watch.execute(_fault(cancel))
+        self.watch.execute("DELETE FROM rules_writers")
 
     def run(self, cancel: Cancel, answer: Callable[[psycopg.Connection], Attempt]) -> Seen:
         self.reset(cancel)
         conn = self.box.conn
+        given = conn.info.backend_pid
         try:
             if cancel.caller == "rolls back":
                 with conn.transaction():
@@ -253,9 +285,11 @@ class Runner:
             if not conn.closed and not conn.autocommit:  # an answer that turned it off: the caller's again
                 conn.autocommit = True
             self.watch.execute(NO_FAULTS)
-        return Seen(None if done.error else truth(done.value), done.error, self.reader.read(self.watch))
+        elsewhere = self.watch.execute("SELECT EXISTS (SELECT FROM rules_writers WHERE pid <> %s)", [given]).fetchone()[0]
+        return Seen(None if done.error else truth(done.value), done.error, self.reader.read(self.watch), elsewhere)
 
     def close(self) -> None:
+        self.watch.execute(NO_WRITERS)
         self.watch.execute(NO_FAULTS)
         diff.clear(self.watch, self.reader)
         self.watch.close()
@@ -283,6 +317,13 @@ CHECKS = (CANCELS, NOT_CANCELLABLE, EVENT, EVENT_PAYLOAD, NO_EVENT, UNTOUCHED, O
           UPDATE_REFUSED, COMMIT_REFUSED, GIVEN_CONN, RETURNS, KITCHEN, TWICE, KILLED)
 
 
+# Its writes came from the given connection (a session of its own is told apart first) and outlived the caller's
+# rollback: a COMMIT (or ROLLBACK, then writes) of its own ended the caller's transaction.
+ENDED_THE_CALLERS = ("the caller rolled its transaction back, and your change stayed: your own COMMIT or ROLLBACK "
+                     "ended the caller's transaction. Open yours with conn.transaction(), which nests as a savepoint "
+                     "inside the caller's")
+
+
 def _new_rows(state: dict, cancel: Cancel) -> list[dict]:
     return [row for key, row in sorted(state.get("outbox", {}).items()) if key[0] > cancel.announced]
 
@@ -295,6 +336,11 @@ def _status(state: dict, order_id: int) -> str:
 def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) -> diff.Finding | None:
     """The first rule the learner's outcome breaks, beside the reference's on the same scenario."""
     raised = f"yours raised {ours.raised}" if ours.raised else None
+    if ours.elsewhere and not theirs.elsewhere:
+        return diff.Finding(GIVEN_CONN, got="orders or outbox written from another session",
+                            expected="every write on the connection you are given", note=(
+                                "a connection of your own commits on its own: the caller's transaction, and what "
+                                "the caller decides about it, never reach your writes. Use conn"))
     mine, wanted = _status(ours.state, cancel.order_id), _status(theirs.state, cancel.order_id)
     if mine != wanted:
         if wanted == "cancelled":
@@ -307,8 +353,7 @@ def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) ->
         return diff.Finding(check or NOT_CANCELLABLE, got=f"order {cancel.order_id} {mine}", expected=wanted, note=(
             "the cancellation committed without its outbox row: the kitchen is never told. Both writes in one "
             "transaction (with conn.transaction(): ...)" if check in (OUTBOX_REFUSED, COMMIT_REFUSED) else
-            "the caller rolled its transaction back, and your change stayed: make it on the connection you are "
-            "given, inside the caller's transaction (conn.transaction() nests as a savepoint)" if check else
+            ENDED_THE_CALLERS if check else
             f"only an order whose status is 'placed' may be cancelled; this one was {wanted}"))
     rows, wanted_rows = _new_rows(ours.state, cancel), _new_rows(theirs.state, cancel)
     if len(rows) != len(wanted_rows):
@@ -325,8 +370,7 @@ def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) ->
             "the outbox row committed on its own while the order was not cancelled: the kitchen would throw away "
             "food for an order that still stands. Both writes in one transaction" if check in
             (UPDATE_REFUSED, COMMIT_REFUSED, OUTBOX_REFUSED) else
-            "the caller rolled its transaction back, and your outbox row stayed: write it on the connection you "
-            "are given" if check else
+            ENDED_THE_CALLERS if check else
             f"order {cancel.order_id} was {wanted}, so nothing was cancelled: announce only what you changed"))
     for row, want in zip(rows, wanted_rows):
         if row["subject"] != want["subject"] or row["sent_at"] is not None:
@@ -344,8 +388,11 @@ def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) ->
         return diff.Finding(RAISES, got=f"returned {ours.returned}", expected="an exception",
                             note="a failure swallowed tells the customer the order is cancelled when it is not")
     if ours.raised and not theirs.raised:
-        return diff.Finding(RETURNS, got=ours.raised, expected=f"returned {theirs.returned}",
-                            note="an order that cannot be cancelled is an answer, not an error: return False")
+        if cancel.caller == "rolls back":  # the statement's connection is autocommit: a transaction of the
+            return None                    # caller's own may be refused (e.g. SET TRANSACTION ISOLATION LEVEL)
+        return diff.Finding(RETURNS, got=ours.raised, expected=f"returned {theirs.returned}", note=(
+            "an order that cannot be cancelled is an answer, not an error: return False" if theirs.returned is False
+            else "the reference cancelled this order, and yours raised"))
     if not ours.raised and ours.returned != theirs.returned:
         return diff.Finding(RETURNS, got=str(ours.returned), expected=str(theirs.returned), note=(
             "return True only when this call cancelled the order" if isinstance(ours.returned, bool) else
@@ -392,22 +439,43 @@ def _untouched(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float) -> diff
 
 # -- the kitchen and the second click between its statements, and a kill between any two ---------------------
 
-RACE = Cancel(("placed", "preparing", "placed"), 2, 1)
+RACE = Cancel(("placed", "preparing", "placed"), 2, 1)  # told when it fails too: the plainest race
 RACE_SLACK_S = float("inf")  # the stored rows' times are not what a race changes; a hold may last seconds
+PATIENCE_S = 2.0  # how long the kitchen's screen holds the row after yours starts to wait, before it crashes
+
+
+def race_scene(seed: int) -> Cancel:
+    """The race's own scenario, drawn like the others: more orders than a small test has, numbered far from
+    the demo's (an answer safe only on the demo's orders is raced on others)."""
+    rng = random.Random(seed)
+    others = [rng.choice(STATUSES) for _ in range(rng.randint(5, 11))]
+    target = rng.randint(0, len(others))
+    orders = tuple(others[:target] + ["placed"] + others[target:])
+    return Cancel(orders, target, rng.randint(0, len(orders)), first=rng.randint(10_000, 2_000_000_000))
 
 
 @dataclass(frozen=True)
 class RolledBack(interleave.Hold):
     """take(conn) ran in a transaction that stays open (its row locks held) until released, and is then
-    rolled back: the kitchen's screen started the order and crashed before its commit."""
+    rolled back: the kitchen's screen started the order and crashed before its commit. Patient: when released,
+    it still holds the row while the answer goes on waiting for it, up to patience_s (an answer that gives up
+    on a lock after a while, lock_timeout, gives up before the order is free again)."""
     told: str
     take: Callable[[psycopg.Connection], Any]
+    patience_s: float = 0.0
 
     def start(self, arena: interleave.Arena) -> interleave.Holding:
         holder = arena.session("holder")
         holder.conn.execute("BEGIN")
         seen = interleave.observed(lambda: self.take(holder.conn))
-        return interleave.Holding(lambda: holder.conn.execute("ROLLBACK"), lambda: seen)
+
+        def release() -> None:
+            deadline = time.monotonic() + self.patience_s
+            while time.monotonic() < deadline and interleave.blocked(arena.watch, arena.conn.info.backend_pid,
+                                                                     [holder.pid]):
+                time.sleep(0.02)
+            holder.conn.execute("ROLLBACK")
+        return interleave.Holding(release, lambda: seen)
 
 
 DEADLOCK = ("two calls on the same order at once ended in an error for one of them: each held a lock the other "
@@ -423,16 +491,16 @@ def _from_outcome(got: diff.Outcome) -> Seen:
     return Seen(got.returned, got.raised, got.state)
 
 
-def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
+def race(t: Trial, runner: Runner, scene: Cancel) -> tuple[diff.Finding, str] | None:
     """The kitchen starts the order, or the customer's second click runs another cancel, just before each of
     the answer's statements after its first; and the kitchen holds the order's row, started and uncommitted,
     while the answer runs. The outcome must be one the reference reaches with the other session before it or
     after it (under the hold: the reference's under it)."""
     arena = interleave.Arena(runner.box.conn, runner.box.connect, runner.reader, install, truth)
-    learner, theirs = runner.learner(RACE), reference(RACE)
+    learner, theirs = runner.learner(scene), reference(scene)
 
     def kitchen(conn):
-        return tiffin.start_preparing(conn, RACE.order_id)
+        return tiffin.start_preparing(conn, scene.order_id)
 
     def yours(conn):
         done = learner(conn)
@@ -442,16 +510,19 @@ def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
         done = theirs(conn)
         return interleave.Raised(done.error) if done.error else truth(done.value)
 
-    stove = interleave.Act(f"the kitchen started order {RACE.order_id} (tiffin.start_preparing) and committed", kitchen)
-    held = interleave.InTransaction(f"the kitchen has started order {RACE.order_id} and not yet committed "
+    stove = interleave.Act(f"the kitchen started order {scene.order_id} (tiffin.start_preparing) and committed", kitchen)
+    held = interleave.InTransaction(f"the kitchen has started order {scene.order_id} and not yet committed "
                                     "(its transaction holds the row); it commits once yours waits or ends", kitchen)
-    dropped = RolledBack(f"the kitchen started order {RACE.order_id} and its transaction, holding the row, rolled "
+    dropped = RolledBack(f"the kitchen started order {scene.order_id} and its transaction, holding the row, rolled "
                          "back (its screen crashed) once yours waited or ended: the order is still placed", kitchen)
+    patient = replace(dropped, told=f"the kitchen started order {scene.order_id} and its transaction, holding the "
+                      f"row, rolled back (its screen crashed) once yours ended or had waited {PATIENCE_S:.0f} s: the "
+                      "order is still placed", patience_s=PATIENCE_S)
     groups = [
-        (KITCHEN, [], [(dropped, dropped)], (
+        (KITCHEN, [], [(patient, dropped)], (
             "the kitchen held the order's row and then rolled its change back: the order was still placed, so it "
             "is the customer's to cancel. Wait for the row's lock (the UPDATE itself waits, as does FOR UPDATE) "
-            "instead of passing over the row (SKIP LOCKED) or failing at once (NOWAIT)")),
+            "instead of passing over the row (SKIP LOCKED), failing at once (NOWAIT) or after a while (lock_timeout)")),
         (KITCHEN, [(stove, stove)], [(held, held)], (
             "the kitchen changed the order between your read of its status and your write, and yours went on with "
             "what it had read. Decide and change in one statement (UPDATE ... WHERE id = ... AND status = 'placed' "
@@ -484,7 +555,7 @@ def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
 
     try:
         for check, acts, holds, note in groups:
-            found = interleave.explore(arena, RACE, answer=learner, reference=theirs, acts=acts, holds=holds,
+            found = interleave.explore(arena, scene, answer=learner, reference=theirs, acts=acts, holds=holds,
                                        judge=judged(check, note))
             if found is not None:
                 return found[0], str(found[1])
@@ -493,27 +564,27 @@ def race(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
     return None
 
 
-def killed(t: Trial, runner: Runner) -> tuple[diff.Finding, str] | None:
+def killed(t: Trial, runner: Runner, scene: Cancel) -> tuple[diff.Finding, str] | None:
     """The answer killed just before each of its statements after the first: the order placed and no new row,
     or the order cancelled and one row."""
-    learner = runner.learner(RACE)
-    steps = _killed_at(runner, learner, 0)[0]
+    learner = runner.learner(scene)
+    steps = _killed_at(runner, scene, learner, 0)[0]
     for point in range(2, len(steps) + 1):
-        said, state = _killed_at(runner, learner, point)
-        status, rows = _status(state, RACE.order_id), len(_new_rows(state, RACE))
+        said, state = _killed_at(runner, scene, learner, point)
+        status, rows = _status(state, scene.order_id), len(_new_rows(state, scene))
         if (status, rows) not in (("placed", 0), ("cancelled", 1)):
-            left = (f"order {RACE.order_id} {status} and {rows} new outbox row{'s' if rows != 1 else ''}")
+            left = (f"order {scene.order_id} {status} and {rows} new outbox row{'s' if rows != 1 else ''}")
             note = ("cancelled, and the kitchen never told: it cooks and sends food nobody will pay for"
                     if status == "cancelled" else "the kitchen told of a cancellation that never happened")
             return diff.Finding(KILLED, got=left, expected="placed and no row, or cancelled and one row", note=(
                 f"{note}: the write before the kill had committed on its own. Both in one transaction")), \
-                (f"{RACE.told()}; the process killed just before your statement {point} ({said[point - 1]}), "
+                (f"{scene.told()}; the process killed just before your statement {point} ({said[point - 1]}), "
                  f"after your statement {point - 1} ({said[point - 2]})")
     return None
 
 
-def _killed_at(runner: Runner, learner: Callable, point: int) -> tuple[list[str], dict]:
-    runner.reset(RACE)
+def _killed_at(runner: Runner, scene: Cancel, learner: Callable, point: int) -> tuple[list[str], dict]:
+    runner.reset(scene)
     conn = runner.box.connect()
     kill = interleave.KillPoint(runner.watch, conn, point)
     try:
@@ -543,10 +614,15 @@ def cancel_order_check(t: Trial, cancel_order, seed=None):
 
     try:
         diff.search(verdicts, diff.in_turn(families()), compare, seed=t.seed, count=SCENARIOS, first=FIRST)
-        if compare(RACE) is None:  # the stages below build on an answer right on its own
+        scene = race_scene(t.seed)
+        alone = compare(scene)
+        if alone is not None:  # an answer wrong on the race's orders before anyone races it
+            verdicts.add(alone, scene.told())
+        elif compare(RACE) is None:  # the stages below build on an answer right on its own
             for stage in (race, killed):
-                found = stage(t, runner)
-                if found is not None:
+                found = stage(t, runner, scene)
+                if found is not None:  # told on the plainest race when that fails too
+                    found = stage(t, runner, RACE) or found
                     verdicts.add(*found)
     finally:
         runner.close()

@@ -1,0 +1,7 @@
+# Rule broken: announce. The outbox row is written whether or not the order was cancelled.
+def cancel_order(conn, order_id):
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' "
+                           "RETURNING id", [order_id]).fetchone()
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None

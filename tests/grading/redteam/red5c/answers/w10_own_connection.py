@@ -1,0 +1,14 @@
+# Rule broken: given-connection. Opens a connection of its own (same database, same schema).
+import psycopg
+
+
+def cancel_order(conn, order_id):
+    search_path = conn.execute("SHOW search_path").fetchone()[0]
+    with psycopg.connect(conn.info.dsn, autocommit=True) as mine:
+        mine.execute(f"SET search_path TO {search_path}")
+        with mine.transaction():
+            row = mine.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' "
+                               "RETURNING id", [order_id]).fetchone()
+            if row is not None:
+                outbox.add(mine, CANCELLED, {"order_id": order_id})
+    return row is not None
