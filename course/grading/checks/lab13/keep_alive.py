@@ -342,9 +342,9 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str, sce
     others = sorted(str(b) for b in yours if b not in expected)
     t.require("renders the task's own booking, every page once: render_page(booking_id, 0), (booking_id, 1) ...",
               ok=differs is None and not others,
-              got=(_told(delivery(yours, differs, 1)) if differs else
-                   f"render_page called for booking(s) {', '.join(others)}, which no message named" if others
-                   else None),
+              got="; ".join(([_told(delivery(yours, differs, 1))] if differs else []) +
+                            ([f"render_page called for booking(s) {', '.join(others)}, which no message named"]
+                             if others else [])) or None,
               expected=_told(delivery(expected, differs, 1)) if differs else "only the tasks' bookings",
               example=(differs or scenario.long).told() + ", its first delivery, in a consumer process",
               note="pages count from 0: range(task.data[\"pages\"]), and the booking is task.data[\"booking_id\"]")
