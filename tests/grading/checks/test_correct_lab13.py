@@ -13,7 +13,7 @@ import pytest
 from course.infra.broker import TRANSIENT
 from course.grading import run_check
 
-from .wrong_answers import render_page
+from .wrong_answers import red_team_answer, render_page
 
 # -- 13.choose ------------------------------------------------------------------------------------------
 
@@ -191,4 +191,13 @@ def keep_alive_by_the_clock(task):
                                     keep_alive_by_the_clock])
 def test_correct_handlers_pass(answer):
     report = run_check("13.keep_alive", render_invoice=answer)
+    assert report.passed, report.render()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["keep_c1_before_each_page", "keep_c2_while_after_each", "keep_c3_timed_heartbeat"])
+def test_the_red_teams_correct_handlers_pass(name):
+    """The blind red team's (issue 22, red10), as its notebook cell defined them: the check's renderer
+    logs their pages in the consumer processes, as it logs the reference's."""
+    report = run_check("13.keep_alive", render_invoice=red_team_answer(name))
     assert report.passed, report.render()

@@ -17,7 +17,7 @@ from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 
-from .wrong_answers import assert_fails_with, failed, fails_exactly, render_page
+from .wrong_answers import assert_fails_with, failed, fails_exactly, red_team_answer, render_page
 
 PAGE_S = lab13.PAGE_S
 
@@ -59,8 +59,6 @@ def renders_the_demos_booking(task):
         task.in_progress()
 
 
-@pytest.mark.xfail(strict=True, reason="gap (issue 22): render_page's arguments and failures cannot be seen "
-                   "without patching the learner's module; a renderer with its own log would show them")
 def test_an_invoice_of_the_demos_booking_fails_the_own_booking_rule():
     report = run_check("13.keep_alive", render_invoice=renders_the_demos_booking)
     assert [r.name for r in report.results if not r.passed] == [
@@ -88,13 +86,32 @@ def skips_a_page_that_fails(task):
         task.in_progress()
 
 
-@pytest.mark.xfail(strict=True, reason="gap (issue 22): render_page's arguments and failures cannot be seen "
-                   "without patching the learner's module; a renderer with its own log would show them")
 def test_a_handler_that_swallows_a_failed_page_fails():
     report = run_check("13.keep_alive", render_invoice=skips_a_page_that_fails)
     assert failed(report) == ["a page that cannot be drawn makes it raise: the message is left for a retry, not "
                               "acknowledged"], report.render()
     assert "let render_page's errors out" in report.render()
+
+
+OWN_BOOKING = "renders the task's own booking, every page once"
+FAILED_PAGE = "a page that cannot be drawn makes it raise"
+RED10_PAGE_RULE = {  # a blind red team's answers (red10/lab13_answers), and the check each fails first
+    "keep_w3_pages_from_one": OWN_BOOKING, "keep_w7_hard_coded_booking": OWN_BOOKING,
+    "keep_w11_six_pages": OWN_BOOKING, "keep_w13_last_page_twice": OWN_BOOKING,
+    "keep_w12_sleep_instead": OWN_BOOKING,  # page 0, then a sleep as long as the rest
+    "keep_w5_swallows_errors": FAILED_PAGE, "keep_w10_first_page_twice": FAILED_PAGE,  # retried by hand
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RED10_PAGE_RULE)
+def test_the_red_teams_page_rule_answers_fail_the_page_rule(name):
+    """Each drew the wrong pages (from 1, booking 981, 6 of them, the last twice, page 0 then a sleep) or
+    hid a page's failure (swallowed, retried by hand): the check's renderer logs what was asked of it."""
+    report = run_check("13.keep_alive", render_invoice=red_team_answer(name))
+    broken = failed(report)
+    assert broken and broken[0].startswith((OWN_BOOKING, FAILED_PAGE)), report.render()
+    assert broken[0].startswith(RED10_PAGE_RULE[name]), report.render()
 
 
 def signals_every_third_page(task):

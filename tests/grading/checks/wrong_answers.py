@@ -1,6 +1,7 @@
 """What the wrong-answer tests share: a failed check must fail for the reason given."""
 
 import time
+from pathlib import Path
 
 from course.grading.checks.lab13 import PAGE_S as LAB13_PAGE_S
 
@@ -53,3 +54,14 @@ def render_page(booking_id, page) -> None:
     takes the check's PAGE_S. Nothing is imported in the call: a consumer process that first imported the
     checks there would be silent past the AckWait (1.2 s) at a high load."""
     time.sleep(LAB13_PAGE_S)
+
+
+RED10_LAB13 = Path(__file__).parents[1] / "redteam" / "red10" / "lab13_answers"
+
+
+def red_team_answer(name: str):
+    """Lab 13: a blind red team's 13.keep_alive answer (issue 22, red10), defined as in its notebook
+    (render_page and PAGE_S from the setup cell): notebook code, pickled by value for the consumer processes."""
+    scope = {"__name__": "__main__", "render_page": render_page, "PAGE_S": LAB13_PAGE_S}
+    exec(compile((RED10_LAB13 / f"{name}.py").read_text(), f"{name}.py", "exec"), scope)
+    return scope["render_invoice"]

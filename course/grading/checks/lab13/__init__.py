@@ -4,7 +4,8 @@ The two code exercises run against a real three-node cluster that the check star
 each beside the reference on the same seeded scenarios, judged from what JetStream and the check's own
 publish function saw (never by patching the learner's module):
   13.keep_alive      lab13/keep_alive.py: the handler behind the course's consumer loop, invoices shorter
-                     than, as long as and longer than the AckWait; then in two consumer processes.
+                     than, as long as and longer than the AckWait; then in two consumer processes,
+                     where the handler's render_page is grading/faults/page_renderer.py's, which logs each page.
   13.publish_retry   lab13/publish_retry.py: runs of every TRANSIENT error, dead and flaky publishes;
                      acks lost on the way back, then the stream's leader SIGKILLed mid-run.
   13.choose          lab13/choose.py: the decision function, on cases.

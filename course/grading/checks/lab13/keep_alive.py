@@ -13,9 +13,12 @@ course's: it hands your function a Task, acks what returns, leaves for a retry w
     once                    JetStream's own count of redeliveries on your queue, beside the reference's
                             (when the reference's was redelivered too, the machine stalled: not yours)
 
-Then the statement's run: two real consumer processes, a 6-page invoice (2.4 s). No attribute of the
-learner's module is patched (behind the class grader's boundary the handler runs in another process).
-What render_page was called with cannot be seen from outside it: a gap (see the report).
+Then the statement's run: two real consumer processes, a 6-page invoice (2.4 s), a one-page one, one of
+a drawn length, and one whose chosen page fails the first time it is drawn, all on drawn bookings. There
+the handler's render_page is the check's renderer (course/grading/faults/page_renderer.py), which logs
+each call: the pages asked for, booking by booking and delivery by delivery, are compared with the
+reference's on the same invoices. No attribute of the learner's module is patched in this process
+(behind the class grader's boundary the handler runs in another one).
 """
 
 from __future__ import annotations
@@ -25,29 +28,37 @@ import random
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import nats.js.errors
 
-from course.infra import nats_server, processes
+from course.infra import eventlog, nats_server, processes
 from course.programs import jetstream_queue as jq
 from course.programs import jetstream_run
 from course.programs.jetstream_consumer import Consumer, ConsumerSettings
 
 from course.grading.trial import NotStarted, Trial
 from course.grading.checks import exercise_check
+from course.grading.faults import page_renderer
 from course.grading.checks.lab13.cluster import cluster_for_check
 
 ACK_WAIT_S = 1.2
-PAGE_S = 0.4  # the notebook's render_page
+PAGE_S = page_renderer.PAGE_S  # the notebook's render_page
 CLUSTER_PAGES = 6  # 2.4 s in a consumer process: two AckWaits
 SILENT_PAGES = 2.5  # 2 pages (0.8 s) fit in the AckWait; 3 pages are the whole of it
 DEFAULT_SEED = 13
+MAX_DELIVER = 5  # the consumer processes' queue: the failing page's invoice is delivered twice
+
+
+def render_page(booking_id, page) -> None:
+    """The notebook's: one page takes PAGE_S (in the consumer processes the check's page_renderer.Renderer)."""
+    time.sleep(PAGE_S)
 
 
 def reference(task) -> None:
-    """The solution, with the notebook's render_page (0.4 s a page) written in."""
-    for _page in range(task.data["pages"]):
-        time.sleep(PAGE_S)
+    """The solution."""
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
         task.in_progress()
 
 
@@ -173,16 +184,21 @@ def keep_alive(t: Trial, render_invoice):
     if t.seed is None:
         t.seed = DEFAULT_SEED
     drawn = invoices(random.Random(t.seed))
+    in_consumers = consumer_invoices(random.Random(f"{t.seed}-consumers"))
+    page_log = eventlog.new_file("course-check-13-pages-")
+    renderer = page_renderer.Renderer(page_log, fail=in_consumers.fail)
     with cluster_for_check() as cluster:
-        invoices_queue = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=5)
+        invoices_queue = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=MAX_DELIVER)
         sides = {"yours": Side(t, "YOURS", render_invoice, cluster.urls),
                  "reference": Side(t, "REFERENCE", reference, cluster.urls)}
         for queue in [invoices_queue] + [s.queue for s in sides.values()]:
             _reset(queue, cluster.urls)
         history = jq.new_history("course-check-13-")
-        # Their handler is the learner's: graded, they run sandboxed, where the checkout's token file is hidden
-        consumers = jetstream_run.spawn_consumers(invoices_queue, render_invoice, cluster.urls, 2, history=history,
-                                                  name="check-consumer",
+        # Their handler is the learner's: graded, they run sandboxed, where the checkout's token file is hidden.
+        # Its render_page is the check's renderer there, which logs each page (grading/faults/page_renderer.py)
+        consumers = jetstream_run.spawn_consumers(invoices_queue,
+                                                  page_renderer.with_renderer(render_invoice, renderer),
+                                                  cluster.urls, 2, history=history, name="check-consumer",
                                                   env={nats_server.TOKEN_ENV: nats_server.token()})
         try:
             for side in sides.values():
@@ -202,13 +218,14 @@ def keep_alive(t: Trial, render_invoice):
             if sides["yours"].not_started is not None:
                 raise sides["yours"].not_started
             _judge(t, drawn, seen, redelivered)
-            in_processes(t, cluster, invoices_queue, consumers, history)
+            in_processes(t, cluster, invoices_queue, consumers, history, in_consumers, page_log)
         finally:
             for consumer in consumers:
                 consumer.kill()
             for side in sides.values():
                 side.stop.set()
                 side.thread.join(15)
+            Path(page_log).unlink(missing_ok=True)
 
 
 def _judge(t: Trial, drawn: list[Invoice], seen: dict, redelivered: dict) -> None:
@@ -250,25 +267,101 @@ def _judge(t: Trial, drawn: list[Invoice], seen: dict, redelivered: dict) -> Non
              expected={i.msg_id: (1, True) for i in ordered})
 
 
-def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str) -> None:
-    """The statement's run: two real consumer processes, a 6-page invoice and a one-page one."""
-    ids = {"booking-981": CLUSTER_PAGES, "booking-982": 1}
-    with jq.Publisher(cluster.urls, timeout=5) as publisher:
-        for msg_id, pages in ids.items():
-            jq.publish_with_retry(publisher.publish, invoices_queue.subject("render"),
-                                  {"booking_id": int(msg_id[-3:]), "pages": pages}, msg_id, give_up_after_s=30)
+@dataclass(frozen=True)
+class InConsumers:
+    """The consumer processes' invoices: the statement's 6 pages, one page, a drawn count, and one whose
+    chosen page fails once (all on drawn bookings: no answer can know them in advance)."""
+    long: Invoice
+    short: Invoice
+    drawn: Invoice
+    failing: Invoice
+    fail_page: int
+
+    @property
+    def all(self) -> list[Invoice]:
+        return [self.long, self.short, self.drawn, self.failing]
+
+    @property
+    def fail(self) -> tuple[int, int]:
+        return (self.failing.booking_id, self.fail_page)
+
+
+def consumer_invoices(rng: random.Random) -> InConsumers:
+    bookings = rng.sample(range(1000, 99_999), 4)
+    failing = Invoice(bookings[3], rng.randint(2, 5))
+    return InConsumers(Invoice(bookings[0], CLUSTER_PAGES), Invoice(bookings[1], 1),
+                       Invoice(bookings[2], rng.choice([2, 3, 4, 5, 7, 8])), failing,
+                       rng.randrange(failing.pages))
+
+
+def reference_log(scenario: InConsumers) -> dict:
+    """The reference's page log on the same invoices, run here (pages take no time: only calls count)."""
+    log = eventlog.new_file("course-check-13-reference-pages-")
     try:
-        processes.wait_until(lambda: jq.settled(history, list(ids)), 30, interval=0.1,
-                             what="both invoices to be acknowledged")
+        renderer = page_renderer.Renderer(log, fail=scenario.fail, page_s=0)
+        for invoice in scenario.all:
+            page_renderer.run_redelivering(reference, renderer,
+                                           {"booking_id": invoice.booking_id, "pages": invoice.pages}, MAX_DELIVER)
+        return page_renderer.calls(log)
+    finally:
+        Path(log).unlink(missing_ok=True)
+
+
+def _told(calls: list) -> str:
+    if not calls:
+        return "no page"
+    return "pages " + ", ".join(f"{page}" + (" (raised)" if kind == "failed" else "") for page, kind in calls)
+
+
+def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str, scenario: InConsumers,
+                 page_log: str) -> None:
+    """The statement's run: two real consumer processes, a 6-page invoice, a one-page one, one of a drawn
+    length, and one whose chosen page fails once; every render_page call logged by the check's renderer.
+    The pages are judged delivery by delivery: a delivery again (a silence past the AckWait) is the once
+    rule's, and draws the pages again."""
+    with jq.Publisher(cluster.urls, timeout=5) as publisher:
+        for invoice in scenario.all:
+            jq.publish_with_retry(publisher.publish, invoices_queue.subject("render"),
+                                  {"booking_id": invoice.booking_id, "pages": invoice.pages}, invoice.msg_id,
+                                  give_up_after_s=30)
+    ids = [i.msg_id for i in scenario.all]
+    try:
+        processes.wait_until(lambda: jq.settled(history, ids), 60, interval=0.1,
+                             what="the invoices to be acknowledged or dead-lettered")
     except TimeoutError:
         pass
     events = jq.read_history(history)
     outcome = jq.Outcome.of(events)
-    crashed = [e for e in events if e.kind == "failed"]
+    yours, expected = page_renderer.calls(page_log), reference_log(scenario)
+
+    def delivery(calls: dict, invoice: Invoice, n: int) -> list:
+        return calls.get(invoice.booking_id, {}).get(n, [])
+
+    differs = next((i for i in [scenario.short, scenario.drawn, scenario.long]
+                    if delivery(yours, i, 1) != delivery(expected, i, 1)), None)
+    others = sorted(str(b) for b in yours if b not in expected)
+    t.require("renders the task's own booking, every page once: render_page(booking_id, 0), (booking_id, 1) ...",
+              ok=differs is None and not others,
+              got="; ".join(([_told(delivery(yours, differs, 1))] if differs else []) +
+                            ([f"render_page called for booking(s) {', '.join(others)}, which no message named"]
+                             if others else [])) or None,
+              expected=_told(delivery(expected, differs, 1)) if differs else "only the tasks' bookings",
+              example=(differs or scenario.long).told() + ", its first delivery, in a consumer process",
+              note="pages count from 0: range(task.data[\"pages\"]), and the booking is task.data[\"booking_id\"]")
+    failing = scenario.failing
+    got, want = ([delivery(calls, failing, n) for n in (1, 2)] for calls in (yours, expected))
+    t.require("a page that cannot be drawn makes it raise: the message is left for a retry, not acknowledged",
+              ok=got == want, got=f"delivery 1: {_told(got[0])}; delivery 2: {_told(got[1])}",
+              expected=f"delivery 1: {_told(want[0])}; delivery 2: {_told(want[1])}",
+              example=f"{failing.told()}; page {scenario.fail_page} raises the first time it is drawn",
+              note="let render_page's errors out: the consumer leaves the message for a retry, and the retry draws "
+                   "every page again")
+
+    crashed = [e for e in events if e.kind == "failed" and e.msg_id != failing.msg_id]
     t.require("runs in a consumer process without raising", ok=not crashed,
               got=crashed[0].detail if crashed else None, example=f"a {CLUSTER_PAGES}-page invoice",
               note=jq.timeline(events, crashed[0].msg_id) if crashed else None)
-    long_one = "booking-981"
+    long_one = scenario.long.msg_id
     t.expect(f"a {CLUSTER_PAGES}-page invoice ({CLUSTER_PAGES * PAGE_S:.1f} s) with AckWait {ACK_WAIT_S} s is "
              "delivered once", got=outcome.deliveries.get(long_one, 0), expected=1,
              example=f"{CLUSTER_PAGES} pages on a consumer with AckWait {ACK_WAIT_S} s, in two consumer processes",
@@ -276,5 +369,6 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str) -> 
     t.expect("in consumer processes, it is rendered once, and acknowledged",
              got=(outcome.executions.get(long_one, 0), long_one in outcome.acked),
              expected=(1, True), example=f"{CLUSTER_PAGES} pages")
-    t.expect("a one-page invoice is acknowledged too", ok="booking-982" in outcome.acked,
-             got="acknowledged" if "booking-982" in outcome.acked else "not acknowledged", expected="acknowledged")
+    short = scenario.short.msg_id
+    t.expect("a one-page invoice is acknowledged too", ok=short in outcome.acked,
+             got="acknowledged" if short in outcome.acked else "not acknowledged", expected="acknowledged")

@@ -1,0 +1,148 @@
+"""13.keep_alive's renderer, as the check puts it into the consumer processes: it logs every page.
+
+The learner's handler calls `render_page(booking_id, page)`. What it was called with cannot be seen from
+outside the handler, and behind the class grader's boundary the handler runs in sandboxed processes
+whose module the check cannot patch. So the check ships the handler to its consumer processes inside
+`with_renderer(handler, renderer)`: unpickled there, it is the handler (sync or async, as it was), whose
+`render_page` is now a `Renderer`, the course's code, and which notes the task's delivery number for it.
+Each call appends one line to a history in the exchange folder (eventlog.new_file: every child may
+append, none may remove it):
+
+    {"kind": "drawn",  "booking_id": 4711, "page": 0, "delivery": 1}   the page took PAGE_S, and returned
+    {"kind": "failed", "booking_id": 4711, "page": 2, "delivery": 1}   the page the check chose: it raised, once
+
+The check reads the history after the run and compares it, booking by booking and delivery by delivery,
+with the reference's on the same invoices (reference_log). A page drawn in a thread of the handler's own
+has no delivery (None): it is no delivery's page.
+
+What a learner's process could forge: the file is 0666 (every sandboxed child writes as a uid of its
+own), and its path is in the renderer the handler holds, so code written to that end could append to it,
+or truncate and rewrite it (the sticky folder stops only removing and replacing it), and so pass the
+page rule without drawing the pages; a line of kind "failed" written first also disarms the chosen
+fault. That takes reading this module and the check, far more than the three-line answer. The consumer
+loop's history, which judges delivery and acknowledgement, is a file of the same kind (jq.new_history).
+
+It lives here, beside killpoint.py, and not with the checks: the consumer processes import it, and a
+notebook's sandbox may not read course/grading/checks.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import time
+import types
+from dataclasses import dataclass
+
+from course.infra import eventlog
+
+PAGE_S = 0.4  # the notebook's render_page
+
+
+_delivery: contextvars.ContextVar[int | None] = contextvars.ContextVar("delivery", default=None)
+
+
+class PageFailed(RuntimeError):
+    """The page the check chose to fail, on its first call."""
+
+
+@dataclass(frozen=True)
+class Page(eventlog.Event):
+    booking_id: int
+    page: object  # what the handler passed, as JSON kept it
+    delivery: int | None  # the task's: 1 on the first delivery
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """render_page(booking_id, page): PAGE_S of work, logged; `fail` = (booking_id, page) raises, once."""
+    log: str
+    fail: tuple[int, int] | None = None
+    page_s: float = PAGE_S
+
+    def __call__(self, booking_id, page) -> None:
+        if self.fail is not None and (booking_id, page) == self.fail and not self._failed_before():
+            eventlog.record(self.log, kind="failed", booking_id=booking_id, page=page, delivery=_delivery.get())
+            raise PageFailed(f"page {page} of booking {booking_id} could not be drawn (the check's fault)")
+        time.sleep(self.page_s)
+        eventlog.record(self.log, kind="drawn", booking_id=_plain(booking_id), page=_plain(page),
+                        delivery=_delivery.get())
+
+    def _failed_before(self) -> bool:
+        return any(p.kind == "failed" for p in read(self.log))
+
+
+def _plain(value):
+    """A value the JSON line can hold (a handler may pass anything)."""
+    return value if isinstance(value, (int, float, str, type(None))) else repr(value)
+
+
+def read(log: str) -> list[Page]:
+    return eventlog.read(log, lambda **fields: Page(**{k: fields.get(k) for k in
+                                                      ("t", "pid", "kind", "booking_id", "page", "delivery")}))
+
+
+def calls(log: str) -> dict[object, dict[int | None, list[tuple[object, str]]]]:
+    """Booking by booking, delivery by delivery, the pages asked for, in order: [(page, "drawn" | "failed")]."""
+    by_booking: dict[object, dict[int | None, list[tuple[object, str]]]] = {}
+    for p in read(log):
+        by_booking.setdefault(p.booking_id, {}).setdefault(p.delivery, []).append((p.page, p.kind))
+    return by_booking
+
+
+def install(handler, renderer: Renderer):
+    """In the consumer process: the handler, its `render_page` now the renderer (its globals are this
+    process's own copy, shared by the notebook functions pickled with it), each task's delivery noted."""
+    scope = getattr(handler, "__globals__", None)
+    if isinstance(scope, dict):
+        scope["render_page"] = renderer
+    if inspect.iscoroutinefunction(handler):
+        async def delivered(task):
+            token = _delivery.set(task.deliveries)
+            try:
+                return await handler(task)
+            finally:
+                _delivery.reset(token)
+    else:
+        def delivered(task):
+            token = _delivery.set(task.deliveries)
+            try:
+                return handler(task)
+            finally:
+                _delivery.reset(token)
+    return delivered
+
+
+class with_renderer:
+    """Pickled for a consumer process, it unpickles as install(handler, renderer)."""
+
+    def __init__(self, handler, renderer: Renderer):
+        self.handler, self.renderer = handler, renderer
+
+    def __call__(self, task):  # never called here: jetstream_run only checks that a handler is callable
+        raise RuntimeError("with_renderer runs in the consumer process it is pickled for")
+
+    def __reduce__(self):
+        return install, (self.handler, self.renderer)
+
+
+def run_redelivering(handler, renderer: Renderer, data: dict, max_deliver: int) -> None:
+    """The consumer loop's contract, in this process: deliver until the handler returns (what raises is
+    delivered again), at most max_deliver times; the handler's `render_page` is the renderer."""
+    copy = types.FunctionType(handler.__code__, {**handler.__globals__, "render_page": renderer},
+                              handler.__name__, handler.__defaults__, handler.__closure__)
+
+    class Task:
+        def __init__(self, deliveries: int):
+            self.data, self.deliveries = dict(data), deliveries
+
+        def in_progress(self):
+            pass
+
+    run = install(copy, renderer)
+    for delivery in range(1, max_deliver + 1):
+        try:
+            run(Task(delivery))
+            return
+        except PageFailed:
+            continue

@@ -1,0 +1,76 @@
+"""13.keep_alive's renderer (course/grading/faults/page_renderer.py): what it logs, in this process and in
+a child that unpickles a handler wrapped in it, as the check's consumer processes do."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cloudpickle
+
+from course.grading.faults import page_renderer
+from course.infra import eventlog
+
+
+def render_page(booking_id, page):
+    raise AssertionError("the renderer takes this one's place")
+
+
+def draws_every_page(task):
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+        task.in_progress()
+
+
+def skips_a_page_that_fails(task):
+    for page in range(task.data["pages"]):
+        try:
+            render_page(task.data["booking_id"], page)
+        except Exception:
+            pass
+
+
+def test_a_failed_page_is_delivered_again_and_every_page_drawn_again(tmp_path):
+    log = str(tmp_path / "pages.jsonl")
+    renderer = page_renderer.Renderer(log, fail=(7, 1), page_s=0)
+    page_renderer.run_redelivering(draws_every_page, renderer, {"booking_id": 7, "pages": 3}, max_deliver=5)
+    assert page_renderer.calls(log) == {7: {1: [(0, "drawn"), (1, "failed")],
+                                            2: [(0, "drawn"), (1, "drawn"), (2, "drawn")]}}
+
+
+def test_a_swallowed_failure_shows_in_the_log(tmp_path):
+    log = str(tmp_path / "pages.jsonl")
+    renderer = page_renderer.Renderer(log, fail=(7, 1), page_s=0)
+    page_renderer.run_redelivering(skips_a_page_that_fails, renderer, {"booking_id": 7, "pages": 3}, max_deliver=5)
+    assert page_renderer.calls(log) == {7: {1: [(0, "drawn"), (1, "failed"), (2, "drawn")]}}
+
+
+CHILD = """
+import sys, cloudpickle
+handler = cloudpickle.loads(open(sys.argv[1], "rb").read())
+
+class Task:
+    data, deliveries = {"booking_id": 42, "pages": 2}, 3
+    def in_progress(self):
+        pass
+
+handler(Task())
+"""
+
+
+def test_in_a_child_the_handlers_render_page_is_the_renderer(tmp_path):
+    """Notebook code (by value, its own globals) and the renderer reach the child in one pickle; there
+    the handler's render_page is the renderer, and each page carries the task's delivery."""
+    scope = {"__name__": "__notebook__"}
+    exec("def render_page(booking_id, page):\n    raise AssertionError('not the renderer')\n\n"
+         "def handler(task):\n    for page in range(task.data['pages']):\n"
+         "        render_page(task.data['booking_id'], page)\n", scope)
+    log = eventlog.new_file("course-test-pages-")
+    try:
+        spec = tmp_path / "spec.pkl"
+        spec.write_bytes(cloudpickle.dumps(page_renderer.with_renderer(scope["handler"],
+                                                                       page_renderer.Renderer(log, page_s=0))))
+        done = subprocess.run([sys.executable, "-c", CHILD, str(spec)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert page_renderer.calls(log) == {42: {3: [(0, "drawn"), (1, "drawn")]}}
+    finally:
+        Path(log).unlink(missing_ok=True)
