@@ -21,8 +21,8 @@ from __future__ import annotations
 import importlib
 
 _WHERE = {"PIECES": "pieces", "Pieces": "pieces", "assemble": "pieces", "run": "soak", "Run": "soak",
-          "judge": "verdict", "Verdict": "verdict", "Violation": "verdict", "speed": "verdict", "beside": "verdict",
-          "per_worker": "verdict", "reference": "pieces", "plot": "figure"}
+          "judge": "verdict", "Verdict": "verdict", "Violation": "verdict", "speed": "speed", "beside": "speed",
+          "per_worker": "speed", "reference": "pieces", "plot": "figure"}
 __all__ = list(_WHERE)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from course.grading.exam.soak import Run
-from course.grading.exam.verdict import done_times
+from course.grading.exam.speed import done_times
 
 # the run's faults, as marks on the time axis: event kind -> (label, colour, marker)
 MARKS = {"exited": ("worker killed", "tab:red", "x"), "frozen": ("worker frozen", "tab:purple", "v"),

@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 
 from course.grading.exam.figure import plot  # noqa: E402
 from course.grading.exam.soak import Event, Run  # noqa: E402
-from course.grading.exam.verdict import beside, done_times, per_worker, speed  # noqa: E402
+from course.grading.exam.speed import beside, done_times, per_worker, speed  # noqa: E402
 
 
 def a_run() -> Run:

@@ -2,7 +2,8 @@
 
 Each code exercise is judged differentially (issue 22): the learner's answer and the reference run on the
 same tables, drawn from everything the statement allows, then with another session acting between the
-answer's statements, and killed between its steps. One module per exercise: relay.py, cancel_order.py.
+answer's statements, and killed between its steps. One module per exercise: relay.py, cancel_order.py (its
+scenarios in cancel_world.py).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@
 
     stays.py               what the checks share: StayHub's tables, bookings, a job, the stub probe
     checkout.py, safe_checkout.py, booking_worker.py, invoice_worker.py: one exercise each
+    booking_stories.py     12.booking_worker's stories, its provider with a log of its own, and the reference
 """
 
 from __future__ import annotations
