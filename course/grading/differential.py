@@ -117,6 +117,22 @@ class Verdicts:
 NOT_REACHED = "not reached: an earlier check failed first (each scenario is judged up to its first failure)"
 
 
+def report_in_order(t: Trial, checks: Sequence[str], findings: dict[str, tuple[str, str | None, str | None]]) -> None:
+    """Verdicts.report's rule for a check that keeps its own findings, {check: (got, example, note)}, and stops at
+    the first story that breaks a rule: a check that did not fail passes only before the first that did; the
+    ones after it were never judged (the stages that would have were not run) and are not reached. A stub that
+    returns None breaks the first rule at once and scores nothing, not every rule it never came near."""
+    first_failed = min((i for i, check in enumerate(checks) if check in findings), default=len(checks))
+    for i, check in enumerate(checks):
+        if check in findings:
+            got, example, note = findings[check]
+            t.expect(check, ok=False, got=got, example=example, note=note)
+        elif i < first_failed:
+            t.expect(check, ok=True)
+        else:
+            t.not_reached(check, NOT_REACHED)
+
+
 def search(verdicts: Verdicts, draw: Callable[[random.Random], Scenario],
            compare: Callable[[Scenario], Finding | None], *, seed: int, count: int,
            shrink_tries: int = SHRINK_TRIES, first: Sequence[Scenario] = ()) -> None:

@@ -1099,3 +1099,19 @@ def test_a_confirm_that_reads_then_writes_is_caught_across_the_grading_boundary(
         trusted.peer.close()
         answer_side.peer.close()
     assert_passes_except(report, "each confirmed booking gets its three jobs once")
+
+
+# -- a stub scores nothing it did not show ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("exercise, answers", [("12.safe_checkout", ("safe_checkout", "reconcile")),
+                                               ("12.booking_worker", ("work_one",))])
+def test_a_stub_returning_none_passes_no_check_after_its_first_failure(exercise, answers):
+    """Both checks stop at the first story that breaks a rule; the rules after it were never judged. They used
+    to be shown passed: a `return None` stub scored 7 of 8 on 12.safe_checkout and 8 of 9 on 12.booking_worker
+    in class grading."""
+    report = run_check(exercise, seed=1, **{name: (lambda *args, **kwargs: None) for name in answers})
+    names = [r.name for r in report.results]
+    first = min(i for i, r in enumerate(report.results) if r.reached and not r.passed)
+    assert not any(r.passed for r in report.results[first:]), report.render()
+    assert all(not r.reached for r in report.results[first + 1:]) and first + 1 < len(names), report.render()

@@ -37,6 +37,7 @@ from course.core import queue
 from course.core.queue import PermanentError
 from course.infra.processes import wait_until
 
+from course.grading import differential as diff
 from course.grading.trial import Trial, short
 from course.grading.faults import killpoint
 from course.grading.faults.boundaries import Crashed, Watched, crash_on
@@ -86,12 +87,7 @@ def booking_worker(t: Trial, work_one, seed=None):
     t.tell(f"tried {tried['stories']} stor(ies): {tried['calls']} call(s) of work_one, {tried['meanwhiles']} "
            f"other worker(s) between its statements, {tried['crashes']} crash point(s) (seed {t.seed})")
     _not_immediately(tried["waits"], findings)
-    for check in CHECKS:
-        if check in findings:
-            got, example, note = findings[check]
-            t.expect(check, ok=False, got=got, example=example, note=note)
-        else:
-            t.expect(check, ok=True)
+    diff.report_in_order(t, CHECKS, findings)
 
 
 IMMEDIATE_MEAN = 0.05  # of the ceiling; full jitter's mean is 0.5, and measured waits are never shorter than drawn

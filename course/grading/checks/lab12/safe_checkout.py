@@ -36,6 +36,7 @@ from course.infra import processes
 from course.infra.processes import wait_until
 from course.programs import stayhub
 
+from course.grading import differential as diff
 from course.grading.trial import Trial, short
 from course.grading.faults import killpoint
 from course.grading.faults.boundaries import Crashed, Watched, crash_on
@@ -224,12 +225,7 @@ def safe_checkout(t: Trial, safe_checkout, reconcile, seed=None):
     t.tell(f"tried {tried['stories']} scenario(s): {tried['crashes']} crash point(s), {tried['meanwhiles']} "
            f"reconcile(s) between the checkout's statements, {tried['finished']} checkout(s) finishing between "
            f"reconcile's (seed {t.seed})")
-    for check in CHECKS:
-        if check in findings:
-            got, example, note = findings[check]
-            t.expect(check, ok=False, got=got, example=example, note=note)
-        else:
-            t.expect(check, ok=True)
+    diff.report_in_order(t, CHECKS, findings)
 
 
 NOTES = {
