@@ -145,8 +145,10 @@ def test_the_run_cuts_connections_and_restarts_postgres_and_loses_nothing_across
     verdict = judge(result)
     assert verdict.passed, verdict.render()
     assert result.restarts == 1 and result.cuts >= CUTS, verdict.headline()
-    assert result.freezes == SLOW, verdict.headline()  # a slow job's work waits for its freeze
     kinds = [e.kind for e in result.events]
+    # a slow job's work waits for its freeze; a freeze that fell on an attempt whose connection was just cut made
+    # no stale ack and is done again on the next attempt (soak.py's freeze_void): each slow job ends frozen once
+    assert result.freezes - kinds.count("freeze_void") == SLOW, verdict.headline()
     assert "reconnected" in kinds and kinds.index("restarting") < kinds.index("restarted"), verdict.headline()
 
 
