@@ -590,8 +590,14 @@ def invoices_the_cancelled(job, conn):
 @pytest.mark.slow
 def test_checking_without_a_lock_lets_two_overlapping_runs_both_invoice():
     report = run_check("12.invoice_worker", render_invoice=check_then_insert, seed=SEED)
-    assert_passes_except(report, "two runs at the same moment",
-                         "a second run while the first waits at its commit, its lock held: still one invoice")
+    assert_fails_with(report, "two runs at the same moment",
+                      "a second run while the first waits at its commit, its lock held: still one invoice")
+    # The same race may also show where a killed run's re-run overlaps the killed one's last moments, which a loaded
+    # machine makes likelier (CI10): still this answer's missing lock, so allowed, never required.
+    allowed = ("two runs at the same moment", "a second run while the first waits at its commit",
+               "a run killed after its work is followed by one that does nothing")
+    for name in failed(report):
+        assert any(fragment in name for fragment in allowed), f"unexpected failure {name!r}:\n{report.render()}"
 
 
 @pytest.mark.slow
