@@ -1,0 +1,3 @@
+def enqueue_newsletter(conn, guest_ids):
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in sorted(guest_ids)],
+                              priority=NEWSLETTER_PRIORITY)

@@ -1,0 +1,6 @@
+def oldest_waiting(conn):
+    rows = conn.execute("""
+        SELECT queue, extract(epoch FROM now() - min(run_at)) FROM jobs
+        WHERE attempts > 0 OR run_at <= now()
+        GROUP BY queue""").fetchall()
+    return {q: float(s) for q, s in rows}

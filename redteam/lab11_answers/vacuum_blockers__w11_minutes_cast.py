@@ -1,0 +1,6 @@
+def vacuum_blockers(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND xact_start < now() - %(s)s * interval '1 minute'
+        ORDER BY xact_start""", {"s": older_than_s}).fetchall()
+    return [pid for (pid,) in rows]

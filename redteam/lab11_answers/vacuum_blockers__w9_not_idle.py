@@ -1,0 +1,6 @@
+def vacuum_blockers(conn, older_than_s):
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle' AND xact_start < now() - make_interval(secs => %(s)s)
+        ORDER BY xact_start""", {"s": older_than_s}).fetchall()
+    return [pid for (pid,) in rows]
