@@ -85,13 +85,21 @@ class Verdicts:
     when it comes before the first check that failed; any after it is reported as not reached, and
     counts as not passed: a stub scores nothing it did not show."""
 
-    def __init__(self, t: Trial, checks: Sequence[str]):
+    def __init__(self, t: Trial, checks: Sequence[str], *, must_show: Sequence[str] = ()):
         self.t = t
         self.checks = list(checks)
         self.first: dict[str, tuple[Finding, str]] = {}
+        # Checks a comparison can agree on without the answer doing anything (a stub storing nothing "changes
+        # no other job"): each passes only once some scenario showed the effect it is about (`show`).
+        self.must_show = set(must_show)
+        self.shown: set[str] = set()
 
     def failed(self, check: str) -> bool:
         return check in self.first
+
+    def show(self, check: str) -> None:
+        """Some scenario showed the effect `check` is about: the answer did it as the reference did."""
+        self.shown.add(check)
 
     @property
     def all_failed(self) -> bool:
@@ -108,13 +116,15 @@ class Verdicts:
                 finding, example = self.first[name]
                 self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
                               note=finding.note)
-            elif i < first_failed:
+            elif i < first_failed and (name not in self.must_show or name in self.shown):
                 self.t.expect(name, ok=True)
             else:
-                self.t.not_reached(name, NOT_REACHED)
+                self.t.not_reached(name, NOT_REACHED if i >= first_failed else NOT_SHOWN)
 
 
 NOT_REACHED = "not reached: an earlier check failed first (each scenario is judged up to its first failure)"
+NOT_SHOWN = ("not judged: no scenario got as far as this rule (each stopped at an earlier one), so your answer has "
+             "not shown it yet")
 
 
 def report_in_order(t: Trial, checks: Sequence[str], findings: dict[str, tuple[str, str | None, str | None]]) -> None:

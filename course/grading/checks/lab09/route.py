@@ -103,8 +103,9 @@ def _queue_for(late: float) -> str:
 
 
 class RouteJudge:
-    def __init__(self, t: Trial, box, enqueue_job: Callable):
+    def __init__(self, t: Trial, box, enqueue_job: Callable, verdicts: diff.Verdicts | None = None):
         self.t, self.box, self.enqueue_job = t, box, enqueue_job
+        self.verdicts = verdicts or diff.Verdicts(t, ROUTE_CHECKS)
         self.reader = Reader.of(box.conn, only=("jobs",))
         self._read: dict[int, State] = {}
 
@@ -156,20 +157,24 @@ class RouteJudge:
                                 note=f"{s.job_type} may be {late:g} s late: at most {URGENT_WITHIN_S} s goes to "
                                      f"{URGENT!r}, anything longer to {BULK!r}{exactly}. Read late_after_s from "
                                      "IMPACT, never the type's name: a list of names goes stale with the next job type")
+        self.verdicts.show(check)  # a job of this kind stored, on the queue its impact calls for
         if _columns(row) != _columns(expected):
             name = next(n for n, mine, want in zip(JOB_COLUMNS, _columns(row), _columns(expected)) if mine != want)
             return diff.Finding(AS_GIVEN, got=f"{name} {short(row[name])}", expected=f"{name} {short(expected[name])}",
                                 note="queue.enqueue(conn, job_type, payload, queue=...): the type and payload as "
                                      "given, nothing else")
+        self.verdicts.show(AS_GIVEN)
         if not (_is_id(done.value) and done.value == job_id):
             return diff.Finding(RETURN_ID, got=short(done.value), expected=f"{job_id} (the id of the job it stored)",
                                 note="return what queue.enqueue returns")
+        self.verdicts.show(RETURN_ID)
         return None
 
     def _refused(self, s: Routing, done: Attempt, state: State) -> diff.Finding | None:
         refused = done.error is not None and ({"ValueError", "KeyError"} & set(done.error_bases))
         stored = len(_new_jobs(state))
         if refused and not stored:
+            self.verdicts.show(REFUSED)
             return None
         got = (f"raised {done.error}" if done.error else "returned " + short(done.value)) + f"; {stored} job(s) stored"
         return diff.Finding(REFUSED, got=got, expected="ValueError or KeyError; 0 job(s) stored",
@@ -271,8 +276,10 @@ def _own_id(got: diff.Outcome) -> diff.Finding | None:
 def route_check(t: Trial, enqueue_job, seed=None):
     t.seed = DEFAULT_SEED if seed is None else seed
     box = t.scratch()
-    judge = RouteJudge(t, box, enqueue_job)
-    verdicts = diff.Verdicts(t, ROUTE_CHECKS)
+    # A rule passes only once the answer has shown it: an answer that stores nothing never put a job on any
+    # queue, so it has not shown it routes by impact (a stub used to pass two of five).
+    verdicts = diff.Verdicts(t, ROUTE_CHECKS, must_show=ROUTE_CHECKS)
+    judge = RouteJudge(t, box, enqueue_job, verdicts)
     diff.search(verdicts, diff.in_turn(route_families()), judge.compare, seed=t.seed, count=ROUTE_SCENARIOS,
                 first=route_boundaries())
     found = route_race(judge)
