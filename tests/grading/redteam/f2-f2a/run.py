@@ -1,7 +1,7 @@
 """Round f2 (f2a) blind runner: each answer file replaces its exercise's cell in a copy of the lab's
 notebook, and `python -m course check NN copy --exercise NN.name` judges it, one at a time.
 
-    .venv/bin/python redteam/run.py [results.tsv] [answer.py ...]
+    .venv/bin/python tests/grading/redteam/f2-f2a/run.py tests/grading/redteam/f2-f2a/results_after.tsv ANSWER.py ...
 
 Each answer file starts with `# exercise: NN.name`, `# kind: wrong|correct`, `# rule: ...`.
 A line per answer is appended to the results file: file, exercise, kind, verdict, seconds, load, message.
@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]  # the checkout: tests/grading/redteam/f2-f2a/run.py
 HERE = Path(__file__).resolve().parent
 CELLS = {  # the answer cell of each exercise, by cell id in labs/
     "00.first_job": ("00", "eaef595a"),
@@ -56,8 +56,8 @@ def run(answer: Path, results: Path) -> None:
     flag = "FALSE PASS" if kind == "wrong" and verdict == "pass" else (
         "FALSE FAIL" if kind == "correct" and verdict == "fail" else "ok")
     print(f"{relative}: {kind} -> {verdict} ({seconds:.1f} s, load {load:.1f}) {flag}", flush=True)
-    (HERE / "logs").mkdir(exist_ok=True)
-    (HERE / "logs" / (str(relative).replace("/", "__") + ".log")).write_text(output + "\n")
+    (Path("/tmp") / "f2a-logs").mkdir(exist_ok=True)
+    (Path("/tmp") / "f2a-logs" / (str(relative).replace("/", "__") + ".log")).write_text(output + "\n")
 
 
 if __name__ == "__main__":
