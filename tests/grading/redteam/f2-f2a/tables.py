@@ -49,7 +49,8 @@ for lab, rows in sorted(by_lab.items()):
         fp = [r for r in wrong if r[3] == "pass"]
         ff = [r for r in correct if r[3] == "fail"]
         summary.append((exercise, len(wrong), len(fp), len(correct), len(ff)))
-        out += [f"## {exercise}", "", "| answer | kind | rule it breaks | blind | s (load) | after | s (load) | check's message (blind) |",
+        out += [f"## {exercise}", "",
+                "| answer | kind | rule it breaks | blind | s (load) | after | s (load) | check's message (blind) |",
                 "|---|---|---|---|---|---|---|---|"]
         for r in sorted(mine, key=lambda r: r[0]):
             a = after.get(r[0])
