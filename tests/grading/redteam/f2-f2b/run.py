@@ -1,5 +1,6 @@
-"""Blind red-team runner (round f2, worktree f2b): one notebook copy per answer, the answer cell replaced,
-then `python -m course check NN copy --exercise NN.name`, one at a time. Appends to results.tsv."""
+"""Red team f2-f2b's runner: one notebook copy per answer (the answer cell replaced), then
+`python -m course check NN copy --exercise NN.name`, one at a time; each verdict is appended to the file
+named first (results_blind.tsv, results_after.tsv). `python run.py OUT.tsv answers/*.py`; then tables.py."""
 import json, pathlib, re, subprocess, sys, time, os
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -47,8 +48,32 @@ def run(path, out, tmp):
     print(line, end="", flush=True)
 
 
-if __name__ == "__main__":
-    out = pathlib.Path(sys.argv[1])
+
+
+def run_in_process(path, out):
+    """The same verdict through run_check, in this process (as the tests run checks): no notebook to load."""
+    from course.grading import run_check
+    ex = exercise_of(path)
+    lab = CELLS[ex][0]
+    argument = {"claim": "claim", "claim_batch": "claim_batch", "fenced_ack": "ack", "heartbeat": "extend_lease"}[ex]
+    scope = {"__name__": "__main__"}
+    exec(compile(path.read_text(), path.name, "exec"), scope)
+    expected = "correct" if path.read_text().startswith("# correct") else "wrong"
+    t0 = time.perf_counter()
+    report = run_check(f"{lab}.{ex}", **{argument: scope[argument]})
+    dt = time.perf_counter() - t0
+    msg = " / ".join(l.strip() for l in report.render().splitlines() if l.strip())[:600].replace("\t", " ")
+    line = (f"{path.parent.name}/{path.name}\t{ex}\t{expected}\t{'PASS' if report.passed else 'FAIL'}\t{dt:.1f}\t"
+            f"{os.getloadavg()[0]:.1f}\t{msg}\n")
+    with open(out, "a") as f:
+        f.write(line)
+    print(line, end="", flush=True)
+
+
+if __name__ == "__main__":  # python run.py [--in-process] OUT.tsv answers/*.py
+    args = sys.argv[1:]
+    in_process = args[0] == "--in-process"
+    out, paths = pathlib.Path(args[in_process]), [pathlib.Path(a).resolve() for a in args[in_process + 1:]]
     tmp = pathlib.Path("/tmp/f2b_redteam"); tmp.mkdir(exist_ok=True)
-    for arg in sys.argv[2:]:
-        run(pathlib.Path(arg).resolve(), out, tmp)
+    for path in paths:
+        run_in_process(path, out) if in_process else run(path, out, tmp)

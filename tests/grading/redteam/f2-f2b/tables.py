@@ -15,14 +15,14 @@ def load(name):
 
 def main():
     blind, after = load("results_blind.tsv"), load("results_after.tsv")
-    for lab, folder in (("03", "lab03_answers"), ("04", "lab04_answers")):
+    for lab, prefixes in (("03", ("claim_",)), ("04", ("fenced_ack_", "heartbeat_"))):
         out = [f"# Lab {lab}, red team f2-f2b (blind round, 2026-12-02)", "",
                "Each answer in `answers/` (header line: expected verdict | rule it breaks | the mistake). "
                "Blind: run before any check or test was read. After: the same answer after phase 2's fixes.", ""]
         stats = collections.defaultdict(lambda: [0, 0, 0, 0])
         out.append("| answer | exercise | expected | rule | mistake | blind | s | after | s | blind message (first line that tells) |")
         out.append("|---|---|---|---|---|---|---|---|---|---|")
-        for path in sorted((HERE / folder).glob("*.py")) if (HERE / folder).exists() else sorted((HERE / "answers").glob(f"*.py")):
+        for path in sorted(p for p in (HERE / "answers").glob("*.py") if p.name.startswith(prefixes)):
             key = f"{path.parent.name}/{path.name}"
             kind, rule, why = [s.strip() for s in path.read_text().splitlines()[0].lstrip("# ").split("|", 2)]
             b = blind.get(key); a = after.get(key)
@@ -46,6 +46,9 @@ def main():
         for ex, (w, p, c, f) in stats.items():
             out.append(f"| {lab}.{ex} | {w} | {p} | {c} | {f} |"); tw += w; tp += p; tc += c; tf += f
         out.append(f"| lab {lab} | {tw} | {tp} ({100 * tp / max(tw, 1):.1f} %) | {tc} | {tf} |")
+        judgement = HERE / f"judgement_lab{lab}.md"  # written by hand, kept across runs of this script
+        if judgement.exists():
+            out += ["", judgement.read_text().rstrip()]
         (HERE / f"lab{lab}.md").write_text("\n".join(out) + "\n")
 
 
