@@ -30,7 +30,7 @@ only plain data it returns is compared (`Outcome.returned` is the contract's nor
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -85,21 +85,13 @@ class Verdicts:
     when it comes before the first check that failed; any after it is reported as not reached, and
     counts as not passed: a stub scores nothing it did not show."""
 
-    def __init__(self, t: Trial, checks: Sequence[str], *, must_show: Sequence[str] = ()):
+    def __init__(self, t: Trial, checks: Sequence[str]):
         self.t = t
         self.checks = list(checks)
         self.first: dict[str, tuple[Finding, str]] = {}
-        # Checks a comparison can agree on without the answer doing anything (a stub storing nothing "changes
-        # no other job"): each passes only once some scenario showed the effect it is about (`show`).
-        self.must_show = set(must_show)
-        self.shown: set[str] = set()
 
     def failed(self, check: str) -> bool:
         return check in self.first
-
-    def show(self, check: str) -> None:
-        """Some scenario showed the effect `check` is about: the answer did it as the reference did."""
-        self.shown.add(check)
 
     @property
     def all_failed(self) -> bool:
@@ -108,7 +100,12 @@ class Verdicts:
     def add(self, finding: Finding, example: str) -> None:
         self.first.setdefault(finding.check, (finding, finding.example or example))
 
-    def report(self) -> None:
+    def report(self, unshown: Mapping[str, str] | None = None) -> None:
+        """`unshown`: checks the answer never gave a chance to fail, {check: why}. A rule about what to do
+        when there is nothing to do ("returns None when no job is ready") holds for an answer that does
+        nothing at all: until the answer has shown the effect the rule is about, such a check is reported
+        not reached, with that reason, however early it comes."""
+        unshown = unshown or {}
         names = self.checks + [name for name in self.first if name not in self.checks]
         first_failed = min((i for i, name in enumerate(self.checks) if name in self.first), default=len(names))
         for i, name in enumerate(names):
@@ -116,15 +113,15 @@ class Verdicts:
                 finding, example = self.first[name]
                 self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
                               note=finding.note)
-            elif i < first_failed and (name not in self.must_show or name in self.shown):
+            elif name in unshown:
+                self.t.not_reached(name, unshown[name])
+            elif i < first_failed:
                 self.t.expect(name, ok=True)
             else:
-                self.t.not_reached(name, NOT_REACHED if i >= first_failed else NOT_SHOWN)
+                self.t.not_reached(name, NOT_REACHED)
 
 
 NOT_REACHED = "not reached: an earlier check failed first (each scenario is judged up to its first failure)"
-NOT_SHOWN = ("not judged: no scenario got as far as this rule (each stopped at an earlier one), so your answer has "
-             "not shown it yet")
 
 
 def report_in_order(t: Trial, checks: Sequence[str], findings: dict[str, tuple[str, str | None, str | None]]) -> None:

@@ -244,6 +244,20 @@ def test_a_check_is_passed_only_when_it_comes_before_the_first_failure():
     assert verdicts_of(checks, [Numbers((1,)), Numbers(())]) == dict.fromkeys(checks, "✓")
 
 
+def test_a_check_the_answer_never_showed_is_not_judged_even_before_the_first_failure():
+    """A rule about doing nothing ("returns None when no job is ready") holds for a stub: reported as not
+    reached, with its reason, unless it failed."""
+    checks = ["never fails", "no number above five", "no three then four"]
+    t = Trial("99.test")
+    verdicts = diff.Verdicts(t, checks)
+    diff.search(verdicts, lambda rng: None, judge, seed=1, count=0, first=[Numbers((9,))])
+    verdicts.report(unshown={"never fails": "not judged: nothing shown", "no number above five": "not shown"})
+    shown = {r.name: ("✓" if r.passed else "✗" if r.reached else "·", r.note) for r in t.results}
+    assert shown["never fails"] == ("·", "not judged: nothing shown")
+    assert shown["no number above five"][0] == "✗"  # a failure is a failure, shown or not
+    assert shown["no three then four"][0] == "·"
+
+
 def test_the_boundaries_given_first_are_tried_before_any_drawn_scenario():
     seen = []
     t = Trial("99.test")
@@ -270,19 +284,3 @@ def test_an_outcome_is_allowed_only_with_the_same_story_for_the_other_sessions()
     assert diff.against(ours, [before, after], same_return).check == "x"  # the return matches only the other story
     assert diff.against(ours, [replace(before, returned=True), after], same_return) is None
 
-
-def test_a_check_that_must_be_shown_passes_only_once_a_scenario_showed_it():
-    """must_show: a rule a comparison can agree on without the answer doing anything (a stub that stores
-    nothing "changes no other job") passes only once some scenario showed its effect; before the first failure
-    and never shown, it is not judged (and not passed)."""
-    def run(show: bool):
-        t = Trial("99.test")
-        verdicts = diff.Verdicts(t, ["stores the job", "no number above five"], must_show=["stores the job"])
-        diff.search(verdicts, lambda rng: None, judge, seed=1, count=0, first=[Numbers((9,))])
-        if show:
-            verdicts.show("stores the job")
-        verdicts.report()
-        return {r.name: "✓" if r.passed else "✗" if r.reached else "·" for r in t.results}
-
-    assert run(show=False) == {"stores the job": "·", "no number above five": "✗"}
-    assert run(show=True) == {"stores the job": "✓", "no number above five": "✗"}
