@@ -1,4 +1,4 @@
-"""Writes the blind round's answers: redteam/labNN_answers/<exercise>__<w|c><n>_<slug>.py (one notebook cell each)."""
+"""Writes the blind round's answers: answers/labNN/<exercise>__<w|c><n>_<slug>.py (one notebook cell each)."""
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -450,7 +450,7 @@ LAB = {"09": ["09.route", "09.newsletter"], "10": ["10.in_progress", "10.pool"],
        "11": ["11.oldest_waiting", "11.alerts", "11.vacuum_blockers"]}
 if __name__ == "__main__":
     for lab, exercises in LAB.items():
-        folder = HERE / f"lab{lab}_answers"
+        folder = HERE / "answers" / f"lab{lab}"
         folder.mkdir(exist_ok=True)
         for ex in exercises:
             for name, code in A[ex].items():

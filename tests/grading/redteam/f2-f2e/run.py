@@ -1,7 +1,7 @@
 """Runs every answer of this round, one at a time: a copy of the lab's notebook with the exercise's cell
 replaced, then `python -m course check NN copy --exercise NN.name`. Writes results_<tag>.tsv.
 
-    .venv/bin/python redteam/run.py blind [filter]
+    .venv/bin/python tests/grading/redteam/f2-f2e/run.py after [filter]
 """
 import json, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -41,7 +41,7 @@ if __name__ == "__main__":
     tag = sys.argv[1]
     pick = sys.argv[2] if len(sys.argv) > 2 else ""
     out = HERE / f"results_{tag}.tsv"
-    answers = sorted(p for p in HERE.glob("lab*_answers/*.py") if pick in str(p))
+    answers = sorted(p for p in HERE.glob("answers/lab*/*.py") if pick in str(p))
     with out.open("a") as sink:
         for answer in answers:
             exercise, verdict, message, took = run(answer)
