@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = Path(__file__).resolve().parents[1] if (Path(__file__).resolve().parents[1] / "labs").exists() \
-    else Path(__file__).resolve().parents[3]
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "labs").is_dir())  # the checkout
 LAB = ROOT / "labs" / "13_replicated_broker.ipynb"
 CELLS = {"13.keep_alive": "e3e5dd2f", "13.publish_retry": "56e84e3b", "13.choose": "0b4c0218"}
 
@@ -37,13 +36,15 @@ def run(answer: Path) -> tuple[str, float, str]:
     return verdict, took, " | ".join(line.strip() for line in text.splitlines() if line.strip())[-700:]
 
 
-def main(tag: str = "blind") -> None:
+def main(tag: str = "blind", *only: str) -> None:
+    """`run.py after 13.keep_alive 13.publish_retry`: only those exercises' answers."""
     out = HERE / f"results_{tag}.tsv"
     if not out.exists():
         out.write_text("answer\texpected\tverdict\tseconds\tmessage\n")
     while True:
         seen = {line.split("\t")[0] for line in out.read_text().splitlines()[1:]}
-        todo = sorted(p for p in (HERE / "answers").glob("*.py") if p.name not in seen)
+        todo = sorted(p for p in (HERE / "answers").glob("*.py") if p.name not in seen
+                      and (not only or p.name.split("__")[0] in only))
         if not todo:
             if (HERE / "STOP").exists():
                 return
