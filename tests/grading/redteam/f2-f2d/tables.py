@@ -1,4 +1,4 @@
-"""Write redteam/labNN.md from results_blind.tsv (and results_after.tsv, when there is one)."""
+"""Write labNN.md from results_blind.tsv (and results_after.tsv, when there is one)."""
 import csv, sys
 from collections import defaultdict
 from pathlib import Path
@@ -28,6 +28,8 @@ def verdict(row, correct):
 
 def message(row):
     text = row[6]
+    if row[3] == "PASS":
+        return next((p for p in text.split(" | ") if "checks passed" in p), "passed")
     parts = [p for p in text.split(" | ") if p.startswith(("✗", "✘", "×")) or "did not pass" in p or "Error" in p]
     return (" ".join(parts) or text.split(" | ", 1)[-1])[:300].replace("|", "/")
 

@@ -1,7 +1,9 @@
 """Blind red-team runner (round f2, f2d): each answer file replaces its exercise's cell in a copy of the
 learner notebook, then `python -m course check NN copy.ipynb --exercise NN.name` judges it.
 
-    python redteam/run.py [glob ...]     (answers under redteam/labNN_answers/<exercise>__<label>.py)
+    python tests/grading/redteam/f2-f2d/run.py [--after] [glob ...]   (answers: answers/<exercise>__<label>.py)
+
+Verdicts go to results_blind.tsv (the blind round), or with --after to results_after.tsv.
 
 An answer file's first line is `# RULE: <rule it breaks, or "correct">`.
 """
@@ -9,7 +11,7 @@ import json, subprocess, sys, tempfile, time, glob, os
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = HERE.parents[3]
 CELLS = {"07.backoff": ("labs/07_retries_dead_letters.ipynb", "f51bbf1a"),
          "07.route": ("labs/07_retries_dead_letters.ipynb", "dad78ec3"),
          "08.plan": ("labs/08_scheduled_jobs.ipynb", "968a3c87"),
@@ -35,7 +37,9 @@ def run(answer: Path, out):
         took = time.monotonic() - started
     text = (done.stdout + done.stderr).strip()
     verdict = "PASS" if done.returncode == 0 else "FAIL"
-    message = " | ".join(line.strip() for line in text.splitlines() if line.strip())[:600]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # the summary line, then what failed (the blind round kept the first 600 characters of everything instead)
+    message = " | ".join(lines[1:2] + [line for line in lines if line.startswith(("✗", "got", "expected", "e.g."))])[:900]
     load = os.getloadavg()[0]
     row = "\t".join([exercise, label, rule, verdict, f"{took:.1f}", f"{load:.1f}", message.replace("\t", " ")])
     print(row, flush=True)
@@ -44,9 +48,10 @@ def run(answer: Path, out):
 
 
 if __name__ == "__main__":
-    patterns = sys.argv[1:] or ["*"]
-    answers = sorted({Path(p) for pat in patterns for p in glob.glob(str(HERE / "lab0*_answers" / f"{pat}.py"))},
+    after = "--after" in sys.argv[1:]
+    patterns = [a for a in sys.argv[1:] if a != "--after"] or ["*"]
+    answers = sorted({Path(p) for pat in patterns for p in glob.glob(str(HERE / "answers" / f"{pat}.py"))},
                      reverse=bool(os.environ.get("REDTEAM_REVERSE")))
-    with open(HERE / "results_blind.tsv", "a") as out:
+    with open(HERE / ("results_after.tsv" if after else "results_blind.tsv"), "a") as out:
         for answer in answers:
             run(answer, out)
