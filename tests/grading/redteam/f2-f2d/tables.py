@@ -69,8 +69,12 @@ NOTES = {
   without an error, and changes nothing but schedule_runs and the jobs it enqueues": vacuously true of a tick
   that does nothing. It is now reported as not judged unless the tick decided a slot or enqueued a job in
   some scenario (differential.Verdicts.not_shown). 08.plan already gave the stub 0 of 7.
-- After the fix, 08.tick answers were re-run (results_after.tsv, with the failing rows in full): no verdict
-  changed; the fix can change only the verdict of a tick that never decides a slot nor enqueues a job.
+- After the fix, all 27 08.tick answers were re-run (results_after.tsv, with the failing rows in full): no
+  verdict changed; the fix can change only the verdict of a tick that never decides a slot nor enqueues a job.
+- A message left naming the wrong cause (not a false pass): w18_first_schedule_only (ticks only the first
+  schedule) is told "uses the `now` it is given, never the wall clock" on a table whose only due schedule is
+  the second one, with the note about the wall clock; w21_skip_as_enqueued is told under the policy rule
+  rather than "records each slot the policy skips".
 - Two answers became test rows: w08_returns_all_ever (test_lab08.py, returns_every_id_so_far) and
   c6_lock_table_check_then_insert (test_correct_lab08.py, the_table_locked_then_looked_at).
 - The blind message column holds what fitted in the first 600 characters of the check's output (for 08.tick
