@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import tempfile
 import threading
 import time
@@ -95,6 +96,7 @@ def new_file(prefix: str = "course-history-") -> str:
     return path
 
 
+LONGEST_LINE = 1 << 20
 FEEDS_ENV = "COURSE_EVENT_FEEDS"  # a child's: {history's name: the descriptor of its pipe to it}, as JSON
 _feed_lock = threading.Lock()
 
@@ -114,6 +116,7 @@ class Kept:
         child = processes.python(..., env={**env, **feed.env}, pass_fds=feed.fds)
         feed.started(child.pid)                            # its lines are read, stamped, written from now
         ...
+        kept.settle()                                      # what they wrote so far is in the file
         kept.close()                                       # every child ended: their last lines are in
         events = read(kept.path, SomeEvent)
 
@@ -125,10 +128,17 @@ class Kept:
         fd, self.path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.log_dir())
         os.close(fd)
         self._readers: list[threading.Thread] = []
+        self._feeds: list[Feed] = []
         self._lock = threading.Lock()
 
     def feed(self, **stamp) -> "Feed":
         return Feed(self, stamp)
+
+    def settle(self) -> None:
+        """Every line the children have written so far is in the file (what a child wrote before it did
+        something you saw, such as commit a row, is then there to read)."""
+        for feed in self._feeds:
+            feed.drain()
 
     def close(self, timeout_s: float = 30.0) -> None:
         """Wait for every feed to end (its child and what it started gone): a feed still open after
@@ -162,20 +172,51 @@ class Feed:
         self._read, self._write = os.pipe()
         self.fds = [self._write]
         self.env = {FEEDS_ENV: json.dumps({str(kept.path): self._write})}
+        self._rest = b""  # a line begun, not yet ended
+        self._draining = threading.Lock()
 
     def started(self, pid: int) -> None:
         """The child runs: close our copy of its end, and read its lines as `pid`'s from now on."""
         os.close(self._write)
-        stamp = {**self.stamp, "pid": pid}
-        reader = threading.Thread(target=self._pump, args=(stamp,), name=f"feed-{pid}", daemon=True)
+        os.set_blocking(self._read, False)
+        self.stamp = {**self.stamp, "pid": pid}
+        reader = threading.Thread(target=self._pump, name=f"feed-{pid}", daemon=True)
+        self.kept._feeds.append(self)
         self.kept._readers.append(reader)
         reader.start()
 
-    def _pump(self, stamp: dict) -> None:
-        with os.fdopen(self._read, "rb") as pipe:
-            for line in pipe:
-                if line.endswith(b"\n"):  # the last, torn by a kill, has none
-                    self.kept._append(line, stamp)
+    def drain(self) -> bool:
+        """Write every whole line now in the pipe into the history; False once the child's end is closed."""
+        with self._draining:
+            if self._read is None:
+                return False
+            while True:
+                try:
+                    chunk = os.read(self._read, 1 << 16)
+                except BlockingIOError:
+                    return True
+                if not chunk:  # every writer gone; a last line without its end was torn by a kill
+                    os.close(self._read)
+                    self._read = None
+                    return False
+                *lines, self._rest = (self._rest + chunk).split(b"\n")
+                if len(self._rest) > LONGEST_LINE:
+                    self._rest = b""  # no line of a history is this long: not one of ours
+                for line in lines:
+                    self.kept._append(line, self.stamp)
+
+    def _pump(self) -> None:
+        while True:
+            with self._draining:
+                fd = self._read
+            if fd is None:
+                return
+            try:
+                select.select([fd], [], [], 0.5)
+            except (OSError, ValueError):
+                pass  # settle() read its end to the last and closed it meanwhile: drain() says so
+            if not self.drain():
+                return
 
 
 def timeline(events: Sequence[Event], describe: Callable[[Event], str], *, since: float | None = None,
