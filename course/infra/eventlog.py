@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import stat
 import tempfile
 import threading
 import time
@@ -59,6 +60,8 @@ def record(path: str | Path | None, *, since: float | None = None, **fields) -> 
     line = json.dumps({**stamp, **fields}) + "\n"
     feed = _feeds().get(str(path))
     if feed is not None:  # a history the trusted side keeps: this child's own pipe to it
+        if not _is_pipe(feed):
+            return  # a descendant that inherited the variable, not the pipe: it has no line in that history
         with _feed_lock:  # one whole line at a time, whichever thread writes (a pipe splits long writes)
             data = line.encode()
             while data:
@@ -106,6 +109,13 @@ def _feeds() -> dict[str, int]:
         return {str(name): int(fd) for name, fd in json.loads(os.environ.get(FEEDS_ENV) or "{}").items()}
     except (ValueError, TypeError, AttributeError):
         return {}
+
+
+def _is_pipe(fd: int) -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
 
 
 class Kept:
