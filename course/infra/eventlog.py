@@ -100,6 +100,7 @@ def new_file(prefix: str = "course-history-") -> str:
 
 
 LONGEST_LINE = 1 << 20
+MOST_BYTES = 64 << 20  # what a Kept history takes from its children: a flood is theirs to lose, not our disk
 FEEDS_ENV = "COURSE_EVENT_FEEDS"  # a child's: {history's name: the descriptor of its pipe to it}, as JSON
 _feed_lock = threading.Lock()
 
@@ -140,6 +141,7 @@ class Kept:
         self._readers: list[threading.Thread] = []
         self._feeds: list[Feed] = []
         self._lock = threading.Lock()
+        self._taken = 0  # bytes written from the feeds
 
     def feed(self, **stamp) -> "Feed":
         return Feed(self, stamp)
@@ -152,11 +154,14 @@ class Kept:
 
     def close(self, timeout_s: float = 30.0) -> None:
         """Wait for every feed to end (its child and what it started gone): a feed still open after
-        `timeout_s` (a descendant that kept its end) is read no more."""
+        `timeout_s` (a descendant that kept its end) is read to what it holds, then no more."""
         deadline = time.monotonic() + timeout_s
         for reader in self._readers:
             reader.join(max(0.0, deadline - time.monotonic()))
-        self._readers = [r for r in self._readers if r.is_alive()]
+        for feed in self._feeds:
+            feed.drain()
+            feed.shut()
+        self._readers, self._feeds = [], []
 
     def _append(self, line: bytes, stamp: dict) -> None:
         try:
@@ -167,7 +172,13 @@ class Kept:
             return
         data = (json.dumps({**fields, **stamp}) + "\n").encode()
         with self._lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            if self._taken + len(data) > MOST_BYTES:
+                return
+            self._taken += len(data)
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            except FileNotFoundError:
+                return  # the history was read and removed: the run is over
             try:
                 os.write(fd, data)
             finally:
@@ -196,11 +207,12 @@ class Feed:
         reader.start()
 
     def drain(self) -> bool:
-        """Write every whole line now in the pipe into the history; False once the child's end is closed."""
+        """Write every whole line now in the pipe into the history (up to MOST_BYTES at a time: a child
+        that writes without end does not hold us); False once the child's end is closed."""
         with self._draining:
             if self._read is None:
                 return False
-            while True:
+            for _ in range(MOST_BYTES >> 16):
                 try:
                     chunk = os.read(self._read, 1 << 16)
                 except BlockingIOError:
@@ -214,6 +226,14 @@ class Feed:
                     self._rest = b""  # no line of a history is this long: not one of ours
                 for line in lines:
                     self.kept._append(line, self.stamp)
+            return True
+
+    def shut(self) -> None:
+        """Read no more of it (its reader thread ends)."""
+        with self._draining:
+            if self._read is not None:
+                os.close(self._read)
+                self._read = None
 
     def _pump(self) -> None:
         while True:
