@@ -30,7 +30,7 @@ only plain data it returns is compared (`Outcome.returned` is the contract's nor
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -89,6 +89,7 @@ class Verdicts:
         self.t = t
         self.checks = list(checks)
         self.first: dict[str, tuple[Finding, str]] = {}
+        self.unshown: dict[str, str] = {}
 
     def failed(self, check: str) -> bool:
         return check in self.first
@@ -100,12 +101,13 @@ class Verdicts:
     def add(self, finding: Finding, example: str) -> None:
         self.first.setdefault(finding.check, (finding, finding.example or example))
 
-    def report(self, unshown: Mapping[str, str] | None = None) -> None:
-        """`unshown`: checks the answer never gave a chance to fail, {check: why}. A rule about what to do
-        when there is nothing to do ("returns None when no job is ready") holds for an answer that does
-        nothing at all: until the answer has shown the effect the rule is about, such a check is reported
-        not reached, with that reason, however early it comes."""
-        unshown = unshown or {}
+    def not_shown(self, check: str, why: str) -> None:
+        """A check no scenario could have failed, the answer never having done what it is about (a tick that
+        decides nothing "changes nothing but its own rows"): unless it failed, it is reported as not judged, and
+        not counted as passed."""
+        self.unshown[check] = why
+
+    def report(self) -> None:
         names = self.checks + [name for name in self.first if name not in self.checks]
         first_failed = min((i for i, name in enumerate(self.checks) if name in self.first), default=len(names))
         for i, name in enumerate(names):
@@ -113,8 +115,8 @@ class Verdicts:
                 finding, example = self.first[name]
                 self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
                               note=finding.note)
-            elif name in unshown:
-                self.t.not_reached(name, unshown[name])
+            elif name in self.unshown:
+                self.t.not_reached(name, self.unshown[name])
             elif i < first_failed:
                 self.t.expect(name, ok=True)
             else:

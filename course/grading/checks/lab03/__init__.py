@@ -57,7 +57,9 @@ def judged(t: Trial, answer: Callable, *, batch: bool, seed: int | None) -> None
     if found is not None:
         finding, told = found
         verdicts.add(finding, str(told))
-    verdicts.report(unshown=judge.unshown())
+    for check, why in judge.unshown().items():
+        verdicts.not_shown(check, why)
+    verdicts.report()
 
 
 @exercise_check("03.claim")
