@@ -287,7 +287,10 @@ def route_check(t: Trial, enqueue_job, seed=None):
         verdicts.add(*found)
     # A rule passes only once the answer has shown it: an answer that stores nothing never put a job on any
     # queue, so it has not shown it routes by impact (a stub used to pass two of five).
-    verdicts.report(unshown={check: NOT_SHOWN for check in ROUTE_CHECKS if check not in judge.shown})
+    for check in ROUTE_CHECKS:
+        if check not in judge.shown:
+            verdicts.not_shown(check, NOT_SHOWN)
+    verdicts.report()
     t.tell(f"Tried every type StayHub has, a new type on each side of {URGENT_WITHIN_S} s, then {ROUTE_SCENARIOS} job types "
            "drawn (added to IMPACT or reclassified, unknown ones, payloads of every shape), then another session "
            "enqueueing between your statements.")
