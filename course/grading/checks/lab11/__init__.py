@@ -492,7 +492,6 @@ def vacuum_blockers(t: Trial, vacuum_blockers, seed=None):
                     if name in ("monthly-report", "forgotten-psql", "slow-export")}
         _to_the_fraction_of_a_second(t, box.conn, blockers, vacuum_blockers)
         _leaves_out_its_own_session(t, sessions, vacuum_blockers)
-        # Then an arrangement drawn from everything the exercise allows, not the fixed one above.
         arrangement = blockers_drawn.draw(random.Random(t.seed))
         names = blockers_drawn.open_arrangement(sessions, arrangement, _another_database(box.conn))
         blockers_drawn.judge(t, box.conn, names, vacuum_blockers, _pid_of)
@@ -518,8 +517,7 @@ def _to_the_fraction_of_a_second(t: Trial, conn: psycopg.Connection, blockers: d
             if fits:
                 threshold = int(fits[0]) + 0.05
                 got = t.call(vacuum_blockers, conn, threshold, during=f"vacuum_blockers(conn, {threshold})")
-                # An answer may read the clock (clock_timestamp()), not now(): a session whose age reached the
-                # threshold while the answer ran may be listed or not (round f2: one 0.01 s under it was listed).
+                # A clock-reading answer may list one whose age reached the threshold while it ran (round f2)
                 [late] = conn.execute("SELECT extract(epoch FROM clock_timestamp() - now())::float8").fetchone()
                 either = {blockers[pid] for pid, age in ages.items() if age <= threshold < age + late}
                 expected = [blockers[b.pid] for b in dead_rows.vacuum_blockers(conn, threshold)
