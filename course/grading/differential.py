@@ -90,6 +90,7 @@ class Verdicts:
         self.t = t
         self.checks = list(checks)
         self.first: dict[str, tuple[Finding, str]] = {}
+        self.unshown: dict[str, str] = {}
 
     def failed(self, check: str) -> bool:
         return check in self.first
@@ -101,6 +102,12 @@ class Verdicts:
     def add(self, finding: Finding, example: str) -> None:
         self.first.setdefault(finding.check, (finding, finding.example or example))
 
+    def not_shown(self, check: str, why: str) -> None:
+        """A check no scenario could have failed, the answer never having done what it is about (a tick that
+        decides nothing "changes nothing but its own rows"): unless it failed, it is reported as not judged, and
+        not counted as passed."""
+        self.unshown[check] = why
+
     def report(self) -> None:
         names = self.checks + [name for name in self.first if name not in self.checks]
         first_failed = min((i for i, name in enumerate(self.checks) if name in self.first), default=len(names))
@@ -109,6 +116,8 @@ class Verdicts:
                 finding, example = self.first[name]
                 self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
                               note=finding.note)
+            elif name in self.unshown:
+                self.t.not_reached(name, self.unshown[name])
             elif i < first_failed:
                 self.t.expect(name, ok=True)
             else:

@@ -11,6 +11,8 @@ their roles and lock keys, never another role's statements.)
     roles.create()          a fresh role and the connection string a grading child logs in with
     roles.drop(role)        its sessions ended, its schemas and the role dropped
     roles.left_behind()     the roles a killed earlier grade run on this machine left, dropped
+    with catalog_lock(conn): a transaction holding the graders' lock, which every grader and test takes
+                            to change a shared catalog row (a GRANT on a database, DROP OWNED)
     schemas()               the schemas on the server (compared before and after, when roles cannot be made)
 
 `python -m course grade` (course/grading/grade.py) makes one per notebook it grades.
@@ -86,7 +88,6 @@ class Roles:
                 with db.connect() as conn:
                     limit = int(conn.execute("SELECT current_setting('max_connections')").fetchone()[0] or CONNECTIONS)
                     self.connection_limit = max(10, (limit - 20) // (max(1, share) + 1))
-                    _make_lock_table(conn)
         except Exception as error:  # a database that refuses: say so once, grade as the course's user
             self.available, self.why_not = False, f"{type(error).__name__}: {error}"
         if self.available:
@@ -129,8 +130,7 @@ class Roles:
         if not self.available:
             return None, self.base
         role, password = ROLE_PREFIX + secrets.token_hex(4), secrets.token_hex(16)
-        with self.lock, self.db.connect() as conn, conn.transaction():  # all or nothing: no half-made role
-            conn.execute(CATALOG_LOCK)
+        with self.lock, self.db.connect() as conn, catalog_lock(conn):  # all or nothing: no half-made role
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
                                  "CONNECTION LIMIT {} PASSWORD {}").format(
                 sql.Identifier(role), sql.Literal(self.connection_limit), sql.Literal(password)))
@@ -159,8 +159,7 @@ class Roles:
                 except psycopg.Error:
                     with contextlib.suppress(psycopg.Error):
                         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(role)))
-            with conn.transaction():
-                conn.execute(CATALOG_LOCK)
+            with catalog_lock(conn):
                 conn.execute(sql.SQL(grant).format(sql.Identifier(self.dbname), sql.Identifier(role)))
         return self.dbname
 
@@ -241,8 +240,7 @@ class Roles:
 
     def _locked(self, conn, role: str, *statements: str) -> bool:
         """Run the statements on `role` under the catalog lock, if the role still exists; did it?"""
-        with self.lock, conn.transaction():
-            conn.execute(CATALOG_LOCK)
+        with self.lock, catalog_lock(conn):
             if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone():
                 return False
             for statement in statements:
@@ -284,6 +282,18 @@ class Watch:
 
     def __init__(self):
         self.overstayed: list[str] = []  # sessions ended for running or idling in a transaction too long
+
+
+@contextlib.contextmanager
+def catalog_lock(conn):
+    """A transaction on `conn` (a connection of the course's user, or the superuser's) holding the graders'
+    lock to its end: what changes a shared catalog row (GRANT on a database, DROP OWNED, DROP ROLE) runs in
+    it. The lock's table is made the first time."""
+    if conn.execute("SELECT to_regclass(%s)", [f"{LOCK_SCHEMA}.{LOCK_TABLE}"]).fetchone()[0] is None:
+        _make_lock_table(conn)
+    with conn.transaction():
+        conn.execute(CATALOG_LOCK)
+        yield conn
 
 
 def _make_lock_table(conn) -> None:

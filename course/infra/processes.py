@@ -153,14 +153,17 @@ def exchange_folder(prefix: str) -> Path:
     return path
 
 
-def spawn(name: str, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> Child:
-    """Start a process with its output going to a log file named after it."""
+def spawn(name: str, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
+          pass_fds: Sequence[int] = ()) -> Child:
+    """Start a process with its output going to a log file named after it; `pass_fds` stay open in it (a
+    pipe of its own to us: eventlog.Kept)."""
     log_path = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
     argv = [str(arg) for arg in argv]
     env = {**os.environ, **(env or {})}
     untrusted = untrusted_specs_in(argv, env)
     with open(log_path, "wb") as log_file:
-        options = dict(stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+        options = dict(stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                       pass_fds=tuple(pass_fds))
         if untrusted:
             if _launch_untrusted is None:
                 raise RuntimeError(f"{name} would run code under test outside any sandbox: "
@@ -173,9 +176,9 @@ def spawn(name: str, argv: Sequence[str], *, env: dict[str, str] | None = None, 
     return child
 
 
-def python(name: str, module: str, *args: str, env: dict[str, str] | None = None) -> Child:
+def python(name: str, module: str, *args: str, env: dict[str, str] | None = None, pass_fds: Sequence[int] = ()) -> Child:
     """Start `python -m module args...` with this interpreter."""
-    return spawn(name, [sys.executable, "-m", module, *args], env=env)
+    return spawn(name, [sys.executable, "-m", module, *args], env=env, pass_fds=pass_fds)
 
 
 # -- a value for a child: functions travel by value -----------------------------------------------------

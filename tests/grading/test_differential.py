@@ -244,6 +244,27 @@ def test_a_check_is_passed_only_when_it_comes_before_the_first_failure():
     assert verdicts_of(checks, [Numbers((1,)), Numbers(())]) == dict.fromkeys(checks, "✓")
 
 
+def test_a_check_not_shown_is_reported_as_not_judged_unless_it_failed():
+    """A check no scenario could fail, the answer having done nothing it is about (08.tick's "changes nothing
+    but its own rows", for a tick that decides nothing), is not judged: a do-nothing stub passed it."""
+    checks = ["never fails", "no number above five", "no three then four"]
+
+    def judged(scenarios, unshown):
+        t = Trial("99.test")
+        verdicts = diff.Verdicts(t, checks)
+        diff.search(verdicts, lambda rng: None, judge, seed=1, count=0, first=scenarios)
+        verdicts.not_shown(unshown, "not judged: nothing to judge")
+        verdicts.report()
+        return {r.name: "✓" if r.passed else "✗" if r.reached else "·" for r in t.results}
+
+    assert judged([Numbers((9, 3, 4))], "never fails") == {
+        "never fails": "·", "no number above five": "✗", "no three then four": "·"}
+    # a check that failed is reported failed, shown or not
+    assert judged([Numbers((9, 3, 4))], "no number above five")["no number above five"] == "✗"
+    assert judged([Numbers((1,))], "no three then four") == {
+        "never fails": "✓", "no number above five": "✓", "no three then four": "·"}
+
+
 def test_the_boundaries_given_first_are_tried_before_any_drawn_scenario():
     seen = []
     t = Trial("99.test")

@@ -203,7 +203,7 @@ def test_a_kill_is_written_into_the_timeline_of_every_job_the_worker_held_also_f
     monkeypatch.setattr(faultworker.os, "kill", fake_kill)
     history = tmp_path / "history.jsonl"
     never = SimpleNamespace(kill_mid_work=0.0, kill_after_work=0.0)
-    recorder = faultworker.Recorder(str(history), 0.0, 0, never, random.Random(1), str(tmp_path / "calm"))
+    recorder = faultworker.Recorder(str(history), 0.0, 0, never, random.Random(1), None)
     done, acked, running, doomed = (SimpleNamespace(id=n, attempts=1) for n in (1, 2, 3, 4))
     for job in (done, acked, running, doomed):
         recorder.started(job)
@@ -218,3 +218,55 @@ def test_a_kill_is_written_into_the_timeline_of_every_job_the_worker_held_also_f
         running.id: "went down with its worker (SIGKILL injected for job 4)",
         done.id: "its ack went down with its worker (SIGKILL injected for job 4)",
     }
+
+
+def speaks_as_another(job, conn):
+    """A handler that writes into its run's history, as worker 7 with pid 1, that its job was acked."""
+    import sys
+
+    from course.infra import eventlog, processes
+
+    spec = processes.unpickle(sys.argv[1])  # python -m course.grading.faults.worker SPEC SLOT INCARNATION
+    eventlog.record(spec["history"], t=0.0, worker=7, pid=1, kind="acked", job=job.id, detail="forged")
+    naive(job, conn)
+
+
+def test_only_the_workers_it_started_write_the_history_and_each_only_as_itself(box, tmp_path, monkeypatch):
+    """In class grading the handler runs in the workers and the notebook's own process runs beside them;
+    both may write the exchange folder. Nothing there may add a line to the history or calm the run's
+    kills, and a worker's lines carry the slot and pid the supervisor started, whatever they say."""
+    import json
+    import threading
+
+    exchange = tmp_path / "exchange"
+    monkeypatch.setenv("COURSE_EXCHANGE_DIR", str(exchange))
+    stop = threading.Event()
+
+    def forge() -> None:  # the notebook's process: all it can reach is the exchange folder
+        forged = json.dumps({"t": 0.0, "pid": 1, "kind": "acked", "worker": 0, "job": 1, "detail": "forged"})
+        while not stop.wait(0.01):
+            for path in exchange.rglob("*"):
+                try:
+                    if path.is_file() and path.suffix == ".jsonl":
+                        with open(path, "a") as out:
+                            out.write(forged + "\n")
+                    elif path.is_dir():
+                        (path / "calm").touch()
+                except OSError:
+                    pass
+
+    forger = threading.Thread(target=forge, daemon=True)
+    forger.start()
+    try:
+        result = faults.run(box, faults.Scenario(speaks_as_another, [{"n": n} for n in range(6)],
+                                                 faults=faults.Faults(kill_after_work=1.0, max_kills=2)), seed=23)
+    finally:
+        stop.set()
+        forger.join()
+    assert not result.timed_out
+    started = {(e.worker, e.pid) for e in result.events if e.kind == "ready"}
+    said = [e for e in result.events if e.detail == "forged"]
+    assert said, "the handler's own lines reach the history"
+    assert {(e.worker, e.pid) for e in said} <= started, said  # as the worker that wrote them, never as another
+    assert all(e.pid != 1 for e in result.events), [e for e in result.events if e.pid == 1]
+    assert result.kills >= 2  # a kill after every job until the budget is spent: nothing calmed the run early

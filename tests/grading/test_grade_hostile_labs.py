@@ -6,8 +6,9 @@ launcher must sandbox it as the answer host is.
 
 Each notebook is its lab's reference with a probe put in its answer's function: first called in such a
 process (never in the answer host), the probe tries to read solutions/ and the server's password, to log in as
-the superuser or into another database (a classmate's channels and advisory locks), and leaves a
-double-forked daemon behind (signals and ptrace are tests/infra/test_sandbox.py's). A probe that got
+the superuser or into another database (a classmate's channels and advisory locks), to open the history
+its check reads (a fault run's, lab 08's: a line added there, or the "stop injecting" switch, would be a
+forgery), and leaves a double-forked daemon behind (signals and ptrace are tests/infra/test_sandbox.py's). A probe that got
 anything raises at every call in that process, so the answer fails (a handler that failed once would only
 be retried): every row passing with full marks is the proof that every door held. Then nothing may be left
 running, and the classmate graded beside them passes untouched."""
@@ -46,6 +47,12 @@ if not sys.argv[0].endswith("boundary/host.py") and "COURSE_PROBE_GOT" not in os
     url = os.environ.get("DATABASE_URL", "")
     tried("the superuser", lambda: psycopg.connect(make_conninfo(url, user="postgres"), connect_timeout=10).close())
     tried("another database", lambda: psycopg.connect(make_conninfo(url, dbname="postgres"), connect_timeout=10).close())
+    if sys.argv[0].endswith(("faults/worker.py", "faults/ticking.py")):  # a fault run's worker, a lab 08 scheduler
+        from course.infra import processes
+        spec = processes.unpickle(sys.argv[1])
+        tried("the history's file", lambda: open(spec["history"], "a").close())
+        if "calm" in spec:
+            tried("the fault run's calm switch", lambda: open(spec["calm"], "a").close())
     os.environ["COURSE_PROBE_GOT"] = ", ".join(got)
     if os.fork() == 0:
         os.setsid()

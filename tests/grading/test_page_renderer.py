@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import cloudpickle
+import pytest
 
 from course.grading.faults import page_renderer
 from course.infra import eventlog
@@ -64,6 +65,34 @@ def test_in_a_child_the_handlers_render_page_is_the_renderer(tmp_path):
     exec("def render_page(booking_id, page):\n    raise AssertionError('not the renderer')\n\n"
          "def handler(task):\n    for page in range(task.data['pages']):\n"
          "        render_page(task.data['booking_id'], page)\n", scope)
+    log = eventlog.new_file("course-test-pages-")
+    try:
+        spec = tmp_path / "spec.pkl"
+        spec.write_bytes(cloudpickle.dumps(page_renderer.with_renderer(scope["handler"],
+                                                                       page_renderer.Renderer(log, page_s=0))))
+        done = subprocess.run([sys.executable, "-c", CHILD, str(spec)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert page_renderer.calls(log) == {42: {3: [(0, "drawn"), (1, "drawn")]}}
+    finally:
+        Path(log).unlink(missing_ok=True)
+
+
+ALIASED = {  # the notebook's render_page under another name, bound when the handler is defined
+    "an alias": "draw = render_page\n\ndef handler(task):\n    for page in range(task.data['pages']):\n"
+                "        draw(task.data['booking_id'], page)\n",
+    "a default argument": "def handler(task, draw=render_page):\n    for page in range(task.data['pages']):\n"
+                          "        draw(task.data['booking_id'], page)\n",
+    "a closure": "def make(draw):\n    def handler(task):\n        for page in range(task.data['pages']):\n"
+                 "            draw(task.data['booking_id'], page)\n    return handler\n\nhandler = make(render_page)\n",
+}
+
+
+@pytest.mark.parametrize("way", ALIASED)
+def test_in_a_child_render_page_under_another_name_is_the_renderer(tmp_path, way):
+    """The renderer cannot rebind a name the handler holds, so the notebook's render_page function itself is
+    rerouted to it in the child: every way the handler reaches that function draws through the renderer."""
+    scope = {"__name__": "__notebook__"}
+    exec("def render_page(booking_id, page):\n    raise AssertionError('not the renderer')\n\n" + ALIASED[way], scope)
     log = eventlog.new_file("course-test-pages-")
     try:
         spec = tmp_path / "spec.pkl"

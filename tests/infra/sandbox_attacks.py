@@ -605,9 +605,7 @@ def lab(superuser_conninfo: str, pgpass: Path, socket_path: str, solutions: Path
         # A GRANT on the database updates its shared catalog row: under the graders' lock, as roles.py does, or
         # a grader (or this driver in another xdist worker) doing the same at once fails one of them with
         # "tuple concurrently updated" (CI8: three rows errored at setup).
-        roles._make_lock_table(conn)
-        with conn.transaction():
-            conn.execute(roles.CATALOG_LOCK)
+        with roles.catalog_lock(conn):
             conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
                 sql.Identifier(conn.info.dbname), sql.Identifier(role)))
     try:
@@ -636,8 +634,8 @@ def lab(superuser_conninfo: str, pgpass: Path, socket_path: str, solutions: Path
             signal.signal(signal.SIGUSR2, lambda *_: found.signals.append(time.time()))
             yield found
     finally:
-        with psycopg.connect(superuser_conninfo, autocommit=True) as conn, conn.transaction():
-            conn.execute(roles.CATALOG_LOCK)  # DROP OWNED revokes the GRANT above: the same catalog row
+        # DROP OWNED revokes the GRANT above: the same catalog row, under the same lock
+        with psycopg.connect(superuser_conninfo, autocommit=True) as conn, roles.catalog_lock(conn):
             conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(role)))
             conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
         import shutil

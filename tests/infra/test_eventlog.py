@@ -39,3 +39,35 @@ def test_since_counts_seconds_from_a_start_and_the_timeline_from_it(tmp_path):
                              lambda e: f"job {e.job} {e.kind}", since=0.0)
     assert text.splitlines() == ["  0.50 s  job 3 claimed", "  1.75 s  job 3 acked"]
     assert eventlog.timeline([], str) == "(nothing happened)"
+
+
+def test_a_kept_history_takes_each_childs_lines_as_its_own_and_nothing_else(tmp_path):
+    """A child writes into its own pipe; each line lands stamped with the pid we started and our stamp, not
+    what it claimed; a line that is not a JSON object is dropped; settle() makes what it wrote so far
+    readable while it runs."""
+    import sys
+
+    from course.infra import processes
+
+    kept = eventlog.Kept("course-test-kept-")
+    script = ("import os, sys\nfrom course.infra import eventlog\n"
+              "eventlog.record(sys.argv[1], kind='claimed', job=1, pid=1, worker=9)\n"
+              "os.write(int(list(__import__('json').loads(os.environ['COURSE_EVENT_FEEDS']).values())[0]),"
+              " b'not json\\n[1, 2]\\n')\n"
+              "eventlog.record(sys.argv[1], kind='acked', job=1)\n"
+              "open(sys.argv[2], 'w').write('written')\n"
+              "import time; time.sleep(30)\n")
+    marker = tmp_path / "marker"
+    feed = kept.feed(worker=0)
+    child = processes.spawn("kept-test", [sys.executable, "-c", script, kept.path, str(marker)],
+                            env=feed.env, pass_fds=feed.fds)
+    feed.started(child.pid)
+    try:
+        processes.wait_until(marker.exists, 120, what="the child to write its lines")
+        kept.settle()
+        assert [(e["kind"], e["pid"], e["worker"]) for e in eventlog.read(kept.path)] == [
+            ("claimed", child.pid, 0), ("acked", child.pid, 0)]
+    finally:
+        child.kill()
+        kept.close()
+        os.unlink(kept.path)

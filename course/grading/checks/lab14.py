@@ -56,7 +56,7 @@ def exam_check(t: Trial, pieces, seed=None):
              got=f"{len(verdict.lost)} lost (first: job {verdict.lost[0]})" if verdict.lost else "none",
              expected="none", note=_outcome_note(verdict, verdict.lost))
     t.expect("no effect duplicated: each job booked at most once", ok=not verdict.duplicated,
-             got=(f"job {verdict.duplicated[0]} booked {len(result.ledger[verdict.duplicated[0]])} times"
+             got=(f"job {verdict.duplicated[0]} booked {verdict.bookings(verdict.duplicated[0])} times"
                   if verdict.duplicated else "at most once"), expected="at most once",
              note=_outcome_note(verdict, verdict.duplicated))
     wrong = verdict.poison_wrong

@@ -85,8 +85,8 @@ class Run:
     seed: int
     kinds: dict[int, str]  # job id -> ordinary, slow, poison, permanent
     events: list[Event]
-    ledger: dict[int, list[tuple[int, int]]]  # job id -> [(worker, attempt)] of each committed effect
-    dead: dict[int, tuple[int, str]]  # job id -> (attempts, reason)
+    ledger: dict[int, list[tuple[int, int]]]  # job id -> [(worker, attempt)] of each effect committed with its ack
+    dead: dict[int, tuple[int, str]]  # job id -> (attempts, reason), buried: committed with the job's delete
     stuck: dict[int, int]  # job id -> attempts, still in the table at the end
     claims: list[dict]  # claim_log rows: job_id, attempt, was_free, held_until (run seconds), at
     timed_out: bool
@@ -99,6 +99,9 @@ class Run:
     max_attempts: int = MAX_ATTEMPTS
     lease_s: float = LEASE_S
     deletes: list[dict] = field(default_factory=list)  # delete_log rows: job_id, attempt, backend, claimed_by, app, t
+    # Ledger and dead-letter rows committed apart from their job's delete (by a piece, never by an ack or a
+    # burial): table, job_id, t. Neither books nor buries the job; a ledger row still counts as a duplicate.
+    apart: list[dict] = field(default_factory=list)
 
 
 def workload(rng: random.Random) -> list[dict]:
@@ -458,12 +461,32 @@ def claiming_piece(application_name: str) -> str:
     return "03.claim_batch" if slot == str(BATCH_SLOT) else "03.claim"
 
 
-def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed, supervisor) -> Run:
+def effects(box: Database, started_at: float) -> tuple[dict, dict, list[dict]]:
+    """The ledger (job -> [(worker, attempt)]) and the dead-letter table (job -> (attempts, reason)) as they
+    count: rows committed in the transaction that deleted their job (exam.sql's watch_deletes); and the
+    rows committed apart from it (Run.apart)."""
     ledger: dict[int, list[tuple[int, int]]] = {}
-    for job_id, worker, attempt in box.query("SELECT job_id, worker, attempt FROM ledger ORDER BY booked_at"):
-        ledger.setdefault(job_id, []).append((worker, attempt))
-    dead = {job_id: (attempts, reason) for job_id, attempts, reason in
-            box.query("SELECT id, attempts, reason FROM dead_jobs")}
+    dead: dict[int, tuple[int, str]] = {}
+    apart: list[dict] = []
+    for job_id, worker, attempt, at, acked in box.query(
+            "SELECT job_id, worker, attempt, booked_at, EXISTS (SELECT FROM delete_log AS d "
+            "WHERE d.job_id = ledger.job_id AND d.xact = ledger.xact) FROM ledger ORDER BY booked_at"):
+        if acked:
+            ledger.setdefault(job_id, []).append((worker, attempt))
+        else:
+            apart.append({"table": "ledger", "job_id": job_id, "t": at.timestamp() - started_at})
+    for job_id, attempts, reason, at, buried in box.query(
+            "SELECT id, attempts, reason, died_at, EXISTS (SELECT FROM delete_log AS d "
+            "WHERE d.job_id = dead_jobs.id AND d.xact = dead_jobs.xact) FROM dead_jobs ORDER BY died_at"):
+        if buried:
+            dead[job_id] = (attempts, reason)
+        else:
+            apart.append({"table": "dead_jobs", "job_id": job_id, "t": at.timestamp() - started_at})
+    return ledger, dead, apart
+
+
+def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed, supervisor) -> Run:
+    ledger, dead, apart = effects(box, started_at)
     stuck = dict(box.query("SELECT id, attempts FROM jobs"))
     claims = [{"job_id": j, "attempt": a, "was_free": free, "piece": claiming_piece(app),
                "held_until": None if until is None else until.timestamp() - started_at, "t": at.timestamp() - started_at}
@@ -476,4 +499,4 @@ def _collect(box: Database, seed, kinds, history, started_at, timed_out, elapsed
     count = lambda kind: sum(1 for e in events if e.kind == kind)  # noqa: E731
     return Run(seed, kinds, events, ledger, dead, stuck, claims, timed_out, elapsed, supervisor.kills,
                count("frozen"), cuts=sum(e.facts.get("backends", 0) for e in events if e.kind == "cut"),
-               restarts=count("restarted"), deletes=deletes)
+               restarts=count("restarted"), deletes=deletes, apart=apart)

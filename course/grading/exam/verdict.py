@@ -70,6 +70,11 @@ class Verdict:
     def timeline(self, job_id: int) -> str:
         return job_timeline(self.run, job_id)
 
+    def bookings(self, job_id: int) -> int:
+        """How many ledger rows the job has: its ack's, and any a piece wrote apart from it."""
+        return len(self.run.ledger.get(job_id, [])) + sum(
+            1 for row in self.run.apart if row["table"] == "ledger" and row["job_id"] == job_id)
+
     def render(self) -> str:
         return self.headline() + "\n" + self.body()
 
@@ -130,8 +135,8 @@ def judge(run: Run) -> Verdict:
 
 def _outcomes(run: Run, verdict: Verdict) -> None:
     for job_id, kind in sorted(run.kinds.items()):
-        booked = len(run.ledger.get(job_id, []))
-        if booked > 1:
+        booked = len(run.ledger.get(job_id, []))  # with its ack: a row written apart from it books nothing
+        if verdict.bookings(job_id) > 1:
             verdict.duplicated.append(job_id)
         if job_id in run.stuck:
             verdict.stuck.append(job_id)
@@ -304,6 +309,11 @@ def job_timeline(run: Run, job_id: int) -> str:
         return f"{who:<9} {what}" + (f"  {facts}" if facts else "")
 
     events = [e for e in run.events if e.job == job_id]
+    for row in run.apart:
+        if row["job_id"] == job_id:
+            events.append(Event(t=row["t"], pid=0, kind=f"{row['table']}_row_apart", worker=-1, job=job_id,
+                                detail=f"a {row['table']} row committed apart from the job's delete: no ack "
+                                       "or burial wrote it, so it counts for neither"))
     for claim in run.claims:
         if claim["job_id"] == job_id and not claim["was_free"]:
             events.append(Event(t=claim["t"], pid=0, kind="claim_while_held", worker=-1, job=job_id,

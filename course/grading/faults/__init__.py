@@ -17,8 +17,8 @@ it prints the seed that replays the run and a timeline of the first job that bro
 
 from __future__ import annotations
 
+import os
 import random
-import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -125,18 +125,19 @@ STARTUP_LIMIT_S = 60.0  # from spawning the workers to the first of them running
 def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
     """Enqueue the payloads, run workers with faults until the queue is empty (or time is up)."""
     seed = random.randrange(1, 10**6) if seed is None else seed
-    # Its workers write the history: in class grading they run sandboxed, and may write only the exchange
-    # folder, as uids of their own (so the folder is theirs to write, as /tmp is)
-    workdir = processes.exchange_folder("course-faults-")
-    history = workdir / "history.jsonl"
-    history.touch()
-    history.chmod(0o666)  # every worker appends to it, each sandboxed one as a uid of its own
-    calm = workdir / "calm"  # once the kill budget is spent, its existence tells every worker to stop injecting
+    # The history decides verdicts about code under test, and that code runs in the workers: each worker
+    # writes into a pipe of its own, and only this process writes the file, each line stamped with the
+    # slot and pid it started (eventlog.Kept). No other process (the notebook's, in class grading) can add
+    # a line, and a worker can speak only for itself.
+    history = eventlog.Kept("course-faults-")
+    # Once the kill budget is spent the workers stop injecting: they see the end of a pipe this process
+    # holds the other end of (a file in a shared folder, anyone could create and calm the run).
+    calm_read, calm_write = os.pipe()
     job_ids = queue.enqueue_many(box.conn, TASK, scenario.payloads, max_attempts=scenario.max_attempts)
     started_at = time.time()
     spec = processes.pickle_for_child({
-        "conninfo": box.conninfo, "scenario": scenario, "history": str(history), "seed": seed,
-        "started_at": started_at, "calm": str(calm),
+        "conninfo": box.conninfo, "scenario": scenario, "history": history.path, "seed": seed,
+        "started_at": started_at, "calm_fd": calm_read,
     }, "faults-scenario")
     slots: list[processes.Child | None] = [None] * scenario.workers
     incarnations = [0] * scenario.workers
@@ -146,9 +147,17 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
 
     def start(slot: int) -> None:
         incarnations[slot] += 1
+        feed = history.feed(worker=slot)
         slots[slot] = processes.python(
             f"faultworker{slot}", "course.grading.faults.worker", str(spec), str(slot), str(incarnations[slot]),
-            env=scenario.env)
+            env={**scenario.env, **feed.env}, pass_fds=[*feed.fds, calm_read])
+        feed.started(slots[slot].pid)
+
+    def calm() -> None:
+        nonlocal calm_write
+        if calm_write is not None:
+            os.close(calm_write)
+            calm_write = None
 
     try:
         for slot in range(scenario.workers):
@@ -159,7 +168,7 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
         deadline = None
         startup = processes.HangBound(STARTUP_LIMIT_S)
         while _left(box, job_ids) > 0:
-            if deadline is None and history.stat().st_size:  # a worker said it is ready (the file is made empty)
+            if deadline is None and os.path.getsize(history.path):  # a worker said it is ready (the file is made empty)
                 deadline = processes.HangBound(scenario.timeout_s)
             if (deadline or startup).passed():
                 timed_out = True
@@ -170,13 +179,13 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
                     if code == -9:
                         kills += 1
                         if kills >= scenario.faults.max_kills:
-                            calm.touch()
+                            calm()
                     elif code != 0:
                         raise WorkerCrashed(f"a worker process failed on its own (exit code {code}):\n"
                                             + child.log_tail(12))
-                    _note(history, started_at, slot, child.pid, "exited", detail=f"exit code {code}")
+                    _note(history.path, started_at, slot, child.pid, "exited", detail=f"exit code {code}")
                     start(slot)
-                    _note(history, started_at, slot, slots[slot].pid, "restarted")
+                    _note(history.path, started_at, slot, slots[slot].pid, "restarted")
             if time.monotonic() > next_drop and kills < scenario.faults.max_kills:
                 # Not a connection younger than a second: a worker whose very first connection is cut
                 # stops at once (at start a dead database is more likely a wrong address), and a drop
@@ -185,7 +194,7 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                     "WHERE application_name LIKE %s AND backend_start < now() - interval '1 second'",
                     [f"faultworker-{seed}-%"]).fetchone()[0]
-                _note(history, started_at, -1, 0, "dropped", detail=f"{dropped} worker connections terminated")
+                _note(history.path, started_at, -1, 0, "dropped", detail=f"{dropped} worker connections terminated")
                 next_drop = time.monotonic() + scenario.faults.drop_connections_every_s
             time.sleep(0.05)
         # Read what is left before the workers stop: their SIGTERM drain would finish some of it.
@@ -194,13 +203,15 @@ def run(box: ScratchSchema, scenario: Scenario, seed: int | None = None) -> Run:
             "SELECT id, attempts, lease_token IS NOT NULL, round(extract(epoch FROM run_at - now())::numeric, 2)::float8,"
             " last_error FROM jobs WHERE id = ANY(%s) ORDER BY id LIMIT 5", [job_ids])]
     finally:
-        calm.touch()
+        calm()
         for child in slots:
             if child is not None and child.alive():
                 child.terminate(timeout=10)
+        os.close(calm_read)
+        history.close()
     dead = {d.id: d for d in queue.dead_jobs(box.conn, limit=100_000)}
-    events = read_history(history)
-    shutil.rmtree(workdir, ignore_errors=True)
+    events = read_history(history.path)
+    Path(history.path).unlink(missing_ok=True)
     return Run(seed, job_ids, events, timed_out, left, dead, kills, stuck, started_at)
 
 
@@ -209,7 +220,7 @@ def _left(box: ScratchSchema, job_ids: list[int]) -> int:
     return box.conn.execute("SELECT count(*) FROM jobs WHERE id = ANY(%s)", [job_ids]).fetchone()[0]
 
 
-def _note(history: Path, started_at: float, worker: int, pid: int, kind: str, **fields) -> None:
+def _note(history: str, started_at: float, worker: int, pid: int, kind: str, **fields) -> None:
     eventlog.record(history, since=started_at, worker=worker, pid=pid, kind=kind, **fields)
 
 

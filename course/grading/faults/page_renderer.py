@@ -90,11 +90,34 @@ def calls(log: str) -> dict[object, dict[int | None, list[tuple[object, str]]]]:
     return by_booking
 
 
-def install(handler, renderer: Renderer):
+RENDERER = "__course_page_renderer__"  # where a rerouted render_page finds the renderer: in its own globals
+
+
+def _to_the_renderer(*args, **kwargs):
+    """The code a rerouted render_page runs: the renderer, a global of the function it now belongs to."""
+    return __course_page_renderer__(*args, **kwargs)  # noqa: F821 (set by reroute in that function's globals)
+
+
+def reroute(function, renderer: Renderer) -> None:
+    """Make the notebook's render_page function itself call the renderer, so that every way an answer reaches
+    it draws through the renderer: by its name at call time, an alias bound once (`draw = render_page`,
+    `from ... import render_page as draw`), a default argument, a closure. The function object is the same
+    one all of them hold (one pickle keeps one copy of it); only its code changes, in this process."""
+    if not isinstance(function, types.FunctionType) or function.__code__.co_freevars:
+        return  # not a plain function: only the name can be rebound (install does that too)
+    function.__globals__[RENDERER] = renderer
+    function.__code__ = _to_the_renderer.__code__.replace(co_name=function.__code__.co_name)
+    function.__defaults__, function.__kwdefaults__ = None, None
+
+
+def install(handler, renderer: Renderer, notebooks=None):
     """In the consumer process: the handler, its `render_page` now the renderer (its globals are this
-    process's own copy, shared by the notebook functions pickled with it), each task's delivery noted."""
+    process's own copy, shared by the notebook functions pickled with it), the notebook's render_page
+    function (`notebooks`, pickled with the handler: the very object its aliases hold) rerouted to it,
+    each task's delivery noted."""
     scope = getattr(handler, "__globals__", None)
     if isinstance(scope, dict):
+        reroute(notebooks if notebooks is not None else scope.get("render_page"), renderer)
         scope["render_page"] = renderer
     if inspect.iscoroutinefunction(handler):
         async def delivered(task):
@@ -118,12 +141,15 @@ class with_renderer:
 
     def __init__(self, handler, renderer: Renderer):
         self.handler, self.renderer = handler, renderer
+        # The notebook's render_page, however the answer holds it (a plain function's globals only: nothing is
+        # asked of any other handler here)
+        self.notebooks = handler.__globals__.get("render_page") if isinstance(handler, types.FunctionType) else None
 
     def __call__(self, task):  # never called here: jetstream_run only checks that a handler is callable
         raise RuntimeError("with_renderer runs in the consumer process it is pickled for")
 
     def __reduce__(self):
-        return install, (self.handler, self.renderer)
+        return install, (self.handler, self.renderer, self.notebooks)
 
 
 def run_redelivering(handler, renderer: Renderer, data: dict, max_deliver: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import select
 import signal
 import sys
 import threading
@@ -29,9 +30,9 @@ AFTER_WORK = "after the work, before the ack"
 
 
 class Recorder(Hooks):
-    def __init__(self, history: str, started_at: float, slot: int, faults, rng: random.Random, calm_file: str):
+    def __init__(self, history: str, started_at: float, slot: int, faults, rng: random.Random, calm_fd: int | None):
         self.history, self.started_at, self.slot = history, started_at, slot
-        self.faults, self.rng, self.calm_file = faults, rng, calm_file
+        self.faults, self.rng, self.calm_fd = faults, rng, calm_fd
         self._running: dict[int, object] = {}  # job id -> job, between started and finished
         self._unacked: dict[int, object] = {}  # job id -> job, finished and waiting for the batched ack
         self._lock = threading.Lock()
@@ -55,8 +56,9 @@ class Recorder(Hooks):
             os.kill(os.getpid(), signal.SIGKILL)
 
     def _injecting(self) -> bool:
-        """False once the run's kill budget is spent (the supervisor then creates the calm file)."""
-        return not os.path.exists(self.calm_file)
+        """False once the run's kill budget is spent: the supervisor then closes its end of the calm pipe,
+        and ours reads as ended (None: always injecting)."""
+        return self.calm_fd is None or not select.select([self.calm_fd], [], [], 0)[0]
 
     def claimed(self, jobs) -> None:
         for job in jobs:
@@ -106,7 +108,7 @@ def main(argv: list[str]) -> int:
     registry = Registry()
     registry.handler(TASK)(scenario.handler)
     rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
-    hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, spec["calm"])
+    hooks = Recorder(spec["history"], spec["started_at"], slot, scenario.faults, rng, spec["calm_fd"])
     conninfo = make_conninfo(db.reached_here(spec["conninfo"]), application_name=f"faultworker-{spec['seed']}-{slot}")
     settings = Settings(concurrency=scenario.concurrency, lease_s=scenario.lease_s, poll_interval_s=0.2)
     # The run's time limit counts from here: starting Python and importing takes seconds on a busy machine.

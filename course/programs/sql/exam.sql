@@ -83,7 +83,8 @@ CREATE TABLE delete_log (
     backend    integer     NOT NULL DEFAULT pg_backend_pid(),
     claimed_by integer,    -- the backend whose claim made `attempt`; NULL if none did (a claim that deletes)
     app        text        NOT NULL DEFAULT current_setting('application_name'),
-    at         timestamptz NOT NULL DEFAULT clock_timestamp()
+    at         timestamptz NOT NULL DEFAULT clock_timestamp(),
+    xact       xid8        NOT NULL DEFAULT pg_current_xact_id()  -- the transaction that deleted it
 );
 CREATE FUNCTION exam_watch_deletes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = exam AS $$
 BEGIN
@@ -93,6 +94,20 @@ BEGIN
     RETURN OLD;
 END $$;
 CREATE TRIGGER exam_watch_deletes AFTER DELETE ON jobs FOR EACH ROW EXECUTE FUNCTION exam_watch_deletes();
+-- A ledger or dead-letter row counts only if it committed in the transaction that deleted its job: what a
+-- worker's ack (the effect booked, then the job deleted) and its burial (one statement) make. The workers'
+-- role must add such rows, and so may a piece of the learner's, running in a worker: a row written apart
+-- from its job's delete (to hide a job an ack lost) is then no ack. Each row is stamped with its transaction
+-- by a trigger the role cannot skip (it owns neither table, nor may it replace the stamp: BEFORE INSERT).
+ALTER TABLE ledger ADD COLUMN xact xid8;
+ALTER TABLE dead_jobs ADD COLUMN xact xid8;
+CREATE FUNCTION exam_stamp_xact() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.xact := pg_current_xact_id();
+    RETURN NEW;
+END $$;
+CREATE TRIGGER exam_stamp_xact BEFORE INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION exam_stamp_xact();
+CREATE TRIGGER exam_stamp_xact BEFORE INSERT ON dead_jobs FOR EACH ROW EXECUTE FUNCTION exam_stamp_xact();
 
 -- name: lease_of
 -- What the exam reads in the claim's own transaction, right after the learner's claim returned: the

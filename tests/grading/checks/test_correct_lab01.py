@@ -53,7 +53,28 @@ def a_temporary_table(conn, deliveries):
     return [order_id for (order_id,) in rows]
 
 
-@pytest.mark.parametrize("answer", [hints_spelled_out, anti_join_in_sql, counted_by_the_course, a_temporary_table])
+def each_orders_subject(conn, deliveries):
+    """Round f2: no number parsed at all; each order's receipt subject looked up among those delivered,
+    the list sorted at the end."""
+    subjects = {d.subject for d in deliveries}
+    lost = [order_id for (order_id,) in conn.execute("SELECT id FROM orders")
+            if tiffin.SUBJECT.format(order_id=order_id) not in subjects]
+    lost.sort()
+    return lost
+
+
+def a_cte_and_not_exists(conn, deliveries):
+    """Round f2: the received numbers as a CTE over unnest, the orders without one by NOT EXISTS, ORDER BY 1."""
+    received = [int(m[1]) for d in deliveries
+                if (m := re.fullmatch(r"Your Tiffin receipt for order #([0-9]+)", d.subject))]
+    return [order_id for (order_id,) in conn.execute(
+        "WITH received(id) AS (SELECT unnest(%(ids)s::bigint[])) "
+        "SELECT id FROM orders o WHERE NOT EXISTS (SELECT FROM received r WHERE r.id = o.id) ORDER BY 1",
+        {"ids": received})]
+
+
+@pytest.mark.parametrize("answer", [hints_spelled_out, anti_join_in_sql, counted_by_the_course, a_temporary_table,
+                                    each_orders_subject, a_cte_and_not_exists])
 def test_correct_lists_pass(answer):
     report = run_check("01.receipts_lost", receipts_lost=answer)
     assert report.passed, report.render()

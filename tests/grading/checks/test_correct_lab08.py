@@ -163,10 +163,34 @@ def the_schedules_row_locked_first(conn, now):
     return enqueued
 
 
+def the_table_locked_then_looked_at(conn, now):
+    """Red team f2 (f2d), c6: no ON CONFLICT at all. schedule_runs locked against other writers (SHARE ROW
+    EXCLUSIVE conflicts with itself), then the latest decided slot read, the slots computed, and each slot
+    looked for before it is inserted: a plain check-then-insert, made safe by the lock it holds to commit."""
+    ids = []
+    for schedule in sched.schedules(conn):
+        with conn.transaction():
+            conn.execute("LOCK TABLE schedule_runs IN SHARE ROW EXCLUSIVE MODE")
+            last = conn.execute("SELECT max(slot) FROM schedule_runs WHERE task = %s", [schedule.task]).fetchone()[0]
+            decision = sched.plan(sched.slots_between(schedule, last, now), schedule.on_missed)
+            for slot in decision.skip:
+                conn.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'skipped')",
+                             [schedule.task, slot])
+            for slot in decision.run:
+                if conn.execute("SELECT 1 FROM schedule_runs WHERE task = %s AND slot = %s",
+                                [schedule.task, slot]).fetchone():
+                    continue
+                job_id = queue.enqueue(conn, schedule.job_type, sched.job_payload(schedule, slot), queue=schedule.queue)
+                conn.execute("INSERT INTO schedule_runs (task, slot, outcome, job_id) VALUES (%s, %s, 'enqueued', %s)",
+                             [schedule.task, slot, job_id])
+                ids.append(job_id)
+    return ids
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("tick", [tick_hints_spelled_out, one_transaction_for_the_whole_tick,
                                   the_jobs_id_reserved_first, a_unique_violation_caught,
-                                  the_schedules_row_locked_first])
+                                  the_schedules_row_locked_first, the_table_locked_then_looked_at])
 def test_a_correct_tick_passes(tick):
     report = run_check("08.tick", tick=tick)
     assert report.passed, report.render()

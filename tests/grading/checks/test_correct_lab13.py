@@ -13,7 +13,8 @@ import pytest
 from course.infra.broker import TRANSIENT
 from course.grading import run_check
 
-from .wrong_answers import red_team_answer, render_page
+from .wrong_answers import F2G_LAB13, notebook_answer, red_team_answer, render_page
+from .wrong_answers import render_page as draw_a_page
 
 # -- 13.choose ------------------------------------------------------------------------------------------
 
@@ -200,4 +201,62 @@ def test_the_red_teams_correct_handlers_pass(name):
     """The blind red team's (issue 22, red10), as its notebook cell defined them: the check's renderer
     logs their pages in the consumer processes, as it logs the reference's."""
     report = run_check("13.keep_alive", render_invoice=red_team_answer(name))
+    assert report.passed, report.render()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["13.keep_alive__c3_heartbeat_thread", "13.keep_alive__c4_while_kwargs_both_sides",
+                                  "13.keep_alive__c5_timed_heartbeat"])
+def test_the_f2_red_teams_correct_handlers_pass(name):
+    """Round f2's blind red team (tests/grading/redteam/f2-f2g): a heartbeat thread, keyword arguments with an
+    ack on both sides of each page, an ack by the clock."""
+    report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F2G_LAB13))
+    assert report.passed, report.render()
+
+
+# The notebook's render_page reached under another name, bound when the answer is defined: the check's
+# renderer must see those pages too (in the consumer processes the function itself is rerouted to it,
+# not only the global name render_page).
+ALIASED = {
+    "an alias at definition": """
+draw = render_page
+
+
+def render_invoice(task):
+    for page in range(task.data["pages"]):
+        draw(task.data["booking_id"], page)
+        task.in_progress()
+""",
+    "a default argument": """
+def render_invoice(task, draw=render_page):
+    for page in range(task.data["pages"]):
+        draw(task.data["booking_id"], page)
+        task.in_progress()
+""",
+    "a closure": """
+def renderer_for(draw):
+    def render(task):
+        for page in range(task.data["pages"]):
+            task.in_progress()
+            draw(task.data["booking_id"], page)
+    return render
+
+
+render_invoice = renderer_for(render_page)
+""",
+}
+
+
+def keep_alive_through_an_imported_alias(task):
+    """`from ... import render_page as draw_a_page`: a module's function, sent by reference."""
+    for page in range(task.data["pages"]):
+        draw_a_page(task.data["booking_id"], page)
+        task.in_progress()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", [*ALIASED, "an imported alias"])
+def test_render_page_under_another_name_is_seen(way):
+    answer = keep_alive_through_an_imported_alias if way == "an imported alias" else notebook_answer(ALIASED[way])
+    report = run_check("13.keep_alive", render_invoice=answer)
     assert report.passed, report.render()

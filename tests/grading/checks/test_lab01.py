@@ -172,6 +172,13 @@ def lose_with(deploy_by="terminate", crash_by="kill", wait_for="one more request
     return lose_a_receipt
 
 
+def test_a_receipts_lost_stub_that_returns_none_passes_nothing():
+    """A do-nothing answer lists nothing: no check of 01.receipts_lost may count it as passed (round f2's
+    stub probe: 0 of 4, kept so)."""
+    report = run_check("01.receipts_lost", seed=1, receipts_lost=lambda *a, **k: None)
+    assert report.results and not any(r.passed for r in report.results), report.render()
+
+
 @pytest.mark.slow
 def test_a_stub_that_returns_none_passes_nothing():
     """No order, no receipt to lose: the receipt's and the provider's checks are not reached, never passed

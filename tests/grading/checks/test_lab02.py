@@ -541,3 +541,18 @@ def test_a_handler_that_needs_the_notebooks_objects_is_told_to_use_what_it_is_gi
 def test_the_quiz_fails_the_copy_answer():
     report = run_check("02.quiz", q1="b", q2="c", q3="b", q4="a", q5="b")
     assert failed(report) == ["q2: which job gives the rider the right address"], report.render()
+
+
+def test_a_producer_stub_that_returns_none_passes_nothing():
+    """A do-nothing producer stores nothing: no check of 02.place_order may count it as passed (round f2's
+    stub probe: 0 of 10, kept so)."""
+    report = run_check("02.place_order", seed=1, place_order_and_enqueue=lambda *a, **k: None)
+    assert report.results and not any(r.passed for r in report.results), report.render()
+
+
+@pytest.mark.slow
+def test_a_handler_stub_that_returns_none_passes_nothing():
+    """A do-nothing handler sends nothing: no check of 02.send_receipt may count it as passed (round f2's
+    stub probe: 0 of 8, kept so)."""
+    report = run_check("02.send_receipt", seed=1, send_receipt=lambda *a, **k: None)
+    assert report.results and not any(r.passed for r in report.results), report.render()

@@ -319,6 +319,18 @@ def wrong_slot_text(schedule, slot):
     return {**schedule.payload, "slot": str(slot)}  # '2099-03-14 02:10:00+00:00', not the ISO text jobs read
 
 
+def returns_every_id_so_far():
+    """Red team f2 (f2d), w08: the ids kept across calls and all returned, right on a scheduler's first tick
+    only."""
+    made = []
+    tick = solution_tick_but()
+
+    def every_id_so_far(conn, now):
+        made.extend(tick(conn, now))
+        return list(made)
+    return every_id_so_far
+
+
 WRONG_TICKS = {  # the tick, the checks it must fail, the checks it may fail as well, and what its report shows
     "default_queue": (solution_tick_but(on_its_queue=False), [QUEUE], [], ["queue=schedule.queue"]),
     "job_id_not_stored": (solution_tick_but(stores_the_id=False), [JOB_ID], [], ["UPDATE schedule_runs"]),
@@ -345,6 +357,7 @@ WRONG_TICKS = {  # the tick, the checks it must fail, the checks it may fail as 
     "reads_the_simulated_clock": (reads_the_simulated_clock, [USE_NOW], [RUNS, POLICY, SKIPPED], []),
     "slots_before_now_only": (slots_before_now_only, [POLICY], [], ["exactly now", "slot <= now"]),
     "returns_how_many": (solution_tick_but(returns_ids=False), [RETURNS], [], ["returned 0"]),
+    "returns_every_id_so_far": (returns_every_id_so_far(), [RETURNS], [], ["the ids of the jobs it enqueued: ["]),
     "returns_the_winners_job": (solution_tick_but(returns_lost_slots=True), [RETURNS], [], ["scheduler B"]),
 }
 
@@ -424,3 +437,18 @@ def test_a_wrong_quiz_letter_fails_its_question_alone_without_giving_the_answer(
     report = run_check("08.quiz", **{**RIGHT, **wrong})
     assert [name.split(":")[0] for name in failed(report)] == [question], report.render()
     assert f"'{RIGHT[question]}'" not in report.render()
+
+
+# -- a stub scores nothing ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("exercise, answer", [("08.plan", "plan"), ("08.tick", "tick")])
+def test_a_do_nothing_stub_passes_no_check(exercise, answer):
+    """Probed by round f2 (f2d) with every answer `lambda *a, **k: None`. 08.tick gave it 1 of 14: a tick that
+    decides nothing "changes nothing but schedule_runs and the jobs it enqueues", vacuously; that row is now
+    not judged until the tick has decided a slot or enqueued a job."""
+    report = run_check(exercise, seed=1, **{answer: lambda *args, **kwargs: None})
+    assert report.results and not any(r.passed for r in report.results), report.render()
+    if exercise == "08.tick":
+        runs = next(r for r in report.results if r.name.startswith("ticks without an error"))
+        assert not runs.reached and "never decided a slot" in runs.note, report.render()

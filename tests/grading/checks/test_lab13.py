@@ -17,7 +17,7 @@ from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 
-from .wrong_answers import assert_fails_with, failed, fails_exactly, red_team_answer, render_page
+from .wrong_answers import F2G_LAB13, assert_fails_with, failed, fails_exactly, red_team_answer, render_page
 
 PAGE_S = lab13.PAGE_S
 
@@ -97,7 +97,8 @@ OWN_BOOKING = "renders the task's own booking, every page once"
 FAILED_PAGE = "a page that cannot be drawn makes it raise"
 RED10_PAGE_RULE = {  # a blind red team's answers (red10/lab13_answers), and the check each fails first
     "keep_w3_pages_from_one": OWN_BOOKING, "keep_w7_hard_coded_booking": OWN_BOOKING,
-    "keep_w11_six_pages": OWN_BOOKING, "keep_w13_last_page_twice": OWN_BOOKING,
+    "keep_w11_six_pages": "renders every page",  # the in-process 12-14-page invoice returns after 6 pages' time
+    "keep_w13_last_page_twice": OWN_BOOKING,
     "keep_w12_sleep_instead": OWN_BOOKING,  # page 0, then a sleep as long as the rest
     "keep_w5_swallows_errors": FAILED_PAGE, "keep_w10_first_page_twice": FAILED_PAGE,  # retried by hand
 }
@@ -107,11 +108,37 @@ RED10_PAGE_RULE = {  # a blind red team's answers (red10/lab13_answers), and the
 @pytest.mark.parametrize("name", RED10_PAGE_RULE)
 def test_the_red_teams_page_rule_answers_fail_the_page_rule(name):
     """Each drew the wrong pages (from 1, booking 981, 6 of them, the last twice, page 0 then a sleep) or
-    hid a page's failure (swallowed, retried by hand): the check's renderer logs what was asked of it."""
+    hid a page's failure (swallowed, retried by hand): the check's renderer logs what was asked of it (6 pages
+    also return early on the in-process 12-14-page invoice: the same rule, render-every-page)."""
     report = run_check("13.keep_alive", render_invoice=red_team_answer(name))
     broken = failed(report)
-    assert broken and broken[0].startswith((OWN_BOOKING, FAILED_PAGE)), report.render()
+    assert broken and broken[0].startswith((OWN_BOOKING, FAILED_PAGE, "renders every page")), report.render()
     assert broken[0].startswith(RED10_PAGE_RULE[name]), report.render()
+
+
+SILENT = "no stretch of work longer than the AckWait"
+EVERY_PAGE = "renders every page"
+RENDERED_ONCE = "in consumer processes, it is rendered once, and acknowledged"
+F2_FALSE_PASSES = {  # round f2's blind red team (tests/grading/redteam/f2-f2g): each passed before, and fails first
+    "13.keep_alive__w07_tuned_for_six_pages": SILENT,  # acks on pages 2 and 4: a 12-page invoice is silent 8 pages
+    "13.keep_alive__w12_skips_last_page_if_many": EVERY_PAGE,  # at most 10 pages drawn
+    "13.keep_alive__w18_first_delivery_only_beats": RENDERED_ONCE,  # a retry after a failed page is silent
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", F2_FALSE_PASSES)
+def test_the_f2_red_teams_false_passes_fail_the_rule_they_break(name):
+    report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F2G_LAB13))
+    broken = failed(report)
+    assert broken and broken[0].startswith(F2_FALSE_PASSES[name]), report.render()
+
+
+def test_a_handler_that_does_nothing_scores_nothing():
+    """A stub that returns at once never raised, because it never drew a page: that row is not judged."""
+    report = run_check("13.keep_alive", render_invoice=lambda task: None)
+    assert not any(r.passed for r in report.results), report.render()
+    assert failed(report)[0].startswith(EVERY_PAGE), report.render()
 
 
 def signals_every_third_page(task):
@@ -213,6 +240,14 @@ def gives_up_quietly(publish, subject, payload, msg_id, give_up_after_s=30.0):
 
 
 @pytest.mark.slow
+def test_a_retry_that_does_nothing_scores_nothing():
+    """A stub that never calls publish sent no id and retried nothing: those rows are not judged, and the
+    ack it did not return fails."""
+    report = run_check("13.publish_retry", publish_with_retry=lambda *a, **k: None)
+    assert not any(r.passed for r in report.results), report.render()
+    assert failed(report) == ["returns JetStream's ack"], report.render()
+
+
 def test_a_new_msg_id_on_each_attempt_stores_duplicates():
     report = run_check("13.publish_retry", seed=5, publish_with_retry=new_id_on_every_attempt)
     assert_fails_with(report, "every attempt of a message carries the same Nats-Msg-Id")

@@ -42,7 +42,7 @@ def server():
 def jobs(server):
     database, workers = server
     with database.connect() as conn:
-        conn.execute("TRUNCATE jobs, claim_log, delete_log, ledger")
+        conn.execute("TRUNCATE jobs, claim_log, delete_log, ledger, dead_jobs")
         ids = [conn.execute("INSERT INTO jobs (type, payload) VALUES ('t', %s) RETURNING id", [Jsonb({})]).fetchone()[0]
                for _ in range(3)]
     return database, workers, ids
@@ -118,3 +118,32 @@ def test_a_stale_ack_both_saw_is_said_once():
 def test_a_delete_that_is_no_stale_ack_is_not_blamed_on_04_fenced_ack(delete):
     verdict = judge(a_stale_ack(history_says_ours=True, deletes=[delete]))
     assert not [v for v in verdict.violations if v.piece == "04.fenced_ack"], verdict.render()
+
+
+def test_a_ledger_or_dead_letter_row_written_apart_from_its_jobs_delete_hides_no_lost_job(jobs):
+    """A piece runs in a worker, as the workers' role, which must add ledger and dead-letter rows: one that
+    loses a job and then writes its row (even with the deleting transaction's id, which it can know) hides
+    nothing. Only rows committed with their job's delete count: an ack's, a burial's."""
+    database, workers, (acked, lost, poison) = jobs
+    with worker(workers, "examworker-1-0") as conn:
+        for job in (acked, lost, poison):
+            conn.execute(CLAIM, [job])
+        with conn.transaction():  # the worker's ack: the effect booked, then the job deleted
+            conn.execute(sql.query("exam", "book"), {"id": acked, "worker": 0, "attempt": 1})
+            conn.execute("DELETE FROM jobs WHERE id = %s", [acked])
+        with conn.transaction():  # a piece's wrong ack: the job deleted, no effect, no burial
+            conn.execute("DELETE FROM jobs WHERE id = ANY(%s)", [[lost, poison]])
+            deleting = conn.execute("SELECT pg_current_xact_id()").fetchone()[0]
+        with conn.transaction():  # ... and its cover, in the worker's process
+            conn.execute("INSERT INTO ledger (job_id, worker, attempt, xact) VALUES (%s, 0, 1, %s)", [lost, deleting])
+            conn.execute("INSERT INTO dead_jobs (id, type, payload, attempts, reason, xact) "
+                         "VALUES (%s, 't', '{}', 3, 'max_attempts', %s)", [poison, deleting])
+    ledger, dead, apart = soak.effects(database, started_at=0.0)
+    assert ledger == {acked: [(0, 1)]} and dead == {}
+    assert sorted((row["table"], row["job_id"]) for row in apart) == [("dead_jobs", poison), ("ledger", lost)]
+    run = Run(7, {acked: "ordinary", lost: "ordinary", poison: "poison"}, [], ledger=ledger, dead=dead, stuck={},
+              claims=[], timed_out=False, elapsed_s=5.0, kills=0, freezes=0, apart=apart)
+    verdict = judge(run)
+    assert verdict.lost == [lost], verdict.render()
+    assert verdict.poison_wrong == [(poison, "gone without being dead-lettered")], verdict.render()
+    assert "committed apart from the job's delete" in verdict.timeline(lost)

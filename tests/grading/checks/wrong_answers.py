@@ -57,11 +57,18 @@ def render_page(booking_id, page) -> None:
 
 
 RED10_LAB13 = Path(__file__).parents[1] / "redteam" / "red10" / "lab13_answers"
+F2G_LAB13 = Path(__file__).parents[1] / "redteam" / "f2-f2g" / "answers"
 
 
-def red_team_answer(name: str):
-    """Lab 13: a blind red team's 13.keep_alive answer (issue 22, red10), defined as in its notebook
-    (render_page and PAGE_S from the setup cell): notebook code, pickled by value for the consumer processes."""
+def notebook_answer(source: str, filename: str = "<cell>"):
+    """Lab 13: a 13.keep_alive answer defined as in its notebook (render_page and PAGE_S from the setup
+    cell): notebook code, pickled by value for the consumer processes."""
     scope = {"__name__": "__main__", "render_page": render_page, "PAGE_S": LAB13_PAGE_S}
-    exec(compile((RED10_LAB13 / f"{name}.py").read_text(), f"{name}.py", "exec"), scope)
+    exec(compile(source, filename, "exec"), scope)
     return scope["render_invoice"]
+
+
+def red_team_answer(name: str, folder: Path = RED10_LAB13):
+    """Lab 13: a blind red team's 13.keep_alive answer (issue 22: red10's by default; round f2's in
+    F2G_LAB13, named as its file), defined as in its notebook."""
+    return notebook_answer((folder / f"{name}.py").read_text(), f"{name}.py")

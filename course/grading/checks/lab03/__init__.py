@@ -57,6 +57,8 @@ def judged(t: Trial, answer: Callable, *, batch: bool, seed: int | None) -> None
     if found is not None:
         finding, told = found
         verdicts.add(finding, str(told))
+    for check, why in judge.unshown().items():
+        verdicts.not_shown(check, why)
     verdicts.report()
 
 

@@ -83,23 +83,31 @@ class Stage:
             scheduler.add(conn, INVOICES, every=timedelta(days=1), first=at(0, 2, 0), on_missed="catch_up")]
         conn.execute(INSTRUMENTS)
         conn.execute("SELECT setval(pg_get_serial_sequence('jobs', 'id'), 4100)")  # ids unlike a demo's 1, 2, 3
-        self.history = Path(eventlog.new_file("course-lab08-"))  # the scheduler processes append to it, sandboxed too
+        # What each tick returned decides a check: the scheduler processes run the learner's tick, so each
+        # writes the history through a pipe of its own, and only this process writes the file (eventlog.Kept)
+        self.history = eventlog.Kept("course-lab08-")
         self.started_at = time.time()
-        self.spec = processes.pickle_for_child({"conninfo": self.box.conninfo, "tick": tick, "history": str(self.history),
+        self.spec = processes.pickle_for_child({"conninfo": self.box.conninfo, "tick": tick, "history": self.history.path,
                                                 "started_at": self.started_at}, "lab08-schedulers")
         self.children: list[processes.Child] = []
 
     def start(self) -> None:
         scheduler.set_clock(self.box.conn, MOVES[0][0])
-        self.children = [processes.python(f"scheduler-{n + 1}", ticking.__name__, str(self.spec), f"scheduler-{n + 1}")
-                         for n in range(SCHEDULERS)]
+        self.children = []
+        for n in range(SCHEDULERS):
+            name = f"scheduler-{n + 1}"
+            feed = self.history.feed(name=name)
+            self.children.append(processes.python(name, ticking.__name__, str(self.spec), name, env=feed.env,
+                                                  pass_fds=feed.fds))
+            feed.started(self.children[-1].pid)
 
     def stop(self) -> None:
         for child in self.children:
             if child.alive():
                 child.terminate(timeout=10)
         self.children = []
-        self.history.unlink(missing_ok=True)
+        self.history.close()
+        Path(self.history.path).unlink(missing_ok=True)
         self.spec.unlink(missing_ok=True)
 
     def ticked(self, to: datetime, what: str, timeout_s: float) -> diff.Finding | None:
@@ -145,7 +153,8 @@ class Stage:
         return found
 
     def ticks(self) -> list[dict]:
-        return [{**event, "clock": datetime.fromisoformat(event["clock"])} for event in eventlog.read(self.history)]
+        self.history.settle()  # a tick's line is written before its heartbeat commits, which ticked() waited for
+        return [{**event, "clock": datetime.fromisoformat(event["clock"])} for event in eventlog.read(self.history.path)]
 
     def timeline(self, task: str, slot: datetime) -> str:
         """The jobs committed for this slot, and what each scheduler's tick did at the clock time that decided it."""

@@ -104,6 +104,7 @@ class TickJudge:
         self.conn = box.conn
         self.reader = reader(self.conn)
         self._before: dict[World, State] = {}
+        self.acted = False  # whether any tick of the learner's has decided a slot or enqueued a job
 
     def learner(self, conn: psycopg.Connection, now) -> Attempt:
         return self.t.attempt(self.tick, conn, now)
@@ -155,6 +156,7 @@ class TickJudge:
                     return found
         ours = self.run(world, self.learner)
         got, expected = view(world, ours.state, ours.before), expected_view(world)
+        self.acted = self.acted or bool(got.decided() or got.new_ids)
         if ours.first.error and not world.fault:
             return diff.Finding(RUNS, got=f"raised {ours.first.error}", expected="it returns",
                                 note="a tick that raises stops this scheduler's work on every schedule after it")
@@ -492,6 +494,9 @@ def tick_check(t: Trial, tick, seed=None) -> None:
             found = stage(judge)
             if found is not None:
                 verdicts.add(*found)
+    if not judge.acted:  # nothing done, nothing changed that should not be: that says nothing of the answer
+        verdicts.not_shown(RUNS, "not judged: your tick never decided a slot nor enqueued a job, so what it changes "
+                                 "was never seen")
     ran = not verdicts.first
     if ran:
         verdicts.checks.extend(schedulers.CHECKS)

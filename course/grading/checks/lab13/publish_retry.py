@@ -38,6 +38,9 @@ NOMINAL_PAUSES_S = (0.05, 0.1, 0.2, 0.4)  # then 0.5 s each: the statement's "st
 LONGEST_PAUSE_S = 0.75  # "stay under about half a second"
 
 
+NEVER_CALLED = "not judged: publish was never called"
+
+
 class Abandoned(BaseException):
     """Raised into learner code that would otherwise retry forever after the check gave up on it."""
 
@@ -325,17 +328,28 @@ def _flaky(t: Trial, runs) -> None:
         return next(((s, y, r) for s, y, r in sorted(runs, key=lambda run: run[0].ack_after) if problem(y, r)),
                     None)
 
+    # An answer that never called publish has sent no id and retried nothing: those rows are not judged (a
+    # stub that returns None scored 2 of 3 here), and what it returned is.
+    never = first(lambda y, r: not y.times)
     changed = first(lambda y, r: len(set(map(str, y.ids))) > 1 or (y.ids and y.ids[0] != y.msg_id))
-    t.require("every attempt of a message carries the same Nats-Msg-Id", ok=changed is None,
-              got=f"sent as {changed[1].ids[:4]}" if changed else "same id",
-              expected=f"{changed[1].msg_id!r} on every attempt" if changed else "the msg_id it was given",
-              example=changed[0].told() if changed else None)
+    if never is not None and changed is None:
+        t.not_reached("every attempt of a message carries the same Nats-Msg-Id", NEVER_CALLED)
+    else:
+        t.require("every attempt of a message carries the same Nats-Msg-Id", ok=changed is None,
+                  got=f"sent as {changed[1].ids[:4]}" if changed else "same id",
+                  expected=f"{changed[1].msg_id!r} on every attempt" if changed else "the msg_id it was given",
+                  example=changed[0].told() if changed else None)
     # Gave up with most of give_up_after_s left (every kind comes in the first five attempts, under a second
     # at the statement's pauses): an error it does not retry. Later, its pauses were too long: judged there.
     gave_up = first(lambda y, r: y.done is None or (y.done.error is not None
                                                      and y.took < 0.5 * y.scenario.give_up_after_s))
     if gave_up is None and first(lambda y, r: y.done.error is not None):
         return  # too slow to reach the ack: the pauses' check names it
+    if gave_up is None and never is not None:
+        t.not_reached("retries any of TRANSIENT until an ack comes back", NEVER_CALLED)
+        t.require("returns JetStream's ack", ok=False, got=f"returned {never[1].done.value!r}, never calling publish",
+                  expected=f"{never[1].ack!r}, what publish returns once it succeeds", example=never[0].told(),
+                  note="call publish(subject, payload, msg_id=msg_id), and return what it returns")
     t.expect("retries any of TRANSIENT until an ack comes back", ok=gave_up is None,
              got=(f"raised {gave_up[1].done.error} on attempt {len(gave_up[1].times)}" if gave_up[1].done
                   else "still running") if gave_up else "an ack", expected=

@@ -1,0 +1,7 @@
+# exercise: 01.receipts_lost
+# kind: wrong
+# rule: ascending (no ORDER BY: the table's physical order)
+def receipts_lost(conn, deliveries):
+    """The ids of the orders without a delivered receipt, ascending."""
+    received = {int(m.group(1)) for d in deliveries if (m := re.fullmatch(r"Your Tiffin receipt for order #(\d+)", d.subject))}
+    return [i for (i,) in conn.execute("SELECT id FROM orders") if i not in received]

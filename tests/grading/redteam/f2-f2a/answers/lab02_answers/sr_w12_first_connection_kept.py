@@ -1,0 +1,21 @@
+# exercise: 02.send_receipt
+# kind: wrong
+# rule: fresh-data / only-job-and-conn (keeps the first job's connection and reads every later job through it)
+from psycopg.rows import dict_row
+
+from course.programs import tiffin
+from course.programs.email_provider import send_email
+
+_kept = []
+
+
+def send_receipt(job, conn):
+    """Send the receipt for job.payload["order_id"], with the order and the customer as they are now."""
+    if not _kept:
+        _kept.append(conn)
+    with _kept[0].cursor(row_factory=dict_row) as cur:
+        details = cur.execute("SELECT o.id AS order_id, o.items, o.total_cents, c.name, c.email, c.address "
+                              "FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = %s",
+                              [job.payload["order_id"]]).fetchone()
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)

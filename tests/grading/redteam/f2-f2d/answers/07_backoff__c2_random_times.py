@@ -1,0 +1,5 @@
+# RULE: correct
+def backoff(attempt, rng):
+    """Seconds to wait after attempt `attempt` failed: random(0, min(300, 2^(attempt-1)))."""
+    ceiling = min(CAP_S, 2 ** (attempt - 1))
+    return ceiling * rng.random()

@@ -1,0 +1,4 @@
+# RULE: full-jitter: the ceiling itself, no draw
+def backoff(attempt, rng):
+    """Seconds to wait after attempt `attempt` failed: random(0, min(300, 2^(attempt-1)))."""
+    return min(CAP_S, 2 ** (attempt - 1))

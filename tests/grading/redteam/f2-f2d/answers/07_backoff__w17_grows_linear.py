@@ -1,0 +1,4 @@
+# RULE: grows: linear ceiling (attempt seconds)
+def backoff(attempt, rng):
+    """Seconds to wait after attempt `attempt` failed: random(0, min(300, 2^(attempt-1)))."""
+    return rng.uniform(0, min(CAP_S, attempt))

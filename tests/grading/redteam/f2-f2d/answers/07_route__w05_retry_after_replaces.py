@@ -1,0 +1,11 @@
+# RULE: retry-after: Retry-After instead of the larger of the two
+def route(job, error):
+    """What to do with `job`, whose attempt just raised `error`: queue.Retry(delay_s) or queue.Dead(reason)."""
+    if isinstance(error, PermanentError):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("max_attempts")
+    retry_after = getattr(error, "retry_after_s", None)
+    if retry_after is not None:
+        return queue.Retry(retry_after)
+    return queue.Retry(backoff_delay(job.attempts))

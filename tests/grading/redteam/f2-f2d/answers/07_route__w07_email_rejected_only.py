@@ -1,0 +1,12 @@
+# RULE: permanent-first: only EmailRejected, not any PermanentError
+def route(job, error):
+    """What to do with `job`, whose attempt just raised `error`: queue.Retry(delay_s) or queue.Dead(reason)."""
+    from course.programs.email_provider import EmailRejected
+    if isinstance(error, EmailRejected):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("max_attempts")
+    delay_s = backoff_delay(job.attempts)
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

@@ -1,0 +1,11 @@
+# RULE: retry-with-backoff: the draw seeded by the job's id (one wait per job, not the reference's law)
+def route(job, error):
+    """What to do with `job`, whose attempt just raised `error`: queue.Retry(delay_s) or queue.Dead(reason)."""
+    if isinstance(error, PermanentError):
+        return queue.Dead("permanent")
+    if job.attempts >= job.max_attempts:
+        return queue.Dead("max_attempts")
+    delay_s = backoff_delay(job.attempts, rng=random.Random(job.id))
+    if getattr(error, "retry_after_s", None):
+        delay_s = max(delay_s, error.retry_after_s)
+    return queue.Retry(delay_s)

@@ -1,0 +1,9 @@
+# RULE: catch-up: newest first
+def plan(due, on_missed):
+    """Which due slots to enqueue (run) and which to record as skipped, by the schedule's policy."""
+    due = list(due)
+    if on_missed == "catch_up":
+        return scheduler.Plan(run=due[::-1], skip=[])
+    if on_missed == "skip":
+        return scheduler.Plan(run=due[-1:], skip=due[:-1])
+    raise ValueError(on_missed)

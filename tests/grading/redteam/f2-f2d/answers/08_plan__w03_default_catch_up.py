@@ -1,0 +1,7 @@
+# RULE: unknown-policy: anything else caught up
+def plan(due, on_missed):
+    """Which due slots to enqueue (run) and which to record as skipped, by the schedule's policy."""
+    due = list(due)
+    if on_missed == "skip":
+        return scheduler.Plan(run=due[-1:], skip=due[:-1])
+    return scheduler.Plan(run=due, skip=[])

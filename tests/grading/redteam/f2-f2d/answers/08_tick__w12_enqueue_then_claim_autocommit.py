@@ -1,0 +1,13 @@
+# RULE: claim-then-enqueue: enqueue first, claim after, no transaction (duplicates)
+def tick(conn, now):
+    """Enqueue each due slot of each schedule exactly once across all schedulers; the new jobs' ids."""
+    enqueued = []
+    for schedule in scheduler.schedules(conn):
+        decision = scheduler.plan(scheduler.due_slots(conn, schedule, now), schedule.on_missed)
+        for slot in decision.skip:
+            conn.execute("INSERT INTO schedule_runs (task, slot, outcome) VALUES (%s, %s, 'skipped') ON CONFLICT DO NOTHING", [schedule.task, slot])
+        for slot in decision.run:
+            job_id = queue.enqueue(conn, schedule.job_type, scheduler.job_payload(schedule, slot), queue=schedule.queue)
+            if conn.execute("INSERT INTO schedule_runs (task, slot, outcome, job_id) VALUES (%s, %s, 'enqueued', %s) ON CONFLICT DO NOTHING RETURNING slot", [schedule.task, slot, job_id]).fetchone():
+                enqueued.append(job_id)
+    return enqueued

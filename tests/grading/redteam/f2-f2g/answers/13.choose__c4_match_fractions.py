@@ -1,0 +1,13 @@
+# correct: exact fractions and a match statement
+from fractions import Fraction
+
+
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    over_half = Fraction(peak_jobs_per_s) > Fraction(postgres_jobs_per_s) / 2
+    match (over_half or teams_reading_each_event > 1, born_in_a_db_transaction):
+        case (False, _):
+            return "postgres"
+        case (True, True):
+            return "broker + outbox"
+        case _:
+            return "broker"

@@ -1,0 +1,5 @@
+# wrong: outbox -- ignores born_in_a_db_transaction: always the outbox
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    if peak_jobs_per_s > postgres_jobs_per_s / 2 or teams_reading_each_event > 1:
+        return "broker + outbox"
+    return "postgres"

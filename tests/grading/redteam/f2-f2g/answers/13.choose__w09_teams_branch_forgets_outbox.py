@@ -1,0 +1,7 @@
+# wrong: outbox -- the many-teams branch returns "broker" even for jobs born in a transaction
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    if peak_jobs_per_s > postgres_jobs_per_s / 2:
+        return "broker + outbox" if born_in_a_db_transaction else "broker"
+    if teams_reading_each_event > 1:
+        return "broker"
+    return "postgres"

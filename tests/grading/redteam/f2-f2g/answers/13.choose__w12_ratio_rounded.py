@@ -1,0 +1,5 @@
+# wrong: over-half -- ratio rounded to 2 decimals: 0.501 becomes 0.50, "not over half"
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    if round(peak_jobs_per_s / postgres_jobs_per_s, 2) > 0.5 or teams_reading_each_event > 1:
+        return "broker + outbox" if born_in_a_db_transaction else "broker"
+    return "postgres"

@@ -1,0 +1,12 @@
+# correct: the hints' steps: monotonic deadline, doubling pause capped at 0.5 s, re-raise when the next pause passes the deadline
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)

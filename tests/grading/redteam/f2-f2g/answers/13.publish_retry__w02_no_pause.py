@@ -1,0 +1,9 @@
+# wrong: pause -- retries at once, hammering the cluster
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() > deadline:
+                raise

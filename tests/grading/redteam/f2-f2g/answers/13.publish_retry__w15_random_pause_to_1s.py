@@ -1,0 +1,13 @@
+# wrong: pause -- a random pause up to 1 s (over half a second)
+import random
+
+
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    deadline = time.monotonic() + give_up_after_s
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.0, 1.0))
