@@ -29,8 +29,9 @@ only plain data it returns is compared (`Outcome.returned` is the contract's nor
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -126,20 +127,37 @@ class Verdicts:
 NOT_REACHED = "not reached: an earlier check failed first (each scenario is judged up to its first failure)"
 
 
-def report_in_order(t: Trial, checks: Sequence[str], findings: dict[str, tuple[str, str | None, str | None]]) -> None:
+def report_in_order(t: Trial, checks: Sequence[str], findings: dict[str, tuple[str, str | None, str | None]],
+                    unshown: Mapping[str, str] | None = None) -> None:
     """Verdicts.report's rule for a check that keeps its own findings, {check: (got, example, note)}, and stops at
     the first story that breaks a rule: a check that did not fail passes only before the first that did; the
     ones after it were never judged (the stages that would have were not run) and are not reached. A stub that
-    returns None breaks the first rule at once and scores nothing, not every rule it never came near."""
+    returns None breaks the first rule at once and scores nothing, not every rule it never came near.
+
+    `unshown` {check: why}: checks the answer never gave a chance to fail (a worker step that never called
+    its handler cannot have called it inside a transaction): not judged either, whatever came first."""
     first_failed = min((i for i, check in enumerate(checks) if check in findings), default=len(checks))
     for i, check in enumerate(checks):
         if check in findings:
             got, example, note = findings[check]
             t.expect(check, ok=False, got=got, example=example, note=note)
+        elif i < first_failed and check in (unshown or {}):
+            t.not_reached(check, unshown[check])
         elif i < first_failed:
             t.expect(check, ok=True)
         else:
             t.not_reached(check, NOT_REACHED)
+
+
+def judged_only_if(t: Trial, shown: bool, checks: Sequence[str], why: str) -> None:
+    """Rows that doing nothing passes (nothing stored twice, nothing raised, the queue emptied) say nothing
+    until the answer has shown the effect they are about: unless `shown`, each passed row named by one of
+    `checks` (a prefix) is reported not judged, and not passed, with `why`."""
+    if shown:
+        return
+    for n, result in enumerate(t.results):
+        if result.passed and any(result.name.startswith(check) for check in checks):
+            t.results[n] = dataclasses.replace(result, passed=False, reached=False, note=why)
 
 
 def search(verdicts: Verdicts, draw: Callable[[random.Random], Scenario],

@@ -55,8 +55,21 @@ def refuses_and_lets_the_queue_retry(job, conn):
         stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(stayhub.booking(conn, booking_id)))
 
 
+def an_advisory_lock_per_booking(job, conn):
+    """Round f2: a transaction-scoped advisory lock keyed by the booking keeps a second run out as the row
+    lock does, and blocks nothing that references the booking: the same effect, another spelling."""
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('invoice'), %s::int)", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking is None or booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        stayhub.store_invoice(conn, booking_id, stayhub.render_invoice_pdf(booking))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("render_invoice", [hints_spelled_out, locked_by_an_update, refuses_and_lets_the_queue_retry],
+@pytest.mark.parametrize("render_invoice", [hints_spelled_out, locked_by_an_update, refuses_and_lets_the_queue_retry,
+                                            an_advisory_lock_per_booking],
                          ids=lambda f: f.__name__)
 def test_correct_invoice_workers_pass(render_invoice):
     report = run_check("12.invoice_worker", render_invoice=render_invoice, seed=SEED)

@@ -1121,3 +1121,20 @@ def test_a_stub_returning_none_passes_no_check_after_its_first_failure(exercise,
     first = min(i for i, r in enumerate(report.results) if r.reached and not r.passed)
     assert not any(r.passed for r in report.results[first:]), report.render()
     assert all(not r.reached for r in report.results[first + 1:]) and first + 1 < len(names), report.render()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise, answers", [("12.checkout", ("checkout",)),
+                                               ("12.safe_checkout", ("safe_checkout", "reconcile")),
+                                               ("12.booking_worker", ("work_one",)),
+                                               ("12.invoice_worker", ("render_invoice",))])
+def test_a_do_nothing_stub_scores_nothing(exercise, answers):
+    """Round f2: a stub that does nothing scored 2 of 9 on 12.booking_worker (it never called its handler, so
+    never inside a transaction; it never claimed, so never returned a wrong id) and 5 of 14 on
+    12.invoice_worker (nothing raised, nothing stored twice, nothing for a cancelled booking, the queue
+    emptied). Such rows are not judged until the answer has shown the effect they are about."""
+    report = run_check(exercise, seed=1, **{name: (lambda *args, **kwargs: None) for name in answers})
+    assert not any(r.passed for r in report.results), report.render()
+    if exercise == "12.invoice_worker":
+        unjudged = [r for r in report.results if not r.reached]
+        assert unjudged and all("never stored an invoice" in r.note for r in unjudged), report.render()

@@ -77,7 +77,7 @@ def booking_worker(t: Trial, work_one, seed=None):
     box.conn.execute("ALTER TABLE jobs SET UNLOGGED; ALTER TABLE dead_jobs SET UNLOGGED")
     t.seed = DEFAULT_SEED if seed is None else seed
     findings: dict[str, tuple[str, str, str]] = {}
-    tried = {"stories": 0, "calls": 0, "meanwhiles": 0, "crashes": 0, "waits": []}
+    tried = {"stories": 0, "calls": 0, "meanwhiles": 0, "crashes": 0, "waits": [], "shown": set()}
     for n, story in enumerate(stories(t.seed)):
         tried["stories"] += 1
         calls = _all_stages(t, box, story, work_one, findings, tried, every_call=n < 2)
@@ -87,7 +87,15 @@ def booking_worker(t: Trial, work_one, seed=None):
     t.tell(f"tried {tried['stories']} stor(ies): {tried['calls']} call(s) of work_one, {tried['meanwhiles']} "
            f"other worker(s) between its statements, {tried['crashes']} crash point(s) (seed {t.seed})")
     _not_immediately(tried["waits"], findings)
-    diff.report_in_order(t, CHECKS, findings)
+    diff.report_in_order(t, CHECKS, findings, unshown={check: why for check, why in UNSHOWN.items()
+                                                       if check not in tried["shown"]})
+
+
+# What a step that never claimed a job or never called its handler cannot have got wrong, and so has not passed.
+UNSHOWN = {
+    RETURNS: "not judged: your work_one never returned the id of a job it worked",
+    IDLE: "not judged: your work_one never called its handler",
+}
 
 
 IMMEDIATE_MEAN = 0.05  # of the ceiling; full jitter's mean is 0.5, and measured waits are never shorter than drawn
@@ -235,6 +243,11 @@ def _rounds(t: Trial, box, story: Story, work_one, findings, tried) -> int:
             findings.setdefault(RETURNS, (f"returned {short(done.value)}", example + f"; expected {short(claimed)}",
                                           NOTES[RETURNS]))
             return len(theirs)
+        shown = tried.setdefault("shown", set())  # (the smallest example's search keeps none)
+        if claimed is not None:
+            shown.add(RETURNS)
+        if box.conn.execute("SELECT count(*) FROM provider_log").fetchone()[0]:
+            shown.add(IDLE)  # called, and never with a transaction open (busy above)
     if len(ours) != len(theirs):
         findings.setdefault(RETURNS, (f"{len(ours)} call(s) before it returned None", f"{told}",
                                       f"the reference needed {len(theirs)}: " + NOTES[RETURNS]))

@@ -14,7 +14,7 @@ from course.infra.processes import wait_until
 from course.core.queue import PermanentError
 from course.programs import stayhub
 
-from course.grading import faults
+from course.grading import differential as diff, faults
 from course.grading.trial import Attempt, Trial
 from course.grading.faults import killpoint
 from course.grading.checks import exercise_check, shared
@@ -28,6 +28,20 @@ from course.grading.checks.lab12.stays import stayhub_box, store_bookings, booki
 def invoice_worker(t: Trial, render_invoice, seed=None):
     box = stayhub_box(t)
     expect_started(t, render_invoice, box)
+    seeded = _invoices(box)  # whatever the box held before the answer ran
+    theirs: set[int] = set()  # the reference's, in the story it is compared with
+    try:
+        _stages(t, box, render_invoice, seed, theirs)
+    finally:
+        # Doing nothing passes these: no error, nothing stored twice, nothing for a cancelled booking, the
+        # queue emptied. They say something only once the answer has stored an invoice somewhere.
+        with contextlib.suppress(psycopg.Error):  # a broken session: the rows stand as they were judged
+            diff.judged_only_if(t, bool(_invoices(box) - seeded - theirs), VACUOUS,
+                                "not judged: your render_invoice never stored an invoice, so doing nothing here "
+                                "says nothing (store one for a confirmed booking: stayhub.store_invoice)")
+
+
+def _stages(t: Trial, box, render_invoice, seed, theirs: set[int]) -> None:
     missing = shared.outcome(render_invoice, booking_job(MISSING_BOOKING), box.conn)
     t.expect("a job for a booking that does not exist ends at once: nothing to do (no error the queue would retry)",
              ok=missing is None or isinstance(missing, PermanentError), got=shared.said(missing),
@@ -38,7 +52,11 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
     # 0. Two workers at once and a kill at each critical point, placed on purpose; then (1., 2.) seeded
     #    random rounds.
     _two_runs_at_once(t, box, render_invoice, env)
-    _another_session_holds_the_booking(t, box, render_invoice)
+    before = _invoices(box)
+    try:
+        _another_session_holds_the_booking(t, box, render_invoice)
+    finally:
+        theirs |= _invoices(box) - before  # the reference runs there too: its invoices show nothing of yours
     _invoice_kills_on_cue(t, box, render_invoice, env)
     # 1. Two jobs for each booking, side by side: the two runs overlap.
     pairs = store_bookings(box.conn, [1, 2, 3])
@@ -69,6 +87,14 @@ def invoice_worker(t: Trial, render_invoice, seed=None):
              note="(A): an invoice that exists already means there is nothing left to do")
     t.expect("a cancelled booking gets no invoice", got=counts[cancelled], expected=0,
              example=f"booking {cancelled}, cancelled before its job ran", note="(A): skip it")
+
+
+VACUOUS = ("a job for a booking that does not exist ends at once", "that re-run returns normally",
+           "the run finished", "a cancelled booking gets no invoice")
+
+
+def _invoices(box) -> set[int]:
+    return {number for (number,) in box.conn.execute("SELECT number FROM invoices")}
 
 
 def _two_runs_at_once(t: Trial, box, render_invoice, env: dict[str, str]) -> None:
