@@ -293,6 +293,17 @@ def commits_the_callers_transaction(conn, order_id):
     return cancelled is not None
 
 
+def empties_the_items(conn, order_id):
+    """Red team f2c: a cancelled order "holds nothing", so its items are emptied beside the status. It passed: every
+    order the check stored had no items, and '[]' over '[]' changes nothing."""
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled', items = '[]' WHERE id = %s AND status = 'placed' "
+                           "RETURNING id", [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None
+
+
 ALREADY = "the kitchen starting the order while yours runs"
 TWICE = "two cancels of the same order at once"
 KILLED = "a process killed between any two of its statements"
@@ -330,6 +341,7 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "its_own_connection_unless_the_caller_has_a_transaction": (
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
     "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),
+    "empties_the_items": (empties_the_items, ["changes nothing else"], []),
 }
 
 
@@ -557,6 +569,17 @@ def tries_a_row_three_times_then_goes_on(conn, publish, limit=10):
     return len(rows)
 
 
+def caps_the_limit_at_twenty(conn, publish, limit=10):
+    """Red team f2c: honours `limit` up to 20, the most it "should ever need". It passed: no outbox the check drew
+    had more than 20 rows waiting with a limit above 20."""
+    with conn.transaction():
+        rows = claim(conn, min(limit, 20))
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
     "tries_a_row_three_times_then_goes_on": (tries_a_row_three_times_then_goes_on,
                                              ["when a publish fails, rows it did not publish stay unsent"], []),
@@ -564,6 +587,7 @@ WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also 
     "oldest_by_created_at": (oldest_by_created_at, ["publishes every row once, oldest first"], []),
     "ignores_the_limit": (ignores_the_limit, ["takes up to `limit` rows per call"], []),
     "ten_whatever_the_limit": (ten_whatever_the_limit, ["takes up to `limit` rows per call"], []),
+    "caps_the_limit_at_twenty": (caps_the_limit_at_twenty, ["takes up to `limit` rows per call"], []),
     "locks_every_unsent_row": (locks_every_unsent_row, ["takes up to `limit` rows per call"], []),
     "sent_rows_too": (sent_rows_too, ["publishes only unsent rows"], ["an empty outbox: returns 0"]),
     "no_row_locks": (no_row_locks, ["no row is published by two relays"], []),
@@ -639,6 +663,8 @@ def test_a_limit_written_into_the_sql_is_seen_with_limits_above_it():
         families = [family.__name__ for family in outbox.families()]
         drawn = [outbox.families()[families.index("many")](random.Random(n)) for n in range(20)]
         assert any(o.limit > 10 and len(o.unsent) > 10 for o in drawn)
+        # a cap anywhere below the statement's largest limit (100) is seen too: more than 100 rows wait, limit 100
+        assert any(o.limit >= 100 and len(o.unsent) > 100 for o in drawn)
     finally:
         t.close()
 

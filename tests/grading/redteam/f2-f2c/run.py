@@ -1,6 +1,6 @@
 """Run each red-team answer through `python -m course check`, one at a time; append to a tsv.
 
-usage: run.py OUT.tsv [answer.py ...]   (default: every answer under lab05_answers/ and lab06_answers/)
+usage: run.py OUT.tsv [answer.py ...]   (default: every answer under answers/)
 """
 import json
 import pathlib
@@ -44,8 +44,7 @@ def run(answer: pathlib.Path) -> tuple[str, str, float]:
 
 def main() -> None:
     out = pathlib.Path(sys.argv[1])
-    answers = [pathlib.Path(a) for a in sys.argv[2:]] or sorted(
-        [*HERE.glob("lab05_answers/*.py"), *HERE.glob("lab06_answers/*.py")])
+    answers = [pathlib.Path(a) for a in sys.argv[2:]] or sorted(HERE.glob("answers/*.py"))
     for answer in answers:
         load = open("/proc/loadavg").read().split()[0]
         verdict, message, elapsed = run(answer)
