@@ -262,6 +262,14 @@ def safe_only_on_a_small_table(conn, order_id):
     return read_then_write(conn, order_id)
 
 
+def safe_only_on_a_dozen_orders(conn, order_id):
+    """Lead's list, round f2: the conditional UPDATE while the table holds a dozen orders or fewer, the demo's
+    read-then-write beyond. It passed: the race's scenario had 6 to 12 orders."""
+    if conn.execute("SELECT count(*) FROM orders").fetchone()[0] <= 12:
+        return _the_hints_update(conn, order_id)
+    return read_then_write(conn, order_id)
+
+
 def gives_up_on_a_locked_order(conn, order_id):
     """Waits 50 ms at most for the order's row, then answers False: the kitchen's rolled-back start leaves the
     order placed, and the customer was told it could not be cancelled."""
@@ -337,6 +345,7 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"], [ALREADY]),
     "safe_only_on_the_demos_orders": (safe_only_on_the_demos_orders, [ALREADY], []),
     "safe_only_on_a_small_table": (safe_only_on_a_small_table, [ALREADY], []),
+    "safe_only_on_a_dozen_orders": (safe_only_on_a_dozen_orders, [ALREADY], []),
     "gives_up_on_a_locked_order": (gives_up_on_a_locked_order, [ALREADY], []),
     "its_own_connection_unless_the_caller_has_a_transaction": (
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
@@ -727,3 +736,12 @@ def test_a_half_right_multiple_choice_is_told_it_is_right_but_not_all_of_it():
 def test_a_multiple_choice_with_a_wrong_option_in_it_is_still_not_this_one():
     text = run_check("05.quiz", q1="b", q2="b", q3="b, a", q4="c", q5="b").render()
     assert "not this one" in text and "right, but" not in text, text
+
+
+@pytest.mark.parametrize("exercise, argument", [("05.relay", "relay_batch"), ("05.cancel_order", "cancel_order")])
+@pytest.mark.slow
+def test_an_answer_that_does_nothing_passes_no_check(exercise, argument):
+    """A stub that returns None shows no effect, so no row of the report may pass it (in class grading a vacuous
+    pass is a mark earned by nothing)."""
+    report = run_check(exercise, seed=1, **{argument: lambda *args, **kwargs: None})
+    assert report.results and not any(result.passed for result in report.results), report.render()
