@@ -44,6 +44,9 @@ def main() -> None:
                 said = (b[5] if b and len(b) > 5 else "").replace("|", "/")[:400]
                 lines.append(f"| `{answer.name}` | {rule(answer)} | {bv} | {av} | {said} |")
             lines.append("")
+        notes = HERE / f"notes_{lab}.md"  # the round's judgement of each false pass and false fail, by hand
+        if notes.exists():
+            lines += ["", notes.read_text()]
         (HERE / f"lab{lab}.md").write_text("\n".join(lines))
 
 
