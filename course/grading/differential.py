@@ -30,7 +30,7 @@ only plain data it returns is compared (`Outcome.returned` is the contract's nor
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -100,7 +100,12 @@ class Verdicts:
     def add(self, finding: Finding, example: str) -> None:
         self.first.setdefault(finding.check, (finding, finding.example or example))
 
-    def report(self) -> None:
+    def report(self, unshown: Mapping[str, str] | None = None) -> None:
+        """`unshown`: checks the answer never gave a chance to fail, {check: why}. A rule about what to do
+        when there is nothing to do ("returns None when no job is ready") holds for an answer that does
+        nothing at all: until the answer has shown the effect the rule is about, such a check is reported
+        not reached, with that reason, however early it comes."""
+        unshown = unshown or {}
         names = self.checks + [name for name in self.first if name not in self.checks]
         first_failed = min((i for i, name in enumerate(self.checks) if name in self.first), default=len(names))
         for i, name in enumerate(names):
@@ -108,6 +113,8 @@ class Verdicts:
                 finding, example = self.first[name]
                 self.t.expect(name, ok=False, got=finding.got, expected=finding.expected, example=example,
                               note=finding.note)
+            elif name in unshown:
+                self.t.not_reached(name, unshown[name])
             elif i < first_failed:
                 self.t.expect(name, ok=True)
             else:

@@ -244,6 +244,20 @@ def test_a_check_is_passed_only_when_it_comes_before_the_first_failure():
     assert verdicts_of(checks, [Numbers((1,)), Numbers(())]) == dict.fromkeys(checks, "✓")
 
 
+def test_a_check_the_answer_never_showed_is_not_judged_even_before_the_first_failure():
+    """A rule about doing nothing ("returns None when no job is ready") holds for a stub: reported as not
+    reached, with its reason, unless it failed."""
+    checks = ["never fails", "no number above five", "no three then four"]
+    t = Trial("99.test")
+    verdicts = diff.Verdicts(t, checks)
+    diff.search(verdicts, lambda rng: None, judge, seed=1, count=0, first=[Numbers((9,))])
+    verdicts.report(unshown={"never fails": "not judged: nothing shown", "no number above five": "not shown"})
+    shown = {r.name: ("✓" if r.passed else "✗" if r.reached else "·", r.note) for r in t.results}
+    assert shown["never fails"] == ("·", "not judged: nothing shown")
+    assert shown["no number above five"][0] == "✗"  # a failure is a failure, shown or not
+    assert shown["no three then four"][0] == "·"
+
+
 def test_the_boundaries_given_first_are_tried_before_any_drawn_scenario():
     seen = []
     t = Trial("99.test")

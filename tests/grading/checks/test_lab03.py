@@ -469,3 +469,22 @@ def test_the_reference_claims_are_the_solutions_statements():
                        "run_at <= now() AND ( locked_until IS NULL OR locked_until < now() )"):
             assert words(clause) in words(reference) and words(clause) in solution, (exercise, clause)
 
+
+
+# -- a stub scores nothing it did not show (red team f2-f2b) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("exercise, answer", [("03.claim", "claim"), ("03.claim_batch", "claim_batch")])
+@pytest.mark.parametrize("returns", [None, [], ()], ids=["None", "empty list", "empty tuple"])
+def test_a_claim_that_does_nothing_passes_no_check(exercise, answer, returns):
+    """A claim that claims nothing returns None (or []) when no job is ready, as the rules ask: a `return None`
+    stub scored 2 of 12 on 03.claim. Until the answer has returned a job, those rules are not judged."""
+    report = run_check(exercise, **{answer: lambda *a, **k: returns})
+    assert not any(r.passed for r in report.results), report.render()
+    assert failed(report), report.render()
+
+
+def test_a_claim_that_returns_jobs_is_still_judged_on_what_it_returns_when_empty():
+    """The rule comes back once the answer has claimed something: [] for nothing fails, as before."""
+    report = run_check("03.claim", claim=a_list_when_empty)
+    assert "returns None when no job is ready" in failed(report), report.render()

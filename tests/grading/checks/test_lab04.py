@@ -90,6 +90,9 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
     "and_or_without_brackets": (ack_with(FENCED + " OR lease_token IS NULL"),
                                 ["a job handed back for a retry"], ["deletes only that job"]),
     "true_if_the_job_was_there": (true_if_the_job_was_there, ["returns something false when it deleted nothing"]),
+    # red team f2-f2b: the token alone picks the row, so a job id and another job's token delete that other job
+    "deletes_by_the_token_alone": (ack_with("DELETE FROM jobs WHERE lease_token = %(lease_token)s"),
+                                   ["deletes only that job"]),
     "deletes_what_ran_out": (ack_with(FENCED.replace("lease_token = %(lease_token)s", "(lease_token = %(lease_token)s OR run_at <= now())")),
                              ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
 }
@@ -196,6 +199,11 @@ WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those onl
                                      ["moves the end of the lease"]),
     "says_yes_while_the_job_exists": (says_yes_while_the_job_exists,
                                       ["returns something false when the lease is no longer ours"]),
+    # red team f2-f2b: a retried job runs with its last error kept, and a beat must leave it (and other jobs) alone
+    "clears_the_last_error": (extend_with(EXTEND.replace(" WHERE", ", last_error = NULL WHERE")),
+                              ["changes nothing but that job's"]),
+    "extends_by_the_token_alone": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE lease_token = %(lease_token)s"),
+                                   ["changes nothing but that job's"]),
 }
 
 
@@ -257,3 +265,18 @@ def test_the_worker_stage_catches_a_job_running_twice_at_once():
 def test_the_quiz_fails_a_wrong_letter():
     report = run_check("04.quiz", q1="c", q2="c", q3="b", q4="a", q5="b", q6="c", q7="b")
     assert failed(report) == ["q1: the worker that deleted its job on read, then died"], report.render()
+
+
+# -- a stub scores nothing it did not show (red team f2-f2b) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("exercise, answer", [("04.fenced_ack", "ack"), ("04.heartbeat", "extend_lease")])
+def test_an_answer_that_does_nothing_passes_no_check(exercise, answer):
+    report = run_check(exercise, **{answer: lambda *a, **k: None})
+    assert not any(r.passed for r in report.results), report.render()
+    assert "in real workers" not in report.render()
+
+
+def test_an_ack_given_another_jobs_token_is_told_whose_token_it_is():
+    report = run_check("04.fenced_ack", ack=WRONG_ACKS["deletes_by_the_token_alone"][0])
+    assert "your lease_token is job 2's, not job 1's" in report.render(), report.render()

@@ -57,7 +57,7 @@ def judged(t: Trial, answer: Callable, *, batch: bool, seed: int | None) -> None
     if found is not None:
         finding, told = found
         verdicts.add(finding, str(told))
-    verdicts.report()
+    verdicts.report(unshown=judge.unshown())
 
 
 @exercise_check("03.claim")

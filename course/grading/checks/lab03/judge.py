@@ -111,6 +111,9 @@ THOSE_JOBS = "claims no more jobs than it returns, and changes nothing else"
 NO_WAIT = "does not wait for a row another worker is claiming"
 ONCE = "no job is claimed twice, however other workers' claims fall between its steps"
 
+NEVER_RETURNED = ("not judged: your claim returned no job on any table, so returning nothing when no job is ready "
+                  "shows nothing yet (a claim that does nothing does the same)")
+
 CLAIM_CHECKS = (NONE_WHEN_EMPTY, ROW, OLDEST, FUTURE, BOUNDARY, LEASED, EXPIRED, LEASE, ATTEMPT, THAT_JOB,
                 NO_WAIT, ONCE)
 BATCH_CHECKS = (EMPTY_LIST, ROWS, OLDEST_BATCH, FUTURE, BOUNDARY, LEASED, EXPIRED, BATCH_MARK, THOSE_JOBS,
@@ -130,6 +133,14 @@ class Judge:
     def __init__(self, t: Trial, conn: psycopg.Connection, reader: Reader, answer: Callable, batch: bool):
         self.t, self.conn, self.reader, self.answer, self.batch = t, conn, reader, answer, batch
         self.contract = as_rows if batch else as_row
+        self.returned_a_job = False  # whether the answer ever returned a claimed job (see unshown())
+
+    def unshown(self) -> dict[str, str]:
+        """The checks a claim that never returned a job has not shown: returning None (or []) when nothing is
+        ready, and the row's shape, are what a claim that does nothing does too."""
+        if self.returned_a_job:
+            return {}
+        return {name: NEVER_RETURNED for name in ((EMPTY_LIST, ROWS) if self.batch else (NONE_WHEN_EMPTY, ROW))}
 
     def learner(self, table: Table) -> Callable[[psycopg.Connection], Attempt]:
         if self.batch:
@@ -152,6 +163,7 @@ class Judge:
 
     def compare(self, table: Table) -> diff.Finding | None:
         ours = self.run(table, self.learner(table))
+        self.returned_a_job = self.returned_a_job or bool(ids_of(ours.returned))
         claimed = set(ids_of(ours.returned)) | {key[0] for key, row in ours.state.get("jobs", {}).items()
                                               if (j := table.job(key[0])) and row["attempts"] != j.attempts}
         theirs = self.run(table.as_yours(claimed), self.reference(table))

@@ -67,6 +67,7 @@ class Row:
     payload: Any = field(default_factory=lambda: {"order_id": 9812})
     priority: int = 0
     max_attempts: int = 8
+    last_error: str | None = None  # a job run before and retried keeps its last error while it runs again
 
     def told(self) -> str:
         if self.lease is None:
@@ -85,6 +86,8 @@ class Row:
             extra.append(f"payload {short(self.payload)}")
         if self.priority:
             extra.append(f"priority {self.priority}")
+        if self.last_error is not None:
+            extra.append(f"last_error {short(self.last_error)}")
         return f"{self.id} ({', '.join([state, *extra])})"
 
 
@@ -134,7 +137,7 @@ class Jobs:
         for n, r in enumerate(self.rows):
             simpler = [replace(r, payload={"order_id": 9812}), replace(r, type="send_receipt"),
                        replace(r, queue="default"), replace(r, priority=0), replace(r, attempts=1),
-                       replace(r, max_attempts=8),
+                       replace(r, max_attempts=8), replace(r, last_error=None),
                        replace(r, run_at=(30.0 if r.run_at > 0 else -1.0)), replace(r, run_at=30.0)]
             for candidate in simpler:
                 if candidate != r and _weight(candidate) < _weight(r):
@@ -146,7 +149,7 @@ class Jobs:
 
 def _weight(r: Row) -> tuple:
     return (r.payload != {"order_id": 9812}, r.type != "send_receipt", r.queue != "default", r.priority != 0,
-            r.attempts != 1, r.max_attempts != 8, 0 if r.run_at == 30 else 1 if r.run_at == -1 else 2, abs(r.run_at))
+            r.attempts != 1, r.max_attempts != 8, r.last_error is not None, 0 if r.run_at == 30 else 1 if r.run_at == -1 else 2, abs(r.run_at))
 
 
 def install(jobs: Jobs) -> sql.Composable:
@@ -155,9 +158,10 @@ def install(jobs: Jobs) -> sql.Composable:
         rows = [[sql.Literal(r.id), sql.Literal(r.queue), sql.Literal(r.type), sql.Literal(Jsonb(r.payload)),
                  sql.Literal(r.priority), diff.from_now(r.run_at), sql.Literal(r.attempts), sql.Literal(r.max_attempts),
                  sql.Literal(_token(r.lease, r.id)), sql.Literal("worker" if r.lease else None),
-                 diff.from_now(-60.0) if r.lease else sql.NULL] for r in jobs.rows]  # claimed a minute ago
+                 diff.from_now(-60.0) if r.lease else sql.NULL,  # claimed a minute ago
+                 sql.Literal(r.last_error)] for r in jobs.rows]
         statements.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload, priority, run_at, attempts, "
-                                  "max_attempts, lease_token, claimed_by, claimed_at) ") + diff.values(rows))
+                                  "max_attempts, lease_token, claimed_by, claimed_at, last_error) ") + diff.values(rows))
     if jobs.dead:
         rows = [[sql.Literal(i), sql.Literal("default"), sql.Literal("send_receipt"),
                  sql.Literal(Jsonb({"order_id": i})), sql.Literal(0), sql.Literal(8), sql.Literal(8),
@@ -182,20 +186,32 @@ TYPES = ("send_receipt", "send_receipt", "sync_channel_manager", "send_invoice",
 LEASES = (30, 5, 1, 0.5, 2.5, 45, 90, 3600)
 
 
+def _retried(row: Row) -> Row:
+    """A job run before keeps the error of its last failed run: a beat or an ack must leave it alone. Drawn
+    from attempts, not from the random stream, so every seed's scenarios stay the ones they were."""
+    return replace(row, last_error=f"HTTP 503 (attempt {row.attempts - 1})") if row.attempts > 1 else row
+
+
 def _other(rng: random.Random, job_id: int) -> Row:
     owner = rng.choice(["theirs", "theirs", None])
     run_at = rng.choice([1, 5, 30, 3600]) * 1.0 if rng.random() < 0.6 else -rng.choice([0.5, 2, 60]) * 1.0
-    return Row(job_id, run_at, owner, rng.choice([0, 1, 2, 7, 2500]) if owner is None else rng.randint(1, 8),
+    return _retried(Row(job_id, run_at, owner, rng.choice([0, 1, 2, 7, 2500]) if owner is None else rng.randint(1, 8),
                rng.choice(QUEUES), rng.choice(TYPES), rng.choice([{"order_id": 9812 + job_id}, {}, [1, 2], None,
                                                                    {"note": "ça va ☃"}]),
-               rng.choice([0, 0, 5, -3]), rng.choice([8, 8, 3, 25]))
+               rng.choice([0, 0, 5, -3]), rng.choice([8, 8, 3, 25])))
 
 
 def _target(rng: random.Random, job_id: int, owner: str | None) -> Row:
     live = rng.random() < 0.6
     run_at = (rng.choice([0.5, 2.5, 20, 30, 3600]) if live else -rng.choice([0.5, 1, 3, 600])) * 1.0
     attempts = rng.choice([1, 1, 2, 3, 4000])
-    return replace(_other(rng, job_id), run_at=run_at, lease=owner, attempts=attempts)
+    return _retried(replace(_other(rng, job_id), run_at=run_at, lease=owner, attempts=attempts, last_error=None))
+
+
+def other_jobs_token(heartbeat: bool) -> Jobs:
+    """The caller's job id and a lease token that is another job's: that job is not the one to delete or
+    extend. Tried after the drawn scenarios (it draws nothing), so it changes no other finding's example."""
+    return Jobs((Row(2, 30.0, "ours", payload={"order_id": 9813}),), 1, lease_s=5.0 if heartbeat else None)
 
 
 def families(heartbeat: bool) -> list[Callable[[random.Random], Jobs]]:
@@ -340,6 +356,10 @@ class Judge:
             what = _where(m)
             if m.key == key and m.table == "jobs" and owner != "ours":
                 name, note = (RETRIED if owner == "nobody" else ZOMBIE), "a worker that lost its lease changes nothing"
+            elif m.table == "jobs" and (other := jobs.row(m.key[0])) is not None and other.lease == "ours":
+                name, note = ONLY_THAT, (f"your lease_token is job {m.key[0]}'s, not job {jobs.job_id}'s: the ack "
+                                         f"deletes job {jobs.job_id} only, and only while the token is its own "
+                                         "(WHERE id = ... AND lease_token = ...), never whichever job holds the token")
             else:
                 name, note = ONLY_THAT, "an ack deletes its own job and touches nothing else"
             return diff.Finding(name, got=f"{what}: {_value(m.ours)}", expected=f"{what}: {_value(m.theirs)}",
@@ -459,6 +479,8 @@ def judged(t: Trial, answer: Callable, *, heartbeat: bool, seed: int | None):
     judge = Judge(t, box.conn, reader, answer, heartbeat)
     verdicts = diff.Verdicts(t, BEAT_CHECKS if heartbeat else ACK_CHECKS)
     diff.search(verdicts, diff.in_turn(families(heartbeat)), judge.compare, seed=t.seed, count=SCENARIOS)
+    diff.search(verdicts, diff.in_turn(families(heartbeat)), judge.compare, seed=t.seed, count=0,
+                first=[other_jobs_token(heartbeat)])
     found = race(judge, box, heartbeat=heartbeat)
     if found is not None:
         verdicts.add(found[0], str(found[1]))

@@ -1,0 +1,7 @@
+# wrong | count-and-lease | lease hard-coded to 30 s
+def claim_batch(conn, limit, lease_s):
+    sql = """
+        UPDATE jobs SET locked_until = now() + interval '30 seconds', attempts = attempts + 1
+        WHERE id = ANY(ARRAY(SELECT id FROM jobs WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now()) ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
+        RETURNING id, type, payload"""
+    return conn.execute(sql, [limit]).fetchall()

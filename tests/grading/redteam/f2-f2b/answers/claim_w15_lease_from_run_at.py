@@ -1,0 +1,9 @@
+# wrong | lease | locked_until = run_at + lease_s (from when the job was due, not now)
+def claim(conn, lease_s):
+    sql = """
+        UPDATE jobs SET locked_until = run_at + make_interval(secs => %s), attempts = attempts + 1
+        WHERE id = (SELECT id FROM jobs
+                    WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                    ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, type, payload"""
+    return conn.execute(sql, [lease_s]).fetchone()

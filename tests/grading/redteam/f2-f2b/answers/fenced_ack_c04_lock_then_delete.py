@@ -1,0 +1,8 @@
+# correct | - | a transaction: SELECT ... FOR UPDATE locks the row, compare the token, DELETE (the lock fences it)
+def ack(conn, job_id, lease_token):
+    with conn.transaction():
+        row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s FOR UPDATE", [job_id]).fetchone()
+        if row is None or row[0] != lease_token:
+            return False
+        conn.execute("DELETE FROM jobs WHERE id = %s", [job_id])
+        return True

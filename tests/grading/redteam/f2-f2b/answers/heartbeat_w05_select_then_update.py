@@ -1,0 +1,7 @@
+# wrong | fenced | SELECT the token, then UPDATE by id: a claim between the two is taken back
+def extend_lease(conn, job, lease_s):
+    row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job.id]).fetchone()
+    if row is None or row[0] != job.lease_token:
+        return False
+    conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s", [lease_s, job.id])
+    return True

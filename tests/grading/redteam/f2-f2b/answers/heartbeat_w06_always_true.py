@@ -1,0 +1,4 @@
+# wrong | says-so | fenced UPDATE, returns True whatever happened
+def extend_lease(conn, job, lease_s):
+    conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease_token = %s", [lease_s, job.id, job.lease_token])
+    return True
