@@ -108,6 +108,23 @@ def test_an_answer_that_commits_is_read_then_cleared(box):
     assert list(state["things"]) == [(1,)] and box.conn.execute("SELECT count(*) FROM things").fetchone()[0] == 0
 
 
+def test_an_answer_that_commits_the_checks_transaction_is_read_as_late_as_its_run_was_long(box):
+    """Round f2 (f2c): a relay's own BEGIN ... COMMIT commits the check's transaction, scenario and all, and the
+    rows are read after the run, as seconds from the read's now(): a time the scenario stored 60 s ago reads as
+    61 s ago after a 1 s run. The state says how late it was read, so that a judge can allow for it."""
+    reader = Reader.of(box.conn)
+
+    def commits_after_a_second(conn):
+        conn.execute("SELECT pg_sleep(1)")
+        conn.commit()
+        return Attempt(None)
+
+    _, state = diff.in_rollback(box.conn, reader, insert(1), commits_after_a_second)
+    assert state.lag_s >= 1.0
+    _, rolled_back = diff.in_rollback(box.conn, reader, insert(1), lambda conn: Attempt(None))
+    assert getattr(rolled_back, "lag_s", 0.0) == 0.0  # read inside the scenario's own transaction: no lag
+
+
 def test_an_answer_that_cannot_run_inside_a_transaction_runs_as_its_caller_would(box):
     reader = Reader.of(box.conn)
 

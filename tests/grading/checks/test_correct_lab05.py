@@ -179,3 +179,42 @@ def sends_a_failed_row_again(conn, publish, limit=10):
 def test_correct_relays_pass(relay_batch):
     report = run_check("05.relay", relay_batch=relay_batch)
     assert report.passed, report.render()
+
+
+def committed_by_hand_on_a_loaded_machine(conn, publish, limit=10):
+    """BEGIN and COMMIT by hand, in a run that takes 1.5 s, as any run may under load."""
+    import time
+
+    conn.execute("BEGIN")
+    try:
+        rows = conn.execute(CLAIM, {"limit": limit}).fetchall()
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute("UPDATE outbox SET sent_at = clock_timestamp() WHERE id = ANY(%s)", [[row[0] for row in rows]])
+        time.sleep(1.5)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return len(rows)
+
+
+def test_a_relay_that_commits_by_hand_is_judged_on_its_rows_not_on_how_long_it_ran():
+    """Red team f2c: a relay's own COMMIT commits the check's transaction too, and its rows are read after the
+    run; at load 29 (a run of 2 s) every row's created_at read as "changed". Such rows are read as late as the
+    run was long (snapshot.LateState)."""
+    from course.core import outbox as course_outbox
+    from course.grading.checks.lab05 import outbox as world
+    from course.grading.checks.lab05 import relay
+    from course.grading.snapshot import Reader
+    from course.grading.trial import Trial
+
+    t = Trial("05.relay")
+    try:
+        box = t.scratch(queue_tables=False)
+        course_outbox.install(box.conn)
+        judge = relay.Judge(t, box.conn, Reader.of(box.conn), committed_by_hand_on_a_loaded_machine)
+        rows = (world.Row(1, created=-60.0), world.Row(2, sent=-30.0, created=-59.0), world.Row(3, created=-58.0))
+        assert judge.compare(world.Outbox(rows, limit=10)) is None
+    finally:
+        t.close()

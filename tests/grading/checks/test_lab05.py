@@ -262,6 +262,14 @@ def safe_only_on_a_small_table(conn, order_id):
     return read_then_write(conn, order_id)
 
 
+def safe_only_on_a_dozen_orders(conn, order_id):
+    """Lead's list, round f2: the conditional UPDATE while the table holds a dozen orders or fewer, the demo's
+    read-then-write beyond. It passed: the race's scenario had 6 to 12 orders."""
+    if conn.execute("SELECT count(*) FROM orders").fetchone()[0] <= 12:
+        return _the_hints_update(conn, order_id)
+    return read_then_write(conn, order_id)
+
+
 def gives_up_on_a_locked_order(conn, order_id):
     """Waits 50 ms at most for the order's row, then answers False: the kitchen's rolled-back start leaves the
     order placed, and the customer was told it could not be cancelled."""
@@ -291,6 +299,17 @@ def commits_the_callers_transaction(conn, order_id):
         outbox.add(conn, CANCELLED, {"order_id": order_id})
     conn.execute("COMMIT")
     return cancelled is not None
+
+
+def empties_the_items(conn, order_id):
+    """Red team f2c: a cancelled order "holds nothing", so its items are emptied beside the status. It passed: every
+    order the check stored had no items, and '[]' over '[]' changes nothing."""
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled', items = '[]' WHERE id = %s AND status = 'placed' "
+                           "RETURNING id", [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None
 
 
 ALREADY = "the kitchen starting the order while yours runs"
@@ -326,10 +345,12 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"], [ALREADY]),
     "safe_only_on_the_demos_orders": (safe_only_on_the_demos_orders, [ALREADY], []),
     "safe_only_on_a_small_table": (safe_only_on_a_small_table, [ALREADY], []),
+    "safe_only_on_a_dozen_orders": (safe_only_on_a_dozen_orders, [ALREADY], []),
     "gives_up_on_a_locked_order": (gives_up_on_a_locked_order, [ALREADY], []),
     "its_own_connection_unless_the_caller_has_a_transaction": (
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
     "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),
+    "empties_the_items": (empties_the_items, ["changes nothing else"], []),
 }
 
 
@@ -557,6 +578,17 @@ def tries_a_row_three_times_then_goes_on(conn, publish, limit=10):
     return len(rows)
 
 
+def caps_the_limit_at_twenty(conn, publish, limit=10):
+    """Red team f2c: honours `limit` up to 20, the most it "should ever need". It passed: no outbox the check drew
+    had more than 20 rows waiting with a limit above 20."""
+    with conn.transaction():
+        rows = claim(conn, min(limit, 20))
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
     "tries_a_row_three_times_then_goes_on": (tries_a_row_three_times_then_goes_on,
                                              ["when a publish fails, rows it did not publish stay unsent"], []),
@@ -564,6 +596,7 @@ WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also 
     "oldest_by_created_at": (oldest_by_created_at, ["publishes every row once, oldest first"], []),
     "ignores_the_limit": (ignores_the_limit, ["takes up to `limit` rows per call"], []),
     "ten_whatever_the_limit": (ten_whatever_the_limit, ["takes up to `limit` rows per call"], []),
+    "caps_the_limit_at_twenty": (caps_the_limit_at_twenty, ["takes up to `limit` rows per call"], []),
     "locks_every_unsent_row": (locks_every_unsent_row, ["takes up to `limit` rows per call"], []),
     "sent_rows_too": (sent_rows_too, ["publishes only unsent rows"], ["an empty outbox: returns 0"]),
     "no_row_locks": (no_row_locks, ["no row is published by two relays"], []),
@@ -639,6 +672,8 @@ def test_a_limit_written_into_the_sql_is_seen_with_limits_above_it():
         families = [family.__name__ for family in outbox.families()]
         drawn = [outbox.families()[families.index("many")](random.Random(n)) for n in range(20)]
         assert any(o.limit > 10 and len(o.unsent) > 10 for o in drawn)
+        # a cap anywhere below the statement's largest limit (100) is seen too: more than 100 rows wait, limit 100
+        assert any(o.limit >= 100 and len(o.unsent) > 100 for o in drawn)
     finally:
         t.close()
 
@@ -701,3 +736,12 @@ def test_a_half_right_multiple_choice_is_told_it_is_right_but_not_all_of_it():
 def test_a_multiple_choice_with_a_wrong_option_in_it_is_still_not_this_one():
     text = run_check("05.quiz", q1="b", q2="b", q3="b, a", q4="c", q5="b").render()
     assert "not this one" in text and "right, but" not in text, text
+
+
+@pytest.mark.parametrize("exercise, argument", [("05.relay", "relay_batch"), ("05.cancel_order", "cancel_order")])
+@pytest.mark.slow
+def test_an_answer_that_does_nothing_passes_no_check(exercise, argument):
+    """A stub that returns None shows no effect, so no row of the report may pass it (in class grading a vacuous
+    pass is a mark earned by nothing)."""
+    report = run_check(exercise, seed=1, **{argument: lambda *args, **kwargs: None})
+    assert report.results and not any(result.passed for result in report.results), report.render()

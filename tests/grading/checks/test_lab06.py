@@ -231,6 +231,18 @@ def every_failure_made_permanent(job, conn):
         raise PermanentError(f"confirmation for {booking_id} failed: {error}") from error
 
 
+def every_failure_made_retryable(job, conn):
+    """Red team f2c (and red5's send_w11): propagates, but as a RuntimeError: an address the provider refuses for
+    good (EmailRejected, a PermanentError, which the queue dead-letters at once) is retried until its attempts run
+    out. It passed: the check asked only whether the handler raised, and whether a retryable error was made
+    permanent. (Red team b had counted it correct; the lead's ruling, round f2: the error propagates as it is.)"""
+    booking_id = job.payload["booking_id"]
+    try:
+        send_email(provider_url(), *confirmation_email(conn, booking_id), idempotency_key=f"confirm:{booking_id}")
+    except Exception as error:
+        raise RuntimeError(f"confirmation of booking {booking_id} failed: {error}") from error
+
+
 def to_the_newest_booking(job, conn):
     """The guest of the newest booking in the table, not of the job's."""
     booking_id = conn.execute("SELECT max(id) FROM bookings").fetchone()[0]
@@ -250,6 +262,7 @@ def to_the_newest_booking(job, conn):
     (mark_committed_before_sending, ["sends the booking's guest one email"]),
     (swallows_errors, ["raises when the provider did not accept the email"]),
     (every_failure_made_permanent, ["raises when the provider did not accept the email"]),
+    (every_failure_made_retryable, ["raises when the provider did not accept the email"]),
 ], ids=lambda value: getattr(value, "__name__", ""))
 @pytest.mark.slow
 def test_send_confirmation_wrong_answers_fail(send_confirmation, reasons):
@@ -325,3 +338,13 @@ def test_a_lost_update_names_its_cause_and_replays_word_for_word():
     assert failed(first) == ["a room taken at the same hotel meanwhile is not lost: rooms_left = rooms_left - 1"], text
     assert "a lost update" in text and "SET rooms_left = rooms_left - 1" in text, text
     assert again.render() == text
+
+
+@pytest.mark.parametrize("exercise, argument", [("06.confirm_booking", "confirm_booking"),
+                                                ("06.send_confirmation", "send_confirmation")])
+@pytest.mark.slow
+def test_an_answer_that_does_nothing_passes_no_check(exercise, argument):
+    """A stub that returns None shows no effect, so no row of the report may pass it (in class grading a vacuous
+    pass is a mark earned by nothing)."""
+    report = run_check(exercise, seed=1, **{argument: lambda *args, **kwargs: None})
+    assert report.results and not any(result.passed for result in report.results), report.render()

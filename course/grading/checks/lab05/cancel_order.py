@@ -300,10 +300,11 @@ PATIENCE_S = 2.0  # how long the kitchen's screen holds the row after yours star
 
 
 def race_scene(seed: int) -> Cancel:
-    """The race's own scenario, drawn like the others: more orders than a small test has, numbered far from
-    the demo's (an answer safe only on the demo's orders is raced on others)."""
+    """The race's own scenario, drawn like the others: more orders than a small test has (13 to 17: an answer
+    safe only while the table holds a dozen orders, or fewer, is raced where it is not), numbered far from the
+    demo's (an answer safe only on the demo's orders is raced on others)."""
     rng = random.Random(seed)
-    others = [rng.choice(STATUSES) for _ in range(rng.randint(5, 11))]
+    others = [rng.choice(STATUSES) for _ in range(rng.randint(12, 16))]
     target = rng.randint(0, len(others))
     orders = tuple(others[:target] + ["placed"] + others[target:])
     return Cancel(orders, target, rng.randint(0, len(orders)), first=rng.randint(10_000, 2_000_000_000))

@@ -82,9 +82,10 @@ def install(cancel: Cancel) -> sql.Composable:
                      "setval(pg_get_serial_sequence('outbox', 'id'), {}, false)").format(
         sql.Literal(cancel.first + len(cancel.orders)), sql.Literal(cancel.announced + 1))]
     if cancel.orders:
-        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents, created_at) ") + diff.values(
-            [[sql.Literal(cancel.first + n), sql.Literal(1 + n % 2), sql.Literal(status), sql.Literal(1000 + 10 * n),
-              diff.from_now(-600.0 + n)] for n, status in enumerate(cancel.orders)]))
+        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, items, total_cents, created_at) ") +
+                     diff.values([[sql.Literal(cancel.first + n), sql.Literal(1 + n % 2), sql.Literal(status),
+                                   sql.Literal(Jsonb(_items(n))), sql.Literal(1000 + 10 * n), diff.from_now(-600.0 + n)]
+                                  for n, status in enumerate(cancel.orders)]))
     if cancel.announced:
         parts.append(sql.SQL("INSERT INTO outbox (id, event_id, subject, payload, created_at, sent_at) "
                              "OVERRIDING SYSTEM VALUE ") + diff.values(
@@ -92,6 +93,11 @@ def install(cancel: Cancel) -> sql.Composable:
               sql.Literal(Jsonb({"order_id": cancel.first + n - 1})), diff.from_now(-600.0 + n),
               diff.from_now(-500.0 + n) if n % 2 else sql.NULL] for n in range(1, cancel.announced + 1)]))
     return sql.SQL("; ").join(parts)
+
+
+def _items(n: int) -> list[dict]:
+    """What the order holds: never empty, so that an answer that clears (or rewrites) it beside the status shows."""
+    return [{"name": "thali", "quantity": 1, "price_cents": 1000 + 10 * n}]
 
 
 REFUSE_UPDATES = """

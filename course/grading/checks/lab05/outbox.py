@@ -209,10 +209,15 @@ def families() -> list[Callable[[random.Random], Outbox]]:
         rows = _rows(rng, rng.choice([0, 0, 1, 3]), sent_share=1.0)
         return Outbox(rows, rng.choice([1, 5, 10]))
 
-    def many(rng):  # more unsent rows than a relay that takes ten whatever it is told would take
-        rows = _rows(rng, rng.randint(12, 24), sent_share=0.1)
-        unsent = sum(r.sent is None for r in rows)
-        return Outbox(rows, rng.choice([11, 12, 15, unsent, unsent + 3, 100]))
+    def many(rng):  # more unsent rows than a relay that takes ten whatever it is told would take; and, half
+        # the time, more than the statement's largest limit (100), so that a relay that caps the limit it is given
+        # (at 20, 50, 99...) takes fewer rows than the reference
+        if rng.random() < 0.5:
+            rows = _rows(rng, rng.randint(12, 24), sent_share=0.1)
+            unsent = sum(r.sent is None for r in rows)
+            return Outbox(rows, rng.choice([11, 12, 15, unsent, unsent + 3, 100]))
+        rows = _rows(rng, rng.randint(101, 106), sent_share=0.0, odd=0.0, ids="from start")
+        return Outbox(rows, rng.choice([100, 100, sum(r.sent is None for r in rows)]))
 
     def stored_backwards(rng):  # stored newest first: only ORDER BY id gives the oldest first
         rows = tuple(sorted(_rows(rng, rng.randint(3, 8), sent_share=0.2, shuffled=0), key=lambda r: -r.id))

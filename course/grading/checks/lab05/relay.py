@@ -28,7 +28,7 @@ from course.core import sql as queries
 from course.grading import differential as diff
 from course.grading.checks import exercise_check
 from course.grading.checks.lab05.outbox import Call, Outbox, Stream, families, install
-from course.grading.snapshot import At, Reader, in_words
+from course.grading.snapshot import At, Reader, in_words, lag_of
 from course.grading.trial import Attempt, Trial, short
 
 DEFAULT_SEED = 5
@@ -49,6 +49,7 @@ class Seen:
     waited: bool = False
     waited_at: tuple[int, str] | None = None
     seen_by_b: tuple = ()
+    lag_s: float = 0.0  # its rows were read this long after the scenario was written (an answer that committed)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ class Judge:
             return answer(conn, self.stream.publisher("A"))
         done, state = diff.as_the_caller_runs_it(self.conn, self.reader, install(outbox), act)
         return Seen(None if done.error else count(done.value), done.error, state["outbox"],
-                    tuple(self.stream.of("A")))
+                    tuple(self.stream.of("A")), lag_s=lag_of(state))
 
     def compare(self, outbox: Outbox) -> diff.Finding | None:
         ours = self.run(outbox, self.learner(outbox))
@@ -166,8 +167,8 @@ class Judge:
                                 else raised, expected="published nothing, returned 0",
                                 note="no unsent row: nothing to publish" if not raised else None)
         found = self._publishes(outbox, ours, mine, wanted, raised)
-        if found is None:
-            found = self._marks(outbox, ours, theirs, mine, raised, slack_s)
+        if found is None:  # times read after a run that committed on its own lag by as long as it ran
+            found = self._marks(outbox, ours, theirs, mine, raised, slack_s + max(ours.lag_s, theirs.lag_s))
         if found is None and raised:
             found = diff.Finding(PUBLISHES, got=raised, expected=f"published {shown(wanted)} and returned "
                                  f"{theirs.returned}", note="the broker answered every publish")

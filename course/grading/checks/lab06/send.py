@@ -354,6 +354,13 @@ def judge(sends: Sends, ours: Seen, theirs: Seen) -> diff.Finding | None:
                                 note="a PermanentError is dead-lettered at once, never retried: the guest never gets "
                                      "an email the provider would have taken a minute later. Let the provider's "
                                      "error through as it is")
+        if _failed(mine) and _failed(wanted) and theirs.permanent[n] and not ours.permanent[n]:
+            return diff.Finding(PROPAGATE, got=f"run {n + 1} raised {mine.split(':', 1)[0]}, which the worker retries",
+                                expected=f"the provider's own error, which the queue dead-letters at once ({wanted})",
+                                note="the provider refused this email for good (a PermanentError): the queue "
+                                     "dead-letters it, where someone fixes the address. Raised as another error, it is "
+                                     "retried, and refused again, until its attempts run out. Let the provider's "
+                                     "error through as it is")
         if _failed(mine) and not _failed(wanted) and wanted != NOT_RETRIED:
             name = DONE if n > 0 or run.kind != "first" else SENDS
             return diff.Finding(name, got=f"run {n + 1} raised {mine}", expected="it returns normally", note=(

@@ -1,0 +1,10 @@
+# WRONG (still-placed): FOR UPDATE NOWAIT: an order the kitchen holds for a moment raises instead of
+# being cancelled once the kitchen rolls back
+def cancel_order(conn, order_id):
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE NOWAIT", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True

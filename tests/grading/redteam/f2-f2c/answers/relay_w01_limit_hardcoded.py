@@ -1,0 +1,9 @@
+# WRONG (oldest-first / limit): LIMIT 10 written into the SQL, whatever `limit` says
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute("SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL "
+                            "ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED").fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute("UPDATE outbox SET sent_at = now() WHERE id = ANY(%s)", [[r[0] for r in rows]])
+    return len(rows)

@@ -1,0 +1,13 @@
+# WRONG (one-transaction): a publish that fails is logged and skipped, and its row marked sent anyway
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        published = 0
+        for row_id, event_id, subject, payload in rows:
+            try:
+                publish(subject, payload, msg_id=str(event_id))
+                published += 1
+            except Exception as error:
+                print("publish failed, moving on:", error)
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [r[0] for r in rows]})
+    return published

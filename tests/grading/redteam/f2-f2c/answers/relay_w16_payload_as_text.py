@@ -1,0 +1,9 @@
+# WRONG (publish each row: its payload): reads the payload as text and publishes the JSON string
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute("SELECT id, event_id, subject, payload::text FROM outbox WHERE sent_at IS NULL "
+                            "ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED", [limit]).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [r[0] for r in rows]})
+    return len(rows)
