@@ -11,26 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from course.infra import db, processes
+from course.infra import db
 from course.core import queue
 from course.errors import DatabaseUnavailable
 
 TESTS = Path(__file__).parent
 RECORDING_APP = f"{TESTS / 'apps' / 'recording.py'}:handlers"
-
-
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item):
-    """pytest-timeout's limit (pyproject's 300 s, or a test's own mark) only bounds a hang: like every HangBound
-    it is stretched by the machine's load as the test starts, so a test that is slow only because the machine
-    is busy (CI on two cores beside other work) is not failed for it. Runs before pytest-timeout reads it."""
-    marker = item.get_closest_marker("timeout")
-    seconds = marker.args[0] if marker is not None and marker.args else item.config.getini("timeout")
-    stretch = processes.patience()
-    if seconds and float(seconds) > 0 and stretch > 1.0:
-        kwargs = marker.kwargs if marker is not None else {}
-        item.add_marker(pytest.mark.timeout(float(seconds) * stretch, **kwargs), append=False)
-    yield
 
 
 @pytest.fixture(autouse=True)

@@ -232,9 +232,11 @@ def in_rollback(conn: psycopg.Connection, reader: Reader, install: sql.Composabl
                 act: Callable[[psycopg.Connection], Attempt]) -> tuple[Attempt, State]:
     """Write the scenario (`install`, one or more statements), run `act` on the same connection, read the
     schema, and roll it all back. The answer runs inside the transaction as it would in the caller's:
-    its own `with conn.transaction()` becomes a savepoint. If it ended the transaction itself (a commit),
-    what it committed is read and then deleted, as a LateState: read after the run, its times lag the
-    scenario's by as long as the run took (a relay's own BEGIN ... COMMIT, on a loaded machine, 2 s)."""
+    its own `with conn.transaction()` becomes a savepoint. The state is a LateState that says how long the
+    run took: an answer that reads its own clock (Python's, or clock_timestamp()) writes times up to that much
+    after the scenario's now() (on a loaded machine, a lease of 30 s from Python's clock read 30.3 s). If it
+    ended the transaction itself (a commit), what it committed is read and then deleted: read after the run,
+    its times lag the scenario's by as long as the run took (a relay's own BEGIN ... COMMIT, loaded, 2 s)."""
     conn.execute(sql.SQL("BEGIN; SET LOCAL statement_timeout = {timeout}; {install}; "
                          "SAVEPOINT before_the_answer").format(timeout=sql.Literal(STATEMENT_TIMEOUT),
                                                                install=install))
@@ -246,10 +248,8 @@ def in_rollback(conn: psycopg.Connection, reader: Reader, install: sql.Composabl
         if status == TransactionStatus.INERROR:  # its statement failed: read what stood before it
             conn.execute("ROLLBACK TO SAVEPOINT before_the_answer")
         committed = status == TransactionStatus.IDLE
-        state = reader.read(conn, then="" if committed else "ROLLBACK")  # read and roll back: one round trip
-        if committed:
-            (lag_s,) = conn.execute("SELECT extract(epoch FROM clock_timestamp() - %s)::float8", [began]).fetchone()
-            state = LateState(state, lag_s)
+        (lag_s,) = conn.execute("SELECT extract(epoch FROM clock_timestamp() - %s)::float8", [began]).fetchone()
+        state = LateState(reader.read(conn, then="" if committed else "ROLLBACK"), lag_s)  # read, roll back
     finally:
         if conn.info.transaction_status != TransactionStatus.IDLE:
             conn.execute("ROLLBACK")

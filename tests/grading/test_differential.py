@@ -6,6 +6,8 @@ machinery to what those rely on."""
 from __future__ import annotations
 
 import random
+import time
+from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
 
 import psycopg
@@ -122,7 +124,30 @@ def test_an_answer_that_commits_the_checks_transaction_is_read_as_late_as_its_ru
     _, state = diff.in_rollback(box.conn, reader, insert(1), commits_after_a_second)
     assert state.lag_s >= 1.0
     _, rolled_back = diff.in_rollback(box.conn, reader, insert(1), lambda conn: Attempt(None))
-    assert getattr(rolled_back, "lag_s", 0.0) == 0.0  # read inside the scenario's own transaction: no lag
+    assert rolled_back.lag_s < 1.0  # read inside the scenario's own transaction: as late as its quick run
+
+
+def test_an_answer_that_reads_its_own_clock_late_in_a_slow_run_writes_the_same_time(box):
+    """CI12 at load 30: 04.heartbeat failed a correct answer that computes the lease's end from Python's clock,
+    "in 30.3 s" against the reference's now() + 30 s, the answer having run 0.3 s after the scenario's
+    transaction began. Inside the transaction too, the state says how long the run took, and the times it wrote
+    from its own clock compare equal to now() + 30 s written at the run's start. (Break: read the rolled-back
+    state as a plain State, and this fails.)"""
+    reader = Reader.of(box.conn)
+
+    def by_pythons_clock_after_a_slow_start(conn):
+        time.sleep(1.0)  # the machine is busy: the answer runs a second after the scenario was written
+        conn.execute("UPDATE things SET at = %s", [datetime.now(timezone.utc) + timedelta(seconds=30)])
+        return Attempt(None)
+
+    def by_now(conn):
+        conn.execute("UPDATE things SET at = now() + interval '30 seconds'")
+        return Attempt(None)
+
+    (_, ours), (_, theirs) = (diff.in_rollback(box.conn, reader, insert(1), act)
+                              for act in (by_pythons_clock_after_a_slow_start, by_now))
+    assert ours.lag_s >= 1.0
+    assert mismatches(ours, theirs) == []
 
 
 def test_an_answer_that_cannot_run_inside_a_transaction_runs_as_its_caller_would(box):
