@@ -1,0 +1,15 @@
+# exercise: 01.lose_a_receipt
+# kind: wrong
+# rule: return-order-id / one order (a warm-up order first, "to be sure the app answers": two orders, two receipts lost)
+def lose_a_receipt(app, provider, how):
+    app.place_order(1, total_cents=100)  # warm-up
+    if how == "provider_error":
+        before = len(provider.requests())
+        provider.configure(down=True)
+        order = app.place_order(1, total_cents=1000)
+        processes.wait_until(lambda: len(provider.requests()) > before + 1, timeout=60)
+        provider.healthy()
+    else:
+        order = app.place_order(1, total_cents=1000)
+        app.terminate() if how == "deploy" else app.kill()
+    return order["id"]

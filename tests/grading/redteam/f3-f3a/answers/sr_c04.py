@@ -1,0 +1,13 @@
+# exercise: 02.send_receipt
+# kind: correct
+# rule: correct (hints 2 and 3 word for word)
+from psycopg.rows import dict_row
+from course.programs import tiffin
+from course.programs.email_provider import send_email
+
+
+def send_receipt(job, conn):
+    with conn.cursor(row_factory=dict_row) as cur:
+        details = cur.execute("SELECT o.id AS order_id, o.items, o.total_cents, c.name, c.email, c.address FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = %s", [job.payload["order_id"]]).fetchone()
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
