@@ -1,0 +1,5 @@
+# RULE: one-transaction: one enqueue (one commit) per guest
+def enqueue_newsletter(conn, guest_ids):
+    """Enqueue one send_newsletter job per guest, below the default priority, in one transaction."""
+    return [queue.enqueue(conn, "send_newsletter", {"guest_id": g}, priority=NEWSLETTER_PRIORITY)
+            for g in guest_ids]

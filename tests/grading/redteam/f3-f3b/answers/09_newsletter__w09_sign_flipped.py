@@ -1,0 +1,5 @@
+# RULE: below-default: -NEWSLETTER_PRIORITY (+10) puts it above the default
+def enqueue_newsletter(conn, guest_ids):
+    """Enqueue one send_newsletter job per guest, below the default priority, in one transaction."""
+    return queue.enqueue_many(conn, "send_newsletter", [{"guest_id": g} for g in guest_ids],
+                              priority=-NEWSLETTER_PRIORITY)

@@ -1,0 +1,6 @@
+# RULE: own-order: each later guest one priority lower, "to keep the order" (not the same priority)
+def enqueue_newsletter(conn, guest_ids):
+    """Enqueue one send_newsletter job per guest, below the default priority, in one transaction."""
+    with conn.transaction():
+        return [queue.enqueue(conn, "send_newsletter", {"guest_id": g}, priority=NEWSLETTER_PRIORITY - n)
+                for n, g in enumerate(guest_ids)]
