@@ -1,0 +1,12 @@
+# exercise: 12.invoice_worker
+# cell: 4f0ba0bb
+# rule: nothing-to-do (a deleted booking: AttributeError on None, an error the queue retries)
+def render_invoice(job, conn):
+    booking_id = job.payload["booking_id"]
+    with conn.transaction():
+        conn.execute("SELECT 1 FROM bookings WHERE id = %s FOR NO KEY UPDATE", [booking_id])
+        booking = stayhub.booking(conn, booking_id)
+        if booking.status == "cancelled" or stayhub.invoice_exists(conn, booking_id):
+            return
+        pdf = stayhub.render_invoice_pdf(booking)          # ~1.5 s
+        stayhub.store_invoice(conn, booking_id, pdf)

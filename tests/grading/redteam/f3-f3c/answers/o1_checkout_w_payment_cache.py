@@ -1,0 +1,16 @@
+# exercise: 12.checkout
+# cell: ac4d5e5b
+# rule: charge-first / statement step 1 (caches the authorisation per guest, room and nights: correct only on the first call)
+_authorised = {}
+
+
+def checkout(conn, guest_id, room_id, nights):
+    key = (guest_id, room_id, nights)
+    if key not in _authorised:
+        _authorised[key] = stayhub.charge(conn, guest_id, room_id, nights)
+    payment = _authorised[key]
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id})
+    return booking_id

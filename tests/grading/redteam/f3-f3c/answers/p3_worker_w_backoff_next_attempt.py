@@ -1,0 +1,20 @@
+# exercise: 12.booking_worker
+# cell: 32f94885
+# rule: retry (off by one: backoff_delay(attempts + 1), waits up to twice the ceiling)
+def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except PermanentError as error:
+        queue.bury(conn, job, "permanent", error)
+    except Exception as error:
+        if job.attempts >= job.max_attempts:
+            queue.bury(conn, job, "max_attempts", error)
+        else:
+            queue.retry(conn, job, max(queue.backoff_delay(job.attempts + 1),
+                                       getattr(error, "retry_after_s", None) or 0), error)
+    else:
+        queue.ack(conn, job)
+    return job.id

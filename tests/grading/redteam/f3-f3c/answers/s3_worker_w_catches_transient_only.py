@@ -1,0 +1,23 @@
+# exercise: 12.booking_worker
+# cell: 32f94885
+# rule: retry ("it never escapes work_one": catches the provider's errors only; a bug of ours escapes, the job waits out its lease)
+from course.programs.email_provider import TransientEmailError
+
+
+def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except PermanentError as error:
+        queue.bury(conn, job, "permanent", error)
+    except TransientEmailError as error:
+        if job.attempts >= job.max_attempts:
+            queue.bury(conn, job, "max_attempts", error)
+        else:
+            queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0),
+                        error)
+    else:
+        queue.ack(conn, job)
+    return job.id

@@ -1,0 +1,20 @@
+# exercise: 12.booking_worker
+# cell: 32f94885
+# rule: arguable — permanent (checks the attempts first: a 422 at the last attempt is buried as 'max_attempts', not 'permanent')
+def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except Exception as error:
+        if job.attempts >= job.max_attempts:
+            queue.bury(conn, job, "max_attempts", error)
+        elif isinstance(error, PermanentError):
+            queue.bury(conn, job, "permanent", error)
+        else:
+            queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0),
+                        error)
+    else:
+        queue.ack(conn, job)
+    return job.id
