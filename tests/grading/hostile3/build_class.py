@@ -38,7 +38,7 @@ if _ex and not _os.path.lexists(_ex + "/specs"):
         print("could not plant:", _e)
 """)
 
-# 2. Same, on lab 13 (the consumer processes of 13.keep_alive)
+# 1b. Same, on lab 13 (the consumer processes of 13.keep_alive)
 attack("specs_symlink13", "13", "13.predict_killed_consumer")(SPECS_SYMLINK)
 
 # 3. The exchange folder is on the host's disk and only each file is bounded (64 MiB): its total is not, unlike
@@ -89,7 +89,7 @@ for _pid, _ in _kids:
     _os.waitpid(_pid, 0)
 """)
 
-# 5. The course package is the reference queue and a sandbox may import it: 03.claim answered by calling it.
+# 11. The course package is the reference queue and a sandbox may import it: 03.claim answered by calling it.
 attack("reference_reuse", "03", "03.claim")("""#AFTER
 def claim(conn, lease_s):
     job = queue.claim_one(conn, lease_s=lease_s)
@@ -97,7 +97,7 @@ def claim(conn, lease_s):
 _claim_from_course = claim
 """)
 
-# 6. The same fixed name, as a folder of the notebook's own: the checker (root) copies each worker's spec into
+# 2. The same fixed name, as a folder of the notebook's own: the checker (root) copies each worker's spec into
 # it, then chmods the copy 0644 by its path. A thread of the answer host, told by inotify of each new file, puts
 # a symlink in its place between the two: root chmods the link's target (any file on the machine), then the
 # copy is put back, so the worker starts as if nothing happened.
@@ -146,7 +146,7 @@ if _ex and not _os.path.lexists(_ex + "/specs"):
 attack("specs_chmod_race", "12", "12.predict_monday")(SPECS_CHMOD_RACE)
 attack("specs_chmod_race13", "13", "13.predict_killed_consumer")(SPECS_CHMOD_RACE)
 
-# 7. Copying, unseen: two students hand in 03.claim as the same code under other names (the summary flags
+# 5. Copying, unseen: two students hand in 03.claim as the same code under other names (the summary flags
 # that); a third makes the comparison itself stop, for the whole class and every lab: a code answer that
 # Python's parser cannot build (ast.parse raises RecursionError, not SyntaxError, on a 20,000-term sum;
 # MemoryError on 20,000 unary minuses), in an exercise the ring gives up (03.claim_batch).
@@ -164,7 +164,7 @@ attack("ring_a", "03", "03.claim")("#AFTER" + COPIED_CLAIM)
 attack("ring_b", "03", "03.claim")("#AFTER" + COPIED_CLAIM.replace("connection", "c").replace("seconds", "lease").replace("row", "r"))
 attack("ring_breaker", "03", "03.claim_batch")("_breaker = " + "+".join(["1"] * 20000) + "\n")
 
-# 9. Lab 13's consumer processes are handed the checkout's own NATS token (COURSE_NATS_TOKEN, the one in
+# 7 and 8. Lab 13's consumer processes are handed the checkout's own NATS token (COURSE_NATS_TOKEN, the one in
 # .course/nats-token that guards every course server on the machine), and a sandbox's UDP is not confined
 # (Landlock rules TCP only; the answer host and the workers have no network namespace): the handler sends the
 # token out. (AFTER: the code goes after the answer.)
@@ -190,7 +190,7 @@ except OSError as _e:
     print("udp:", _e)
 """)
 
-# 10. The checks log in as the notebook's own role, and pg_stat_activity shows a role its own sessions'
+# 9. The checks log in as the notebook's own role, and pg_stat_activity shows a role its own sessions'
 # statements: a thread of the answer host, on its own connection, reads every statement the checker's sessions
 # run (the reference's, hidden in course/grading/checks) and sends each new one out over UDP.
 SPY = """
@@ -216,7 +216,7 @@ _threading.Thread(target=_spy, daemon=True).start()
 attack("stat_spy03", "03", "03.predict_read_then_mark")(SPY)
 attack("stat_spy12", "12", "12.predict_monday")(SPY)
 
-# 11. The same window used for an unearned pass: claim and claim_batch that know no SQL of their own beyond a
+# 10. The same window used for an unearned pass: claim and claim_batch that know no SQL of their own beyond a
 # naive (wrong) fallback. Each call looks in pg_stat_activity (on the very connection the check lent) for the
 # statement another session of its role last ran — the check's reference — and runs that.
 attack("adaptive_claim", "03", "03.claim")("""#AFTER
@@ -282,7 +282,7 @@ def build(out: Path, names: list[str]) -> None:
         nbformat.write(notebook, folder / f"{LABS[lab]}.ipynb")
 
 
-# 8. A notebook that is JSON nested 200,000 deep (200 kB): json.loads raises RecursionError, not
+# 6. A notebook that is JSON nested 200,000 deep (200 kB): json.loads raises RecursionError, not
 # JSONDecodeError. Whole-file attacks: name -> (lab, the file's text).
 FILES = {"nested_json": ("07", "[" * 200_000)}
 
@@ -299,3 +299,6 @@ if __name__ == "__main__":
     chosen = sys.argv[2:] or [*ATTACKS, *FILES]
     build(Path(sys.argv[1]), [n for n in chosen if n in ATTACKS])
     build_files(Path(sys.argv[1]), [n for n in chosen if n in FILES])
+    unknown = [n for n in chosen if n not in ATTACKS and n not in FILES]
+    if unknown:
+        raise SystemExit(f"no such attack: {unknown}; known: {sorted([*ATTACKS, *FILES])}")
