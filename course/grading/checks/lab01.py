@@ -36,8 +36,10 @@ from course.grading.checks.quiz import ask
 # deliveries, drawn from everything the statement allows: customers with several orders, orders inserted out
 # of id order and with every status, order numbers that are pieces of one another (981, 9812, 98120),
 # receipts delivered twice, receipts for orders not in the table, emails that are not receipts (some naming
-# an order: "Your Tiffin order #9813 is on its way"), more orders than a page. It only reads, so no other
-# session acts between its statements.
+# an order: "Your Tiffin order #9813 is on its way"), more orders than a page or than any "recent" LIMIT 500,
+# orders minutes, days or months old, and receipts sent to an address the customer has since changed
+# (round f3: each of these three let an answer pass that ignored it). It only reads, so no other session acts
+# between its statements.
 
 RECEIPTS_SEED = 1  # the scenarios `check("01.receipts_lost")` draws unless given another seed
 RECEIPT_SCENARIOS = 32
@@ -52,15 +54,33 @@ def email_of(customer: int) -> str:
     return NAMES.get(customer, f"guest{customer}@example.com")
 
 
+def former_email_of(customer: int) -> str:
+    """The address the customer had when an earlier receipt was sent: they have changed it since."""
+    local, _, domain = email_of(customer).partition("@")
+    return f"{local}.old@{domain}"
+
+
+HOUR, DAY = 3600.0, 86400.0
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("days", DAY), ("hours", HOUR), ("minutes", 60.0)):
+        if seconds >= 2 * size:
+            return f"{int(seconds // size)} {unit} old"
+    return "just placed"
+
+
 @dataclass(frozen=True)
 class Order:
     id: int
     customer: int = 1
     status: str = "placed"
+    age_s: float = 60.0  # how long ago it was placed (created_at = now() - age_s)
 
     def told(self) -> str:
         status = "" if self.status == "placed" else f", {self.status}"
-        return f"{self.id} ({email_of(self.customer).split('@')[0].capitalize()}{status})"
+        age = f", {_age(self.age_s)}" if self.age_s >= HOUR else ""
+        return f"{self.id} ({email_of(self.customer).split('@')[0].capitalize()}{status}{age})"
 
 
 @dataclass(frozen=True)
@@ -69,7 +89,8 @@ class Mail:
     subject: str
 
     def told(self) -> str:
-        return f"{self.subject!r} to {self.to}"
+        former = ".old@" in self.to
+        return f"{self.subject!r} to {self.to}" + (" (an address its customer has changed since)" if former else "")
 
 
 def receipt(order_id: int, to: str) -> Mail:
@@ -83,6 +104,11 @@ class Lost:
     mails: tuple[Mail, ...]
 
     def told(self) -> str:
+        if len(self.orders) > BIG:  # a table too long to list: what matters about it
+            ids = sorted(o.id for o in self.orders)
+            return (f"{len(self.orders)} orders, ids {ids[0]} to {ids[-1]}, the oldest "
+                    f"{_age(max(o.age_s for o in self.orders))}; {len(self.mails)} deliveries, receipts for all but "
+                    f"{len(reference_ids(self))} of them; receipts_lost(conn, deliveries)")
         orders = ("no orders" if not self.orders else "orders " + ", ".join(o.told() for o in self.orders)
                   + (" (inserted in that order)" if [o.id for o in self.orders] != sorted(o.id for o in self.orders)
                      else ""))
@@ -101,6 +127,8 @@ class Lost:
                 for start in range(0, len(rows), size):
                     yield replace(self, **{part: rows[:start] + rows[start + size:]})
                 size //= 2
+        if any(o.age_s != 60.0 for o in self.orders):
+            yield replace(self, orders=tuple(replace(o, age_s=60.0) for o in self.orders))
         for index, order in enumerate(self.orders):
             if order.status != "placed":
                 yield replace(self, orders=self.orders[:index] + (replace(order, status="placed"),)
@@ -114,9 +142,10 @@ def install_orders(scene: Lost) -> sql.Composable:
     parts = [sql.SQL("INSERT INTO customers (id, name, email, address) VALUES ({}, 'Guest', {}, '1 High Street')")
              .format(sql.Literal(c), sql.Literal(email_of(c))) for c in customers]
     if scene.orders:
-        rows = [[sql.Literal(o.id), sql.Literal(o.customer), sql.Literal(o.status), sql.Literal(1000 + o.id % 97)]
-                for o in scene.orders]
-        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents) ") + diff.values(rows))
+        rows = [[sql.Literal(o.id), sql.Literal(o.customer), sql.Literal(o.status), sql.Literal(1000 + o.id % 97),
+                 diff.from_now(-o.age_s)] for o in scene.orders]
+        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents, created_at) ")
+                     + diff.values(rows))
     return sql.SQL("; ").join(parts) if parts else sql.SQL("SELECT")
 
 
@@ -129,10 +158,19 @@ def _ids(rng: random.Random, count: int, related: bool = False) -> list[int]:
     return rng.sample(range(9812, 9812 + 3 * count + 3), count)
 
 
+def _draw_age(rng: random.Random) -> float:
+    """How long ago an order was placed: minutes, hours, days or months (an answer that looks only at recent
+    orders, created_at > now() - interval '1 hour', leaves the older ones out)."""
+    return rng.choice([rng.uniform(5, 1800), rng.uniform(2 * HOUR, 20 * HOUR), rng.uniform(2 * DAY, 300 * DAY)])
+
+
 def _lost(rng: random.Random, ids: list[int], *, customers: list[int], delivered: float, noise: int = 0,
-          statuses: bool = False) -> Lost:
-    orders = [Order(i, rng.choice(customers), rng.choice(STATUSES) if statuses else "placed") for i in ids]
-    mails = [receipt(o.id, email_of(o.customer)) for o in orders if rng.random() < delivered]
+          statuses: bool = False, moved: float = 0.2) -> Lost:
+    orders = [Order(i, rng.choice(customers), rng.choice(STATUSES) if statuses else "placed", _draw_age(rng))
+              for i in ids]
+    # A receipt goes to the address the customer had then: some have changed it since.
+    mails = [receipt(o.id, former_email_of(o.customer) if rng.random() < moved else email_of(o.customer))
+             for o in orders if rng.random() < delivered]
     for _ in range(noise):
         n = rng.choice(ids) if ids and rng.random() < 0.7 else rng.randint(1, 99999)
         kind = rng.choice(["twice", "stray", "other", "other"])
@@ -173,7 +211,26 @@ def lost_families() -> list[Callable[[random.Random], Lost]]:
         count = rng.choice([rng.randint(25, 40), rng.randint(101, 140)])
         return _lost(rng, _ids(rng, count), customers=list(range(1, 9)), delivered=0.5, noise=rng.randint(0, 6))
 
-    return [plain, regulars, noise, numbers, edges, statuses, many]
+    def day(rng):  # more orders than any "recent" LIMIT 500 or 1000: the oldest ones lost
+        count = rng.randint(1001, 1200)
+        scene = _lost(rng, rng.sample(range(9812, 9812 + 2 * count), count), customers=list(range(1, 9)),
+                      delivered=0.97, moved=0.05)
+        oldest = sorted(scene.orders, key=lambda o: o.id)[:3]
+        return replace(scene, mails=tuple(m for m in scene.mails if _number(m) not in {o.id for o in oldest}))
+
+    def moved(rng):  # customers who changed their email after some receipts were sent
+        return _lost(rng, _ids(rng, rng.randint(2, 5)), customers=[1, 2, 3], delivered=0.8, moved=0.6)
+
+    return [plain, regulars, noise, numbers, edges, statuses, many, day, moved]
+
+
+BIG = 150  # a scene with more orders than this is told in numbers, not order by order
+
+
+def reference_ids(scene: Lost) -> list[int]:
+    """What the reference returns on the scene, without a database."""
+    received = {_number(m) for m in scene.mails if _is_receipt(m)}
+    return sorted(o.id for o in scene.orders if o.id not in received)
 
 
 def reference_lost(conn, deliveries) -> list[int]:
@@ -247,13 +304,18 @@ class LostJudge:
                 f"{stranger} is not an order in the table: list only the orders in `orders`"))
         if len(mine) != len(set(mine)):
             return diff.Finding(EVERY, got=got, expected=expected, note="each order once")
-        if mine and not extra and mine == ref[:len(mine)]:
-            return diff.Finding(EVERY, got=got, expected=expected, note=(
-                f"yours stops after the first {len(mine)} lost orders of {len(ref)}: every order in the table, "
-                "with no LIMIT and no page size"))
         # The cause, by experiment: the difference goes when one thing is changed in the scenario.
         receipts = [m for m in scene.mails if _is_receipt(m)]
         experiments = [
+            (EVERY, replace(scene, orders=tuple(replace(o, age_s=60.0) for o in scene.orders)),
+             "every order in the table, however old: with every order placed a minute ago yours agrees, so it "
+             "leaves out older orders (no filter on created_at){}", ""),
+            (EVERY, replace(scene, mails=tuple(Mail(email_of(next((o.customer for o in scene.orders
+                                                                   if o.id == _number(m)), 1)), m.subject)
+                                                    if _is_receipt(m) else m for m in scene.mails)),
+             "a receipt counts whatever address it went to: its customer may have changed their email since "
+             "(an address ending .old@...). Match each receipt to its order by the number in its subject, not by "
+             "the customer's email{}", ""),
             (EVERY, replace(scene, mails=tuple(Mail(ELSEWHERE, m.subject) for m in scene.mails)),
              "which orders you list changes with the addresses the emails went to, and it must not: match each "
              "receipt to its order by the number in its subject, not by the address (a customer can have several "
@@ -279,12 +341,26 @@ class LostJudge:
         for check, variant, note, detail in experiments:
             if variant != scene and self._agrees(variant):
                 return diff.Finding(check, got=got, expected=expected, note=note.format(detail))
+        if mine and not extra and mine == ref[:len(mine)]:
+            return diff.Finding(EVERY, got=got, expected=expected, note=(
+                f"yours stops after the first {len(mine)} lost orders of {len(ref)}: every order in the table, "
+                "with no LIMIT and no page size"))
+        if not extra and len(scene.orders) > BIG and self._agrees(_newest(scene, BIG)):
+            return diff.Finding(EVERY, got=got, expected=expected, note=(
+                f"with the newest {BIG} orders only, yours agrees; with {len(scene.orders)} it leaves out "
+                f"{short(left_out)}: every order in the table, however many (no LIMIT, not only the newest)"))
         return diff.Finding(EVERY, got=got, expected=expected,
                             note="the orders whose number no delivered receipt's subject names, all of them")
 
     def _agrees(self, scene: Lost) -> bool:
         done, ref, _ = self.run(scene)
         return done.error is None and done.value == ref
+
+
+def _newest(scene: Lost, count: int) -> Lost:
+    keep = set(sorted(o.id for o in scene.orders)[-count:])
+    return replace(scene, orders=tuple(o for o in scene.orders if o.id in keep),
+                   mails=tuple(m for m in scene.mails if not _is_receipt(m) or _number(m) in keep))
 
 
 def _is_receipt(mail: Mail) -> bool:
