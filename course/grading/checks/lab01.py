@@ -142,10 +142,13 @@ def install_orders(scene: Lost) -> sql.Composable:
     parts = [sql.SQL("INSERT INTO customers (id, name, email, address) VALUES ({}, 'Guest', {}, '1 High Street')")
              .format(sql.Literal(c), sql.Literal(email_of(c))) for c in customers]
     if scene.orders:
-        rows = [[sql.Literal(o.id), sql.Literal(o.customer), sql.Literal(o.status), sql.Literal(1000 + o.id % 97),
-                 diff.from_now(-o.age_s)] for o in scene.orders]
-        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents, created_at) ")
-                     + diff.values(rows))
+        columns = [[o.id for o in scene.orders], [o.customer for o in scene.orders],
+                   [o.status for o in scene.orders], [1000 + o.id % 97 for o in scene.orders],
+                   [float(o.age_s) for o in scene.orders]]  # as arrays: a table of 1,000 orders is 5 literals
+        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, total_cents, created_at) "
+                             "SELECT id, customer, status, total, now() - make_interval(secs => age) "
+                             "FROM unnest({}::int[], {}::int[], {}::text[], {}::int[], {}::float8[]) "
+                             "AS o (id, customer, status, total, age)").format(*map(sql.Literal, columns)))
     return sql.SQL("; ").join(parts) if parts else sql.SQL("SELECT")
 
 
@@ -211,8 +214,8 @@ def lost_families() -> list[Callable[[random.Random], Lost]]:
         count = rng.choice([rng.randint(25, 40), rng.randint(101, 140)])
         return _lost(rng, _ids(rng, count), customers=list(range(1, 9)), delivered=0.5, noise=rng.randint(0, 6))
 
-    def day(rng):  # more orders than any "recent" LIMIT 500 or 1000: the oldest ones lost
-        count = rng.randint(1001, 1200)
+    def day(rng):  # more orders than any "recent" LIMIT 200, 500 or 1000: the oldest ones lost (half of the
+        count = rng.choice([rng.randint(1001, 1100), rng.randint(201, 320)])  # time: a big table costs a second)
         scene = _lost(rng, rng.sample(range(9812, 9812 + 2 * count), count), customers=list(range(1, 9)),
                       delivered=0.97, moved=0.05)
         oldest = sorted(scene.orders, key=lambda o: o.id)[:3]
@@ -497,6 +500,7 @@ class Loss:
     settings: dict | None  # the provider's, the moment the function returned (None: it did not answer)
     fate: str  # the app's log line about the order's receipt: "sent ...", "lost: ...", or "" (never tried)
     delivered: int  # receipts the provider delivered for the order
+    signal: str | None = None  # the signal the app's log says stopped it (SIGTERM, SIGINT), None if none did
 
 
 @exercise_check("01.lose_a_receipt")
@@ -544,7 +548,9 @@ def _lose(t: Trial, box, provider: EmailProvider, app: CheckoutApp, how: str, lo
     delivered = 0
     with contextlib.suppress(Exception):
         delivered = tiffin.receipts_by_order(provider.deliveries())[order_id] if isinstance(order_id, int) else 0
-    return Loss(returned, new, app.child.log().count('"POST /orders') - posts, exit_code, settings, fate, delivered)
+    stopped_by = re.findall(r": (SIG[A-Z]+) received: stopping", app.child.log())
+    return Loss(returned, new, app.child.log().count('"POST /orders') - posts, exit_code, settings, fate, delivered,
+                stopped_by[-1] if stopped_by else None)
 
 
 def _settings(provider: EmailProvider) -> dict | None:
@@ -577,9 +583,16 @@ def _judge_loss(t: Trial, how: str, loss: Loss, provider: EmailProvider) -> bool
                                    "(app.place_order(...)['id'])")
     if how in STOPS:
         code, name, meaning = STOPS[how]
+        # Round f3 (lr_w01): SIGINT (Ctrl-C) stops the app as gracefully as SIGTERM, but no deploy sends it;
+        # the app's log names the signal it got, so the check can tell them apart.
+        by = loss.signal if loss.exit_code == 0 else None
+        stopped_right = loss.exit_code == code and (how != "deploy" or by == "SIGTERM")
         t.expect(f"{how}: the app was stopped the way {'a deploy' if how == 'deploy' else 'a crash'} stops it "
-                 f"({name})", ok=loss.exit_code == code, got=_describe_exit(loss.exit_code),
-                 expected=_describe_exit(code), note=meaning)
+                 f"({name})", ok=stopped_right, got=(f"exit code 0, after {by} (the app's log)" if by and by != name
+                                                     else _describe_exit(loss.exit_code)),
+                 expected=_describe_exit(code), note=meaning if by in (None, name) else (
+                     f"{by} is what Ctrl-C sends, not a deploy: a rolling deploy sends SIGTERM "
+                     "(app.terminate())"))
     if not loss.new_orders:
         # No order, no receipt to lose: what the receipt (and, for provider_error, the app and the provider)
         # did proves nothing, so it is not judged; a stub that returns None scored 6 of 12 on it.

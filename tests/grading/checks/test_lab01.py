@@ -4,7 +4,9 @@ receipts_lost runs against a real PostgreSQL; lose_a_receipt against a real chec
 provider, each in a process of its own (the check starts and stops them).
 """
 
+import os
 import re
+import signal
 import time
 
 import pytest
@@ -188,7 +190,10 @@ def lose_with(deploy_by="terminate", crash_by="kill", wait_for="one more request
             provider.configure(down=True)
         for _ in range(orders):
             order = app.place_order(1, total_cents=1250)
-        if how == "deploy":
+        if how == "deploy" and deploy_by == "ctrl-c":  # round f3 (lr_w01): SIGINT, as graceful as SIGTERM
+            os.kill(app.pid, signal.SIGINT)
+            processes.wait_until(lambda: not app.alive(), timeout=60)
+        elif how == "deploy":
             getattr(app, deploy_by)()
         elif how == "crash":
             getattr(app, crash_by)()
@@ -225,6 +230,13 @@ def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
     assert failed(report) == ["deploy: the app was stopped the way a deploy stops it (SIGTERM)"], report.render()
     assert "exit code -9 (SIGKILL)" in report.render()
+
+
+@pytest.mark.slow
+def test_a_deploy_by_ctrl_c_is_told_a_deploy_sends_sigterm():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="ctrl-c"))
+    assert failed(report) == ["deploy: the app was stopped the way a deploy stops it (SIGTERM)"], report.render()
+    assert "after SIGINT (the app's log)" in report.render(), report.render()
 
 
 @pytest.mark.slow
