@@ -491,16 +491,6 @@ def send_receipt(job, conn):
         send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
 """
 
-A_SHORT_TIMEOUT_LET_OUT_WITH_A_KEY = """
-def send_receipt(job, conn):
-    # correct: a timeout shorter than the provider, let out; the job's key keeps a second try from delivering twice
-    receipt = tiffin.render_receipt(tiffin.receipt_details(conn, job.payload["order_id"]))
-    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body,
-               idempotency_key=f"receipt-job-{job.id}", timeout=0.06)
-"""
-
-
-
 def handler(source: str):
     return notebook_function(source, "send_receipt")
 
@@ -554,17 +544,6 @@ def test_wrong_handlers_fail(case):
 def test_a_send_sent_again_after_a_timeout_is_told_a_timeout_does_not_mean_not_sent():
     text = run_check("02.send_receipt", send_receipt=handler(A_SHORT_TIMEOUT_THEN_AGAIN)).render()
     assert "a timeout does not mean 'not sent'" in text, text
-
-
-@pytest.mark.slow
-def test_a_short_timeout_let_out_with_the_jobs_key_passes():
-    report = run_check("02.send_receipt", send_receipt=handler(A_SHORT_TIMEOUT_LET_OUT_WITH_A_KEY))
-    assert report.passed, report.render()
-
-
-def test_a_handler_that_caches_customers_is_told_to_keep_nothing():
-    text = run_check("02.send_receipt", send_receipt=handler(CACHED_CUSTOMERS)).render()
-    assert "keep nothing from one job" in text, text
 
 
 @pytest.mark.slow
