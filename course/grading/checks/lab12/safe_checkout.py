@@ -2,7 +2,8 @@
 
 Judged against the reference (stayhub.safe_checkout and stayhub.reconcile) over seeded scenarios: StayHub's
 tables as earlier checkouts left them (confirmed bookings, bookings left pending before or after their card
-was authorised) and a new guest's checkout. For each scenario:
+was authorised, bookings left pending before their charge and then cancelled by their guest: reconcile
+charges and confirms none of those) and a new guest's checkout. For each scenario:
 
     no crash          the checkout runs to its end: the same rows, charges and jobs as the reference's
     a crash at k      for every statement boundary k of the answer's checkout (faults/boundaries.py: the
