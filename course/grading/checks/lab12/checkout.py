@@ -301,8 +301,8 @@ def _in_the_callers_open_transaction(t: Trial, checkout, box) -> None:
     left = tuple(a - b for a, b in zip(after, before))
     t.expect(DEFAULT_MODE, ok=done.error is None and still_open and left == (0, 0),
              got=(f"raised {done.error}" if done.error is not None else
-                  f"the caller's transaction {'open' if still_open else 'ended by your checkout'}; after its "
-                  f"rollback {left[0]} booking(s), {left[1]} job(s) left"),
+                  ("" if still_open else "the caller's transaction ended by your checkout; ") +
+                  f"after the caller's rollback {left[0]} booking(s), {left[1]} job(s) left"),
              expected="the caller's transaction still open, and 0 bookings, 0 jobs left after its rollback",
              example=f"conn = psycopg.connect(...) (not autocommit); conn.execute('SELECT 1'); {stay.call()}; "
                      "conn.rollback()",
