@@ -342,7 +342,8 @@ def _stolen(t: Trial, box, story: Story, work_one, findings, tried) -> None:
             row = box.conn.execute(CLAIMED_ROW, [job_id]).fetchone()
             claimed = provider.as_claimed.get(job_id)
             if row is not None and row[0] == token and claimed is not None and row != claimed:
-                changed = [f"{name} {before!r} became {after!r}" for name, before, after
+                changed = [f"run_at moved {(after - before).total_seconds():+.3f} s" if name == "run_at" else
+                           f"{name} {before!r} became {after!r}" for name, before, after
                            in zip(CLAIMED_COLUMNS, claimed, row) if before != after]
                 findings.setdefault(FENCED, (
                     f"job {job_id}, claimed by the other worker: {'; '.join(changed)}",
