@@ -359,7 +359,19 @@ def alerts(t: Trial, alerts, seed=None):
     verdicts = diff.Verdicts(t, ALERT_CHECKS)
 
     def compare(reading: Reading) -> diff.Finding | None:
-        return _judge_alerts(reading, t.attempt(alerts, reading.snapshot()))
+        finding = _judge_alerts(reading, t.attempt(alerts, reading.snapshot()))
+        if finding is not None and finding.check == A_BOUNDARY:
+            # the cause, by experiment: the same queue a second under the limit; alerted on still, it is not
+            # the boundary the answer gets wrong but what else it looks at (its depth, its retries)
+            queue = finding.expected.removeprefix("no alert naming ")
+            under = replace(reading, lines=tuple(replace(l, waiting_s=LIMIT_S - 1.0) if l.queue == queue else l
+                                                 for l in reading.lines))
+            again = _judge_alerts(under, t.attempt(alerts, under.snapshot()))
+            if again is not None and again.check == A_CALM:
+                return replace(finding, check=A_CALM, note=f"{queue} is alerted on even at {LIMIT_S - 1:g} s, under "
+                               "the limit: a queue's alert comes from its oldest job's wait alone (waiting_s > "
+                               "LIMIT_S), not from how many jobs it holds, ready, in flight or waiting for a retry")
+        return finding
 
     diff.search(verdicts, diff.in_turn(ALERT_FAMILIES), compare, seed=t.seed, count=ALERTS_SCENARIOS)
     verdicts.report()
