@@ -329,7 +329,8 @@ def _judge_alerts(reading: Reading, done) -> diff.Finding | None:
         return diff.Finding(A_CALM, got=short(got), expected=f"no alert naming {under[0].queue}",
                             note=f"{under[0].queue}'s oldest job has waited {under[0].waiting_s:g} s, not over "
                                  f"{LIMIT_S:g} s: alert on how long the oldest job has waited (in seconds), not on "
-                                 "how many jobs there are")
+                                 "how many jobs there are" + (", nor on jobs in flight or waiting for a retry with "
+                                                              "none ready" if not under[0].ready else ""))
     others = [m for m, named in zip(got, about) if not named]
     if dead_letters:
         saying = [m for m in others if dead_letters in _numbers_in(m)]
