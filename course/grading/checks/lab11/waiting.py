@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import psycopg
 from psycopg import sql
 
-from course.core import monitoring
+from course.core import monitoring, queue
 from course.infra import processes
 
 from course.grading import differential as diff
@@ -32,6 +32,58 @@ ZONES_MIN = (60, -300, 330, -210, 840, -570, 120, -480)
 def _numbers(value) -> bool:
     return isinstance(value, dict) and all(
         isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in value.items())
+
+
+# -- the fixed queues, one per situation the statement names ----------------------------------------------
+
+
+def _age(conn, job_id: int, seconds: float) -> None:
+    """Pretend the job was enqueued, and due, `seconds` ago (the only way to test minutes of waiting in a second)."""
+    conn.execute("UPDATE jobs SET created_at = now() - make_interval(secs => %(s)s), "
+                 "due_at = now() - make_interval(secs => %(s)s) WHERE id = %(id)s", {"s": seconds, "id": job_id})
+
+
+def _let_pass(conn, job_id: int, seconds: float) -> None:
+    """Pretend `seconds` went by for the job: every moment stored for it moves back by as much."""
+    conn.execute("UPDATE jobs SET created_at = created_at - make_interval(secs => %(s)s), "
+                 "run_at = run_at - make_interval(secs => %(s)s), due_at = due_at - make_interval(secs => %(s)s) "
+                 "WHERE id = %(id)s", {"s": seconds, "id": job_id})
+
+
+def _waiting_cases(conn) -> list[tuple[str, str, float | None]]:
+    """Build one queue per situation; return (queue, what it shows, expected seconds or None = absent)."""
+    young = queue.enqueue(conn, "send_receipt", {"order_id": 2}, queue="receipts")
+    old = queue.enqueue(conn, "send_receipt", {"order_id": 1}, queue="receipts")
+    _age(conn, old, 720)
+    _age(conn, young, 5)
+
+    retrying = queue.enqueue(conn, "send_email", {"booking_id": 981}, queue="emails")
+    [job] = queue.claim(conn, "emails", lease_s=30)
+    queue.fail(conn, job, "HTTP 503 from the provider", backoff=lambda attempt: 60.0)  # back in 60 s
+    _age(conn, retrying, 300)
+
+    later = queue.enqueue(conn, "send_reminder", {"booking_id": 982}, queue="reminders", delay_s=3600)
+    _age(conn, later, 600)
+
+    running = queue.enqueue(conn, "render_invoice", {"booking_id": 983}, queue="invoices")
+    queue.claim(conn, "invoices", lease_s=30)
+    _age(conn, running, 200)
+
+    planned = queue.enqueue(conn, "send_wakeup_call", {"booking_id": 985}, queue="wakeups", delay_s=3600)
+    _let_pass(conn, planned, 3630)  # enqueued an hour and a half minute ago, for an hour later: due 30 s ago
+
+    abandoned = queue.enqueue(conn, "sync_channel_manager", {"booking_id": 984}, queue="syncs")
+    queue.claim(conn, "syncs", lease_s=0.01)  # its worker "dies": the lease runs out at once
+    time.sleep(0.05)
+    _age(conn, abandoned, 400)
+    return [
+        ("receipts", "two waiting jobs, enqueued 720 s and 5 s ago: the oldest counts", 720.0),
+        ("emails", "a job waiting for its retry (failed once, back in 60 s), enqueued 300 s ago", 300.0),
+        ("invoices", "a job running right now (lease held), enqueued 200 s ago", 200.0),
+        ("syncs", "a job whose worker died (lease ran out), enqueued 400 s ago", 400.0),
+        ("wakeups", "a wake-up call enqueued 3,630 s ago with delay_s=3600: due 30 s ago, so 30 s late", 30.0),
+        ("reminders", "a reminder scheduled for an hour from now, never run yet: nobody waits for it", None),
+    ]
 
 
 # The same exercise, differential (issue 22): jobs tables drawn from every state the statement's table
