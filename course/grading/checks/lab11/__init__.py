@@ -21,7 +21,7 @@ from course.grading.trial import Trial, short
 from course.grading.checks import exercise_check
 from course.grading.checks.quiz import Question, ask, multiple_choice
 from course.grading.checks.lab11 import blockers_drawn
-from course.grading.checks.lab11.waiting import _numbers, _waiting_cases, waiting_differential
+from course.grading.checks.lab11.waiting import _age, _numbers, _waiting_cases, waiting_differential
 
 TOLERANCE_S = 5.0  # a check on a loaded machine takes a few seconds; ages are minutes apart
 
