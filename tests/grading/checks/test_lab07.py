@@ -318,3 +318,14 @@ def test_an_error_raised_inside_a_library_names_the_learners_calling_line():
     assert "your code raised ValueError" in text or "your code raised TypeError" in text, text
     assert "(line " in text and "return rng.randrange(0, min(CAP_S" in text, text
     assert "raise ValueError" not in text, text  # random.py's own line
+
+
+@pytest.mark.parametrize("exercise, name", [("07.backoff", "backoff"), ("07.route", "route")])
+def test_a_stub_not_started_is_named_as_the_learner_wrote_it(exercise, name):
+    # blind round f3: 07.backoff's "not started" named the check's own helper (`draw_waits`)
+    def stub(*args):
+        raise NotImplementedError("not yet")
+
+    stub.__name__ = name
+    report = run_check(exercise, **{name: stub})
+    assert f"`{name}` still raises NotImplementedError" in report.render(), report.render()
