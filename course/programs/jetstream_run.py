@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 
-from course.infra import broker, eventlog, processes
+from course.infra import broker, eventlog, nats_server, processes
 from course.infra.broker import TRANSIENT
 from course.errors import InvalidArgument
 from course.programs.jetstream_consumer import Consumer, ConsumerSettings
@@ -48,7 +48,8 @@ def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers
     for i in range(n):
         who = f"{name}{i}"
         feeds = eventlog.feeding(kept, who=who)
-        children.append(processes.python(who, __name__, "consume", str(spec), who, env={**(env or {}), **feeds.env},
+        children.append(processes.python(who, __name__, "consume", str(spec), who,
+                                         env={**nats_server.handed(broker.server_list(servers)), **(env or {}), **feeds.env},
                                          pass_fds=[*feeds.fds, *pass_fds]))
         feeds.started(children[-1].pid)
     return children
@@ -62,7 +63,8 @@ def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_pe
     spec = {"servers": broker.server_list(servers), "subject": subject, "count": count,
             "rate_per_s": rate_per_s, "id_prefix": id_prefix, "history": history,
             "publish_timeout_s": publish_timeout_s}
-    return processes.python(name, __name__, "produce", str(processes.pickle_for_child(spec)), name)
+    return processes.python(name, __name__, "produce", str(processes.pickle_for_child(spec)), name,
+                            env=nats_server.handed(broker.server_list(servers)))
 
 
 def wait_ready(children: Sequence[processes.Child], timeout: float = 60.0) -> None:

@@ -206,7 +206,7 @@ def keep_alive(t: Trial, render_invoice):
         consumers = jetstream_run.spawn_consumers(invoices_queue,
                                                   page_renderer.with_renderer(render_invoice, renderer),
                                                   cluster.urls, 2, history=history.path, name="check-consumer",
-                                                  env={nats_server.TOKEN_ENV: nats_server.token()},
+                                                  env={nats_server.TOKEN_ENV: cluster.token},
                                                   kept=[history, page_log], pass_fds=renderer.fds)
         renderer.close()  # the page's ticket is the consumers' now
         try:
