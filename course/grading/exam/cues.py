@@ -29,7 +29,7 @@ class Board:
 
     def __init__(self):
         self._said: list[bytes] = []
-        self._ends: dict[int, int] = {}  # a worker's read end (ours until it starts) -> our write end
+        self._ends: set[int] = set()  # our write end of each worker's pipe (its read end's number is reused)
         self._lock = threading.Lock()
 
     def open(self) -> int:
@@ -37,9 +37,9 @@ class Board:
         read_end, write_end = os.pipe()
         os.set_blocking(write_end, False)
         with self._lock:
-            self._ends[read_end] = write_end
+            self._ends.add(write_end)
             for line in self._said:
-                self._send(read_end, line)
+                self._send(write_end, line)
         return read_end
 
     def started(self, read_end: int) -> None:
@@ -50,20 +50,21 @@ class Board:
         line = (json.dumps(cue) + "\n").encode()
         with self._lock:
             self._said.append(line)
-            for read_end in list(self._ends):
-                self._send(read_end, line)
+            for write_end in list(self._ends):
+                self._send(write_end, line)
 
     def close(self) -> None:
         with self._lock:
-            for write_end in self._ends.values():
+            for write_end in self._ends:
                 os.close(write_end)
             self._ends.clear()
 
-    def _send(self, read_end: int, line: bytes) -> None:
+    def _send(self, write_end: int, line: bytes) -> None:
         try:
-            os.write(self._ends[read_end], line)  # a few short lines in all: a pipe's buffer holds them
+            os.write(write_end, line)  # a few short lines in all: a pipe's buffer holds them
         except (BrokenPipeError, BlockingIOError):
-            os.close(self._ends.pop(read_end))  # that worker is gone (or reads nothing): it hears no more
+            self._ends.discard(write_end)  # that worker is gone (or reads nothing): it hears no more
+            os.close(write_end)
 
 
 class Heard:
