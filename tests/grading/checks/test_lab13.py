@@ -562,33 +562,3 @@ def test_the_quiz_fails_a_wrong_letter_without_giving_the_answer():
     report = run_check("13.quiz", q1="b", q2="a", q3="a", q4="b", q5="b", q6="b")
     assert_fails_with(report, "q2")
     assert "expected" not in report.render()
-
-
-def test_the_checks_cluster_asks_for_a_token_of_its_own_not_the_checkouts(monkeypatch):
-    """hostile3, attack 7: 13.keep_alive hands its consumer processes, which run the learner's handler, the
-    token its cluster asks for; that was the checkout's own (every course server's), and a handler sent it
-    out over UDP. The check's cluster now starts, and its clients connect, with a token made for the check."""
-    from course.grading.checks.lab13 import cluster as check_cluster
-    from course.infra import nats_cluster, nats_server
-
-    monkeypatch.delenv(nats_server.TOKEN_ENV, raising=False)
-    checkout = nats_server.token()
-    seen = []
-
-    class Started:
-        def stop(self):
-            seen.append(("stopped", nats_server.token()))
-
-    def start(n):  # what Cluster.start writes into each node's configuration: nats_server.token()
-        seen.append(("started", nats_server.token()))
-        return Started()
-
-    monkeypatch.setattr(nats_cluster.Cluster, "start", staticmethod(start))
-    with check_cluster.cluster_for_check():
-        handed = nats_server.token()  # what keep_alive puts in its consumers' environment
-    first = check_cluster.cluster_for_check()
-    with first:
-        again = nats_server.token()
-    assert seen[0] == ("started", handed) and seen[1] == ("stopped", handed)
-    assert handed != checkout and again not in (checkout, handed) and len(handed) >= 32
-    assert nats_server.token() == checkout  # restored after the check
