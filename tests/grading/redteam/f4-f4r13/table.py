@@ -13,7 +13,7 @@ counts = {}
 for name in sorted(rows):
     verdict, took, message = rows[name]
     exercise = name.split("__")[0]
-    first = (HERE / "lab13_answers" / f"{name}.py").read_text().splitlines()[0].lstrip("# ")
+    first = (HERE / "answers" / f"{name}.py").read_text().splitlines()[0].lstrip("# ")
     wrong = first.startswith("wrong")
     false = (wrong and verdict == "PASS") or (not wrong and verdict == "FAIL")
     c = counts.setdefault(exercise, [0, 0, 0, 0])
