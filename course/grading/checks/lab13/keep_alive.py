@@ -93,7 +93,8 @@ class Side:
 
     def __init__(self, t: Trial, name: str, handler, urls):
         self.queue = jq.WorkQueue(f"INVOICES_{name}", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=3)
-        self.urls, self.history = urls, jq.new_history(f"course-check-13-{name.lower()}-")
+        # this process alone writes it (the consumer loop runs here): no other process can add a line
+        self.urls, self.history = urls, eventlog.Kept(f"course-check-13-{name.lower()}-")
         self.errors: dict[str, str] = {}
         self.not_started: NotStarted | None = None
 
@@ -107,7 +108,7 @@ class Side:
                 self.errors.setdefault(task.msg_id, done.error)
                 raise RuntimeError(done.error)
 
-        self.consumer = Consumer(self.queue, handle, urls, who=name.lower(), history=self.history,
+        self.consumer = Consumer(self.queue, handle, urls, who=name.lower(), history=self.history.path,
                                  settings=ConsumerSettings(concurrency=8, route_dead_letters=False))
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True, name=f"check-13-{name.lower()}")
@@ -128,7 +129,7 @@ class Side:
         asyncio.run(main())
 
     def events(self, invoice: Invoice) -> list:
-        return [e for e in jq.read_history(self.history) if e.msg_id == invoice.msg_id]
+        return [e for e in self.history.read(jq.Event) if e.msg_id == invoice.msg_id]
 
     def redelivered(self) -> int:
         return jq.consumer_state(self.queue, self.urls)["redelivered"]
@@ -190,21 +191,24 @@ def keep_alive(t: Trial, render_invoice):
         t.seed = DEFAULT_SEED
     drawn = invoices(random.Random(t.seed))
     in_consumers = consumer_invoices(random.Random(f"{t.seed}-consumers"))
-    page_log = eventlog.new_file("course-check-13-pages-")
-    renderer = page_renderer.Renderer(page_log, fail=in_consumers.fail)
+    # The histories that decide the verdict are kept here (eventlog.Kept): the consumer processes run the
+    # learner's handler, so each writes through pipes of its own, stamped with its name and pid.
+    page_log, history = eventlog.Kept("course-check-13-pages-"), eventlog.Kept("course-check-13-")
+    renderer = page_renderer.Renderer(page_log.path, fail=in_consumers.fail)
     with cluster_for_check() as cluster:
         invoices_queue = jq.WorkQueue("INVOICES", replicas=3, ack_wait_s=ACK_WAIT_S, max_deliver=MAX_DELIVER)
         sides = {"yours": Side(t, "YOURS", render_invoice, cluster.urls),
                  "reference": Side(t, "REFERENCE", reference, cluster.urls)}
         for queue in [invoices_queue] + [s.queue for s in sides.values()]:
             _reset(queue, cluster.urls)
-        history = jq.new_history("course-check-13-")
         # Their handler is the learner's: graded, they run sandboxed, where the checkout's token file is hidden.
         # Its render_page is the check's renderer there, which logs each page (grading/faults/page_renderer.py)
         consumers = jetstream_run.spawn_consumers(invoices_queue,
                                                   page_renderer.with_renderer(render_invoice, renderer),
-                                                  cluster.urls, 2, history=history, name="check-consumer",
-                                                  env={nats_server.TOKEN_ENV: nats_server.token()})
+                                                  cluster.urls, 2, history=history.path, name="check-consumer",
+                                                  env={nats_server.TOKEN_ENV: cluster.token},
+                                                  kept=[history, page_log], pass_fds=renderer.fds)
+        renderer.close()  # the page's ticket is the consumers' now
         try:
             for side in sides.values():
                 side.thread.start()
@@ -212,7 +216,7 @@ def keep_alive(t: Trial, render_invoice):
                 _publish(side, drawn)
             ids = [i.msg_id for i in drawn]
             try:
-                processes.wait_until(lambda: all(jq.settled(s.history, ids) for s in sides.values()), 30,
+                processes.wait_until(lambda: all(jq.settled(s.history.path, ids) for s in sides.values()), 30,
                                      interval=0.1, what="the invoices to be acknowledged or failed")
             except TimeoutError:
                 pass
@@ -230,7 +234,10 @@ def keep_alive(t: Trial, render_invoice):
             for side in sides.values():
                 side.stop.set()
                 side.thread.join(15)
-            Path(page_log).unlink(missing_ok=True)
+            for kept in [history, page_log, *(side.history for side in sides.values())]:
+                kept.close()
+                Path(kept.path).unlink(missing_ok=True)
+            renderer.close()
 
 
 def _judge(t: Trial, drawn: list[Invoice], seen: dict, redelivered: dict) -> None:
@@ -304,15 +311,16 @@ def consumer_invoices(rng: random.Random) -> InConsumers:
 
 def reference_log(scenario: InConsumers) -> dict:
     """The reference's page log on the same invoices, run here (pages take no time: only calls count)."""
-    log = eventlog.new_file("course-check-13-reference-pages-")
+    log = eventlog.Kept("course-check-13-reference-pages-")  # this process's alone, as the consumers' is
+    renderer = page_renderer.Renderer(log.path, fail=scenario.fail, page_s=0)
     try:
-        renderer = page_renderer.Renderer(log, fail=scenario.fail, page_s=0)
         for invoice in scenario.all:
             page_renderer.run_redelivering(reference, renderer,
                                            {"booking_id": invoice.booking_id, "pages": invoice.pages}, MAX_DELIVER)
-        return page_renderer.calls(log)
+        return page_renderer.calls(log.path)
     finally:
-        Path(log).unlink(missing_ok=True)
+        renderer.close()
+        Path(log.path).unlink(missing_ok=True)
 
 
 def _told(calls: list) -> str:
@@ -321,8 +329,8 @@ def _told(calls: list) -> str:
     return "pages " + ", ".join(f"{page}" + (" (raised)" if kind == "failed" else "") for page, kind in calls)
 
 
-def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str, scenario: InConsumers,
-                 page_log: str) -> None:
+def in_processes(t: Trial, cluster, invoices_queue, consumers, history: eventlog.Kept, scenario: InConsumers,
+                 page_log: eventlog.Kept) -> None:
     """The statement's run: two real consumer processes, a 6-page invoice, a one-page one, one of a drawn
     length, and one whose chosen page fails once; every render_page call logged by the check's renderer.
     The pages are judged delivery by delivery: a delivery again (a silence past the AckWait) is the once
@@ -334,13 +342,14 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: str, sce
                                   give_up_after_s=30)
     ids = [i.msg_id for i in scenario.all]
     try:
-        processes.wait_until(lambda: jq.settled(history, ids), 60, interval=0.1,
+        processes.wait_until(lambda: jq.settled(history.path, ids), 60, interval=0.1,
                              what="the invoices to be acknowledged or dead-lettered")
     except TimeoutError:
         pass
-    events = jq.read_history(history)
+    events = history.read(jq.Event)
+    page_log.settle()  # a page's line goes out before its delivery ends, which settled() waited for
     outcome = jq.Outcome.of(events)
-    yours, expected = page_renderer.calls(page_log), reference_log(scenario)
+    yours, expected = page_renderer.calls(page_log.path), reference_log(scenario)
 
     def delivery(calls: dict, invoice: Invoice, n: int) -> list:
         return calls.get(invoice.booking_id, {}).get(n, [])
