@@ -312,6 +312,18 @@ def empties_the_items(conn, order_id):
     return row is not None
 
 
+
+def gives_up_after_five_seconds(conn, order_id):
+    """Red team f4r05: lock_timeout 5 s, then False. It passed while the kitchen's crashed screen held the row
+    for 2 s and rolled back: 5 s was patient enough there, and the customer at dinner is still told "too late"
+    for an order nobody started."""
+    try:
+        with conn.transaction():
+            conn.execute("SET LOCAL lock_timeout = '5s'")
+            return _the_hints_update(conn, order_id)
+    except psycopg.errors.LockNotAvailable:
+        return False
+
 ALREADY = "the kitchen starting the order while yours runs"
 TWICE = "two cancels of the same order at once"
 KILLED = "a process killed between any two of its statements"
@@ -347,6 +359,7 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "safe_only_on_a_small_table": (safe_only_on_a_small_table, [ALREADY], []),
     "safe_only_on_a_dozen_orders": (safe_only_on_a_dozen_orders, [ALREADY], []),
     "gives_up_on_a_locked_order": (gives_up_on_a_locked_order, [ALREADY], []),
+    "gives_up_after_five_seconds": (gives_up_after_five_seconds, [ALREADY], []),
     "its_own_connection_unless_the_caller_has_a_transaction": (
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
     "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),

@@ -1,0 +1,11 @@
+# exercise: 05.cancel_order
+# kind: wrong
+# rule: still-placed (SELECT status, then UPDATE by id: both in one transaction, no lock)
+def cancel_order(conn, order_id):
+    with conn.transaction():
+        row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True

@@ -1,0 +1,9 @@
+# exercise: 05.cancel_order
+# kind: wrong
+# rule: only-if-placed (cancels whatever its status)
+def cancel_order(conn, order_id):
+    with conn.transaction():
+        done = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s RETURNING id", [order_id]).fetchone()
+        if done:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return done is not None

@@ -1,0 +1,11 @@
+# exercise: 05.cancel_order
+# kind: wrong
+# rule: still-placed (SELECT ... FOR UPDATE in autocommit: the lock ends with the statement)
+def cancel_order(conn, order_id):
+    row = conn.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE", [order_id]).fetchone()
+    if row is None or row[0] != "placed":
+        return False
+    with conn.transaction():
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True

@@ -1,0 +1,12 @@
+# exercise: 05.cancel_order
+# kind: wrong
+# rule: still-placed (an advisory lock the kitchen never takes, then read-then-write)
+def cancel_order(conn, order_id):
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [order_id])
+        row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+        if row is None or row[0] != "placed":
+            return False
+        conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+        outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return True

@@ -1,0 +1,11 @@
+# exercise: 05.relay
+# kind: wrong
+# rule: skip-locked (FOR UPDATE without SKIP LOCKED: waits)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute("SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL "
+                            "ORDER BY id LIMIT %s FOR UPDATE", [limit]).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [r[0] for r in rows]})
+    return len(rows)

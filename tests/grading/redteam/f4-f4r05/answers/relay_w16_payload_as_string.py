@@ -1,0 +1,12 @@
+# exercise: 05.relay
+# kind: wrong
+# rule: publish each (payload re-encoded as a JSON string: consumers get a string)
+import json
+
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, json.dumps(payload), msg_id=str(event_id))
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [r[0] for r in rows]})
+    return len(rows)

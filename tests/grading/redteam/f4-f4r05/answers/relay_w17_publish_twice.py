@@ -1,0 +1,11 @@
+# exercise: 05.relay
+# kind: wrong
+# rule: oldest-first 'publish each once' (publishes every row twice, 'to be safe')
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+            publish(subject, payload, msg_id=str(event_id))  # the broker drops the copy anyway
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [r[0] for r in rows]})
+    return len(rows)

@@ -1,0 +1,10 @@
+# exercise: 05.relay
+# kind: wrong
+# rule: oldest-first 'in id order' (claims oldest, publishes newest first)
+def relay_batch(conn, publish, limit=10):
+    with conn.transaction():
+        rows = conn.execute(sql.query("outbox", "claim"), {"limit": limit}).fetchall()
+        for row_id, event_id, subject, payload in reversed(rows):
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": [r[0] for r in rows]})
+    return len(rows)
