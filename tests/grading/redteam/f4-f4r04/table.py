@@ -45,7 +45,8 @@ def main():
     fp = [r for r in wrong if r[4] == "pass"]
     out += ["## Lab 04", "", f"Blind false-pass rate: {len(fp)} of {len(wrong)} = "
             f"{100 * len(fp) / max(1, len(wrong)):.1f} %.", ""]
-    (HERE / "lab04.md").write_text("\n".join(out) + "\n")
+    notes = HERE / "notes.md"
+    (HERE / "lab04.md").write_text("\n".join(out) + "\n" + (notes.read_text() if notes.exists() else ""))
     print("\n".join(out[-3:]))
 
 
