@@ -399,7 +399,7 @@ def spawn(schema: str | None = None, *, stream: str = "ORDERS", subjects: Sequen
     Settings are checked here, so a mistake shows in the notebook cell, not in a log. `nats_url`
     defaults to the course's NATS server, resolved (and started) now: the relay never chooses again.
     """
-    from course.infra import db, processes
+    from course.infra import db, nats_server, processes
 
     settings = RelaySettings(stream=stream, subjects=list(subjects) if subjects else None, msg_id=msg_id,
                              batch=batch, poll_interval_s=poll_interval_s, pace_s=pace_s, crash_after=crash_after,
@@ -409,7 +409,8 @@ def spawn(schema: str | None = None, *, stream: str = "ORDERS", subjects: Sequen
         nats_url = broker.url()
     servers = nats_url if isinstance(nats_url, str) else ",".join(nats_url)
     args = ["relay", "--dsn", db.conninfo(schema), "--nats", servers, *_relay_args(settings)]
-    return processes.python(name, "course.core.outbox", *args, env=env)
+    handed = nats_server.handed(broker.server_list(servers))  # a cluster's own token, when it is one of ours
+    return processes.python(name, "course.core.outbox", *args, env={**handed, **(env or {})})
 
 
 # -- command line ---------------------------------------------------------------------------------

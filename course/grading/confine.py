@@ -138,13 +138,14 @@ class Confinement:
 
     def launch_spec(self, argv: list[str], specs: list[str], **options) -> subprocess.Popen:
         """processes.confine_untrusted's launcher: the child's spec files are copied where it may read them."""
-        folder = self.exchange / "specs"
-        folder.mkdir(exist_ok=True)
+        folder = self.specs_folder()
         copies = {}
         for spec in specs:
             copy = folder / f"{secrets.token_hex(6)}-{Path(spec).name}"
-            shutil.copyfile(spec, copy)
-            os.chmod(copy, 0o644)  # its sandbox may run as another uid
+            fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "wb") as out, open(spec, "rb") as source:
+                shutil.copyfileobj(source, out)
+                os.fchmod(out.fileno(), 0o644)  # its sandbox may run as another uid: by descriptor, never by name
             copies[spec] = str(copy)
         for spec, copy in copies.items():
             argv = [arg.replace(spec, copy) for arg in argv]
@@ -153,6 +154,15 @@ class Confinement:
             env = {k: v.replace(spec, copy) for k, v in env.items()}
         options.pop("cwd", None)
         return self.launch(argv, env=env, **options)
+
+    def specs_folder(self) -> Path:
+        """Where the workers' specs are copied: a folder of this process's own in the exchange, made with a
+        name no one could guess, so none can be planted first (a symlink at a fixed name had the checker,
+        as root, copy specs wherever it pointed); 0755: its sandboxes read it, none writes or renames in it."""
+        if getattr(self, "_specs", None) is None:
+            self._specs = Path(tempfile.mkdtemp(prefix="specs-", dir=self.exchange))
+            self._specs.chmod(0o755)
+        return self._specs
 
     def prelaunch(self, log: Path) -> None:
         """Start the answer host now, to import while this process does; start_host takes it."""

@@ -96,10 +96,12 @@ def same_answer_key(source: str) -> str | None:
     lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
     try:
         tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError):
+        tree = _Names().visit(tree)
+        return ast.dump(tree, annotate_fields=False, include_attributes=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # A 20,000-term sum makes the parser raise RecursionError (unary minuses: MemoryError): such a cell is
+        # no answer to compare, and must not stop the comparison of everyone else's (hostile3, attack 5).
         return None
-    tree = _Names().visit(tree)
-    return ast.dump(tree, annotate_fields=False, include_attributes=False)
 
 
 def identical_answers(cells: dict[str, dict[str, str]], exercises: list[str], *,

@@ -45,6 +45,10 @@ ROLE_PREFIX = "course_grade_"
 LOCK_SCHEMA, LOCK_TABLE = "course_grading", "roles_lock"
 CATALOG_LOCK = f"LOCK TABLE {LOCK_SCHEMA}.{LOCK_TABLE} IN EXCLUSIVE MODE"
 CONNECTIONS = 300  # max_connections, when the server cannot be asked
+# What a role's sessions write into the server's log, which has no bound: a notebook's RAISE WARNING of 1 MB
+# in a loop wrote 256 MB there in seconds (hostile3, attack 12), and a failing statement is logged with its
+# text. Only what ends a session (FATAL, PANIC) is logged for a graded role; its errors reach its client.
+QUIET_LOG = {"log_min_messages": "fatal", "log_min_error_statement": "panic"}
 DISK_BUDGET_BYTES = 2 << 30  # what one notebook's role may own on the server's disk (no check writes 1/10 of it)
 TEMP_FILE_LIMIT = "1GB"  # per session: sorts and hashes spilled to disk
 WATCH_EVERY_S = 2.0
@@ -136,6 +140,9 @@ class Roles:
                 sql.Identifier(role), sql.Literal(self.connection_limit), sql.Literal(password)))
             conn.execute(sql.SQL("ALTER ROLE {} SET temp_file_limit = {}").format(
                 sql.Identifier(role), sql.Literal(TEMP_FILE_LIMIT)))  # only a superuser may change it
+            for setting, level in QUIET_LOG.items():  # as temp_file_limit: the role cannot set them back
+                conn.execute(sql.SQL("ALTER ROLE {} SET {} = {}").format(
+                    sql.Identifier(role), sql.Identifier(setting), sql.Literal(level)))
             for setting, seconds in SESSION_BOUNDS_S.items():
                 conn.execute(sql.SQL("ALTER ROLE {} SET {} = {}").format(
                     sql.Identifier(role), sql.Identifier(setting), sql.Literal(f"{seconds}s")))

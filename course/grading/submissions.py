@@ -111,6 +111,8 @@ def unreadable(text: str | None) -> str | None:
         json.loads(text)
     except json.JSONDecodeError as error:
         return f"not a notebook: not JSON ({error})"
+    except (RecursionError, MemoryError):  # "[" * 200_000: json's parser gives up (hostile3, attack 6)
+        return "not a notebook: JSON nested deeper than Python's parser goes"
     try:
         notebook = nbformat.reads(text, as_version=4)
         notebook.cells  # noqa: B018

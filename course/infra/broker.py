@@ -15,8 +15,8 @@ one event loop in a helper thread, not with asyncio.run(): a Jupyter kernel alre
 main thread, and asyncio.run() refuses to start a second one there. Async code can `await connect()`
 and use nats-py directly.
 
-Our servers let in only clients that show the checkout's token (`nats_server.token()`); `connect()`
-shows it. A server you name in NATS_URL is yours: it is used as given.
+Our servers let in only clients that show their token (`nats_server.token(servers)`: a lab 13 cluster's
+own, else the checkout's); `connect()` shows it. A server you name in NATS_URL is yours: it is used as given.
 
     python -m course broker start|stop|status|url
 """
@@ -191,7 +191,7 @@ async def connect(servers: Servers = None, **options) -> nats.aio.client.Client:
     settings = dict(servers=servers, name=f"course:{os.getpid()}", connect_timeout=2,
                     reconnect_time_wait=0.2, max_reconnect_attempts=1, error_cb=_silent)
     if not _users_own(servers):
-        settings["token"] = nats_server.token()  # our servers let nobody in without it
+        settings["token"] = nats_server.token(servers)  # our servers let nobody in without theirs
     return await nats.connect(**{**settings, **options})
 
 

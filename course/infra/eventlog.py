@@ -13,6 +13,7 @@ write their histories this way, and a check or a notebook reads them back.
     Kept(prefix)                       a history only this process writes: each child it starts gets a
                                        pipe of its own (kept.feed(**stamp)), and its lines are stamped
                                        with the pid this process started and who it is
+    feeding(histories, **stamp)        one child's pipes into several Kept histories at once
 
 A history that decides a verdict about code under test is a `Kept` one: a file children append to could
 take lines from any process that finds it (in class grading every sandboxed child may write the exchange
@@ -92,7 +93,9 @@ def read(path: str | Path, event: Callable[..., E] = dict) -> list[E]:
 def new_file(prefix: str = "course-history-") -> str:
     """A fresh, empty history file, in the folder a child running code under test may write. Every child
     may append to it: when a class is graded each sandboxed child runs as a uid of its own (the folder
-    is sticky, so none can remove or replace it; outside grading the folder is the owner's alone)."""
+    is sticky, so none can remove or replace it; outside grading the folder is the owner's alone). So
+    no verdict is read from one: it is for what a notebook runs and shows itself (lab 13's consumers,
+    jq.new_history); a check keeps its own (Kept)."""
     fd, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl", dir=processes.exchange_dir())
     os.fchmod(fd, 0o666)
     os.close(fd)
@@ -145,6 +148,11 @@ class Kept:
 
     def feed(self, **stamp) -> "Feed":
         return Feed(self, stamp)
+
+    def read(self, event: Callable[..., E] = dict) -> list[E]:
+        """settle(), then every event so far (read(self.path, event))."""
+        self.settle()
+        return read(self.path, event)
 
     def settle(self) -> None:
         """Every line the children have written so far is in the file (what a child wrote before it did
@@ -247,6 +255,26 @@ class Feed:
                 pass  # settle() read its end to the last and closed it meanwhile: drain() says so
             if not self.drain():
                 return
+
+
+class Feeds:
+    """One child's pipes into several Kept histories (a consumer's own history and the page log its
+    handler writes): pass `fds` and `env` to the child, then started(pid)."""
+
+    def __init__(self, feeds: Sequence[Feed]):
+        self.feeds = list(feeds)
+        self.fds = [fd for feed in self.feeds for fd in feed.fds]
+        named = {name: fd for feed in self.feeds for name, fd in json.loads(feed.env[FEEDS_ENV]).items()}
+        self.env = {FEEDS_ENV: json.dumps(named)} if named else {}
+
+    def started(self, pid: int) -> None:
+        for feed in self.feeds:
+            feed.started(pid)
+
+
+def feeding(histories: Sequence[Kept], **stamp) -> Feeds:
+    """A feed into each of `histories` for one child, every line of it stamped with `stamp` (and its pid)."""
+    return Feeds([history.feed(**stamp) for history in histories])
 
 
 def timeline(events: Sequence[Event], describe: Callable[[Event], str], *, since: float | None = None,

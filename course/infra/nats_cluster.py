@@ -1,14 +1,18 @@
 """Lab 13's JetStream cluster: three (1 to 9) NATS servers on 127.0.0.1 that replicate streams, so a
 lab can kill a stream's leader and see the stream survive.
 
-Every node is a child process of ours (course/infra/processes.py), started from the same binary, with
-the same token, as the single server in nats_server.py; it is stopped by `stop()`, by leaving a `with`
-block, and at exit of this Python process whatever happened.
+Every node is a child process of ours (course/infra/processes.py), started from the same binary as the
+single server in nats_server.py; it is stopped by `stop()`, by leaving a `with` block, and at exit of this
+Python process whatever happened. A cluster has a token of its own, not the checkout's: its clients in
+this process show it (broker.connect asks nats_server.token), the consumer processes started for it are
+handed it (jetstream_run), and a client of another cluster (another notebook's, when a class is graded)
+is refused.
 """
 
 from __future__ import annotations
 
 import atexit
+import secrets
 import shutil
 import tempfile
 import time
@@ -96,6 +100,7 @@ class Cluster:
     home: Path
     owns_home: bool  # a temporary folder we created, removed on stop
     formed_in_s: float = field(default=0.0)  # how long the start took, until a meta leader was known
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)  # this cluster's alone
 
     @classmethod
     def start(cls, n: int = 3, *, home: Path | str | None = None, name: str = "lab",
@@ -106,6 +111,7 @@ class Cluster:
         home = Path(tempfile.mkdtemp(prefix="course-nats-cluster-")) if owns_home else Path(home)
         for attempt in range(3):
             cluster = cls(name, cls._plan(n, home), home, owns_home)
+            nats_server.own_token(cluster.urls, cluster.token)
             atexit.register(cluster.stop)
             began = time.monotonic()
             try:
@@ -134,7 +140,7 @@ class Cluster:
         return nodes
 
     def _launch(self, node: ClusterNode) -> None:
-        secret = nats_server.token()
+        secret = self.token
         routes = ", ".join(f"nats-route://route:{secret}@127.0.0.1:{other.route_port}" for other in self.nodes.values())
         self.home.mkdir(parents=True, exist_ok=True)
         self.home.chmod(0o700)
@@ -229,6 +235,7 @@ class Cluster:
             if node.process is not None and node.alive():
                 node.process.terminate(15)
         atexit.unregister(self.stop)
+        nats_server.own_token(self.urls, None)
         if remove_home and self.owns_home:
             shutil.rmtree(self.home, ignore_errors=True)
 

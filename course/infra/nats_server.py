@@ -7,7 +7,8 @@ course's shared one is `broker.shared()`; lab 13's cluster (nats_cluster.py) reu
 ports, the probes and the token from here.
 
 Our servers let in only clients that show the token generated per checkout into `.course/nats-token`
-(0600). Their config files hold it too, in folders only the owner may enter.
+(0600); a lab 13 cluster asks for a token of its own (nats_cluster.py). Their config files hold it too,
+in folders only the owner may enter.
 
 Why one module: it is one server's life (choose free ports, write the private config, start, wait
 until healthy, attach from another process, stop and reap), and each step reads the state the others
@@ -153,11 +154,28 @@ def token_file() -> Path:
 TOKEN_ENV = "COURSE_NATS_TOKEN"
 
 
-def token() -> str:
-    """The checkout's NATS token, made on first use. Every course server asks for it, every course client
-    shows it: any other account on the machine can reach 127.0.0.1, but cannot read this 0600 file. A
-    process that may not read the checkout's files (a graded notebook's consumer process, in its sandbox,
-    whose TCP reaches only its own servers' ports) is handed it in COURSE_NATS_TOKEN."""
+_tokens: dict[str, str] = {}  # url -> the token of a server this process started with one of its own (a cluster)
+
+
+def own_token(urls: list[str], secret: str | None) -> None:
+    """`urls` ask for `secret`, not the checkout's token (a lab 13 cluster's); None forgets them."""
+    for url in urls:
+        if secret is None:
+            _tokens.pop(url, None)
+        else:
+            _tokens[url] = secret
+
+
+def token(servers: list[str] | None = None) -> str:
+    """The token `servers` ask for: a cluster's own, when this process started it (nats_cluster.py: one a
+    cluster, so a client of one notebook's cluster cannot reach another's); else the checkout's NATS
+    token, made on first use. The course's shared server asks for that one, every course client shows it:
+    any other account on the machine can reach 127.0.0.1, but cannot read this 0600 file. A process that
+    may not read the checkout's files, or did not start the cluster (a consumer process, sandboxed when a
+    class is graded), is handed its servers' token in COURSE_NATS_TOKEN (handed())."""
+    for url in servers or []:
+        if url in _tokens:
+            return _tokens[url]
     handed = os.environ.get(TOKEN_ENV, "").strip()
     if handed:
         return handed
@@ -178,6 +196,12 @@ def token() -> str:
     finally:
         temporary.unlink()
     return path.read_text().strip()
+
+
+def handed(servers: list[str]) -> dict[str, str]:
+    """The environment a child connecting to `servers` needs: their token, when it is a cluster's own."""
+    secret = next((_tokens[url] for url in servers if url in _tokens), None)
+    return {TOKEN_ENV: secret} if secret else {}
 
 
 def write_private(path: Path, text: str) -> None:

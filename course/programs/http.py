@@ -232,15 +232,21 @@ def serve(server: Server, *, name: str, url_file: str | None = None, drain_timeo
     app started for work after its response (a receipt, say) dies with the process.
     """
     stopping = threading.Event()
+    received: list[str] = []  # which signal asked it to stop: its log says so (a deploy sends SIGTERM, Ctrl-C SIGINT)
+
+    def stop(signum, _frame):
+        received.append(signal.Signals(signum).name)
+        stopping.set()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stopping.set())
+        signal.signal(signum, stop)
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     print(f"{name} listening on {server.url} (pid {os.getpid()})", flush=True)
     if url_file:
         _write_atomically(Path(url_file), server.url)
     while not stopping.wait(0.5):
         pass
-    print(f"{name}: stopping; waiting up to {drain_timeout:.0f} s for requests in flight", flush=True)
+    print(f"{name}: {received[0]} received: stopping; waiting up to {drain_timeout:.0f} s for requests in flight",
+          flush=True)
     server.shutdown()
     server.server_close()
     left = server.drain(drain_timeout)

@@ -265,7 +265,8 @@ def read_history(path: str | Path) -> list[Event]:
 
 
 def new_history(prefix: str = "course-js-") -> str:
-    """A fresh, empty history file in the course's log folder."""
+    """A fresh, empty history file in the folder the notebook's processes share (eventlog.new_file): for
+    a notebook's own runs. A check keeps the history it judges from (eventlog.Kept: spawn_consumers' kept=)."""
     return eventlog.new_file(prefix)
 
 

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 
-from course.infra import broker, processes
+from course.infra import broker, eventlog, nats_server, processes
 from course.infra.broker import TRANSIENT
 from course.errors import InvalidArgument
 from course.programs.jetstream_consumer import Consumer, ConsumerSettings
@@ -30,16 +30,29 @@ from course.programs.jetstream_queue import Publisher, WorkQueue, publish_with_r
 
 def spawn_consumers(queue: WorkQueue, handler: Callable, servers: broker.Servers, n: int = 2, *,
                     history: str | None = None, settings: ConsumerSettings | None = None,
-                    name: str = "consumer", env: dict[str, str] | None = None) -> list[processes.Child]:
+                    name: str = "consumer", env: dict[str, str] | None = None,
+                    kept: Sequence[eventlog.Kept] = (), pass_fds: Sequence[int] = ()) -> list[processes.Child]:
     """Start `n` consumer processes running `handler(task)` (sync or async; notebook code travels by value).
 
     Their events go to `history` (see read_history). Stop them with child.terminate() or child.kill().
+    A check that judges them keeps its histories itself (`kept`: `history`'s Kept, and any other its
+    handler writes): each consumer writes into each through a pipe of its own, every line stamped with
+    the consumer's name (`who`) and the pid started here. `pass_fds` stay open in each (what the
+    handler was given: a check's ticket).
     """
     if not callable(handler):
         raise InvalidArgument(f"handler must be a function handler(task); got {handler!r}.")
     spec = processes.pickle_for_child({"queue": queue, "handler": handler, "servers": broker.server_list(servers),
                        "history": history, "settings": settings or ConsumerSettings()})
-    return [processes.python(f"{name}{i}", __name__, "consume", str(spec), f"{name}{i}", env=env) for i in range(n)]
+    children = []
+    for i in range(n):
+        who = f"{name}{i}"
+        feeds = eventlog.feeding(kept, who=who)
+        children.append(processes.python(who, __name__, "consume", str(spec), who,
+                                         env={**nats_server.handed(broker.server_list(servers)), **(env or {}), **feeds.env},
+                                         pass_fds=[*feeds.fds, *pass_fds]))
+        feeds.started(children[-1].pid)
+    return children
 
 
 def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_per_s: float = 50.0,
@@ -50,7 +63,8 @@ def spawn_producer(servers: broker.Servers, subject: str, count: int, *, rate_pe
     spec = {"servers": broker.server_list(servers), "subject": subject, "count": count,
             "rate_per_s": rate_per_s, "id_prefix": id_prefix, "history": history,
             "publish_timeout_s": publish_timeout_s}
-    return processes.python(name, __name__, "produce", str(processes.pickle_for_child(spec)), name)
+    return processes.python(name, __name__, "produce", str(processes.pickle_for_child(spec)), name,
+                            env=nats_server.handed(broker.server_list(servers)))
 
 
 def wait_ready(children: Sequence[processes.Child], timeout: float = 60.0) -> None:

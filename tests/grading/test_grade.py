@@ -168,6 +168,41 @@ def test_a_huge_or_linked_submission_is_not_read(tmp_path):
     assert "MiB a notebook may be" in refused[0].detail and "symbolic link" in refused[1].detail
 
 
+def test_a_notebook_nested_too_deep_for_json_is_unreadable_not_the_graders_failure():
+    """hostile3, attack 6: "[" * 200_000 (200 kB) made json raise RecursionError, not JSONDecodeError: the row
+    said the grader had failed (exit 1) and the comparison of answers between students stopped for all."""
+    assert submissions.unreadable("[" * 200_000) == "not a notebook: JSON nested deeper than Python's parser goes"
+    assert submissions.unreadable("{}").startswith("not a notebook: ")  # JSON, but no notebook: as before
+
+
+def test_a_name_planted_in_the_exchange_folder_does_not_steer_where_specs_are_copied(tmp_path):
+    """hostile3, attacks 1 and 2: the answer host, first to run, put `specs` in the exchange folder (shared,
+    1777) before the checker made it with mkdir(exist_ok=True): as a symlink, the checker (root) copied each
+    worker's spec into the folder it named; as a folder of the notebook's own, a thread swapped each new copy
+    for a symlink before the checker's chmod(copy, 0o644), which then opened a root-only file to everyone.
+    The specs go to a folder of the checker's own, named at random; the copy's mode is set by descriptor."""
+    elsewhere, secret = tmp_path / "elsewhere", tmp_path / "secret"
+    elsewhere.mkdir()
+    secret.write_text("root's alone")
+    secret.chmod(0o600)
+    spec = tmp_path / "spec.pkl"
+    spec.write_bytes(b"the worker's spec")
+    confinement = confine.Confinement(tmp_path / "scratch", conninfo=None)
+    try:
+        (confinement.exchange / "specs").symlink_to(elsewhere)  # what the notebook's code could plant
+        child = confinement.launch_spec([sys.executable, "-c", "import sys; print(open(sys.argv[1]).read())",
+                                         str(spec)], [str(spec)], stdout=subprocess.PIPE)
+        out, _ = child.communicate(timeout=300)
+        copied = Path(child.args[-1])
+        assert out.strip() == b"the worker's spec" and copied.read_bytes() == b"the worker's spec"
+        assert list(elsewhere.iterdir()) == []
+        assert copied.parent.parent == confinement.exchange and not copied.parent.is_symlink()
+        assert copied.parent.name != "specs" and oct(copied.parent.stat().st_mode & 0o777) == "0o755"
+        assert oct(copied.stat().st_mode & 0o777) == "0o644" and oct(secret.stat().st_mode & 0o777) == "0o600"
+    finally:
+        confinement.end()
+
+
 def test_the_newest_notebook_of_a_lab_is_graded(tmp_path):
     old = save(notebook("03", "labs"), tmp_path / "ola" / "03_postgres_queue.ipynb")
     new = save(notebook("03"), tmp_path / "ola" / "03_postgres_queue-Copy1.ipynb")

@@ -37,6 +37,23 @@ def test_the_check_passes_on_the_solution(exercise_id):
     assert not unchecked, "\n".join(unchecked)
 
 
+CODE_EXERCISES = [e.id for e in COURSE.exercises if e.kind == "code" and e.lab_id != "14"]  # 14's answer: notebooks
+
+
+@pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
+@pytest.mark.slow
+def test_an_answer_that_does_nothing_passes_no_check(exercise_id):
+    """Every answer a function that does nothing and returns None: it shows no effect, so no row may count it as
+    passed (in class grading a row passed by nothing is a mark earned by nothing). Rows such an answer cannot
+    fail are reported not judged until the answer has shown what they are about (Verdicts.not_shown). This one
+    test covers every code exercise, present and future; the labs' own tests keep what they add to it."""
+    def nothing(*args, **kwargs):
+        return None
+
+    report = run_check(exercise_id, seed=1, **{name: nothing for name in COURSE.exercise(exercise_id).answers})
+    assert report.results and not any(r.passed for r in report.results), report.render()
+
+
 # -- the two trees --------------------------------------------------------------------------------
 
 

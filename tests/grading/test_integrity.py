@@ -55,3 +55,15 @@ def test_a_checkers_report_that_does_not_add_up_is_flagged():
     events.take({"event": "leftovers", "processes": [[123, "python -c daemon"]]})
     assert events.results["03.quiz"]["status"] == "failed"
     assert len(events.flags) == 4 and "never started" in events.flags[0] and "pid 123" in events.flags[3]
+
+
+def test_a_cell_the_parser_gives_up_on_stops_no_comparison():
+    """hostile3, attack 5: a ring hands in one answer under other names; a third student's cell of 20,000
+    terms made ast.parse raise RecursionError (and 20,000 unary minuses, MemoryError), which stopped the
+    comparison for the whole class. Such a cell is no answer to compare; the ring is still found."""
+    sum_of_ones = "x = " + "+".join(["1"] * 20_000)
+    minuses = "x = " + "-" * 20_000 + "1"
+    assert same_answer_key(sum_of_ones) is None and same_answer_key(minuses) is None
+    cells = {"ana": {"03.claim": CLAIM}, "ben": {"03.claim": CLAIM.replace("conn", "db")},
+             "cy": {"03.claim": sum_of_ones}, "dee": {"03.claim": minuses}}
+    assert identical_answers(cells, ["03.claim"], not_counted={}) == [("03.claim", ["ana", "ben"])]

@@ -34,6 +34,7 @@ def test_a_failed_page_is_delivered_again_and_every_page_drawn_again(tmp_path):
     log = str(tmp_path / "pages.jsonl")
     renderer = page_renderer.Renderer(log, fail=(7, 1), page_s=0)
     page_renderer.run_redelivering(draws_every_page, renderer, {"booking_id": 7, "pages": 3}, max_deliver=5)
+    renderer.close()
     assert page_renderer.calls(log) == {7: {1: [(0, "drawn"), (1, "failed")],
                                             2: [(0, "drawn"), (1, "drawn"), (2, "drawn")]}}
 
@@ -42,7 +43,35 @@ def test_a_swallowed_failure_shows_in_the_log(tmp_path):
     log = str(tmp_path / "pages.jsonl")
     renderer = page_renderer.Renderer(log, fail=(7, 1), page_s=0)
     page_renderer.run_redelivering(skips_a_page_that_fails, renderer, {"booking_id": 7, "pages": 3}, max_deliver=5)
+    renderer.close()
     assert page_renderer.calls(log) == {7: {1: [(0, "drawn"), (1, "failed"), (2, "drawn")]}}
+
+
+DRAWS_THE_CHOSEN_PAGE = """
+import sys, cloudpickle
+renderer = cloudpickle.loads(open(sys.argv[1], "rb").read())
+try:
+    renderer(7, 1)
+except Exception as error:
+    print(type(error).__name__)
+"""
+
+
+def test_the_chosen_page_fails_once_across_processes_whatever_its_log_says(tmp_path):
+    """"Once" is the ticket's byte, which one read takes: of three processes drawing the chosen page, one
+    fails. A "failed" line put into the log first (it disarmed the fault when the renderer read its log, and any
+    process that found the file could write one) changes nothing."""
+    log = str(tmp_path / "pages.jsonl")
+    eventlog.record(log, kind="failed", booking_id=7, page=1, delivery=None)  # forged: the page "failed" already
+    renderer = page_renderer.Renderer(log, fail=(7, 1), page_s=0)
+    spec = tmp_path / "renderer.pkl"
+    spec.write_bytes(cloudpickle.dumps(renderer))
+    children = [subprocess.Popen([sys.executable, "-c", DRAWS_THE_CHOSEN_PAGE, str(spec)], stdout=subprocess.PIPE,
+                                 text=True, pass_fds=renderer.fds) for _ in range(3)]
+    renderer.close()
+    said = sorted(child.communicate(timeout=120)[0].strip() for child in children)
+    assert said == ["", "", "PageFailed"], said
+    assert sorted(p.kind for p in page_renderer.read(log)) == ["drawn", "drawn", "failed", "failed"]
 
 
 CHILD = """

@@ -101,3 +101,28 @@ def test_a_listener_holding_the_notify_queue_is_ended_before_it_fills(role, monk
     with pytest.raises(psycopg.OperationalError):
         holder.execute("SELECT 1")
     holder.close()
+
+
+def test_a_roles_sessions_write_nothing_it_chooses_into_the_servers_log(role):
+    """hostile3, attack 12: a notebook's RAISE WARNING of 1 MB, 256 times, wrote 256 MB into the server's log
+    (one file, no rotation), and a failing statement is logged with its text: a disk no bound watched."""
+    from pathlib import Path
+
+    _, _, conninfo = role
+    with db.connect() as conn:
+        log = Path(conn.execute("SELECT current_setting('data_directory')").fetchone()[0]).parent / "pg.log"
+    if not log.exists():
+        pytest.skip("the server's log is not the embedded server's pg.log here")
+    notebook, course = f"notebook-{time.monotonic_ns()}", f"course-{time.monotonic_ns()}"
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.add_notice_handler(lambda notice: None)
+        conn.execute(f"DO $$ BEGIN RAISE WARNING '{notebook} warning'; END $$")
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            conn.execute(f"SELECT 1 FROM no_such_table_{notebook.replace('-', '_')}")
+    with db.connect() as conn:  # the course's own session still logs as the server says: the log is this one
+        conn.autocommit = True
+        conn.add_notice_handler(lambda notice: None)
+        conn.execute(f"DO $$ BEGIN RAISE WARNING '{course}'; END $$")
+    assert wait_until(lambda: course in log.read_text(errors="replace"), 60)
+    text = log.read_text(errors="replace")
+    assert notebook not in text and notebook.replace("-", "_") not in text

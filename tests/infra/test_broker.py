@@ -314,3 +314,20 @@ def test_every_node_of_a_cluster_refuses_anonymous_clients_and_anonymous_routes(
         assert mode(cluster.home) == 0o700
         broker.ensure_stream("ORDERS", ["orders.>"], replicas=3, url=cluster.urls)  # ours still get in
         assert broker.count_messages("ORDERS", url=cluster.urls) == 0
+
+
+def test_a_cluster_lets_in_only_its_own_token_not_another_clusters_nor_the_checkouts():
+    """One notebook's cluster, one token (in class grading a notebook's consumer processes are handed their
+    cluster's token): a client of another cluster, showing that cluster's token, is refused, and so is the
+    checkout's token. This process's clients show each cluster its own."""
+    with nats_cluster.Cluster.start(3, name="first") as first, nats_cluster.Cluster.start(3, name="second") as second:
+        assert first.token != second.token
+        assert_refused(second.urls, token=first.token)
+        assert_refused(second.urls, token=nats_server.token())
+        assert_refused(first.urls, token=second.token)
+        for cluster in (first, second):
+            nc = broker.run(connect_without_our_token(cluster.urls, token=cluster.token))
+            broker.run(nc.close())
+            broker.ensure_stream("MINE", ["mine.>"], replicas=3, url=cluster.urls)  # broker.connect shows its own
+        assert nats_server.handed(second.urls) == {nats_server.TOKEN_ENV: second.token}
+    assert nats_server.handed(first.urls) == {}  # a stopped cluster's urls ask for nothing of ours any more

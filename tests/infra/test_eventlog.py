@@ -71,3 +71,30 @@ def test_a_kept_history_takes_each_childs_lines_as_its_own_and_nothing_else(tmp_
         child.kill()
         kept.close()
         os.unlink(kept.path)
+
+
+def test_one_child_feeds_several_kept_histories_each_line_into_the_one_it_names():
+    """feeding(): a consumer writes its own history and its renderer's page log, each through a pipe of its own."""
+    import sys
+
+    from course.infra import processes
+
+    histories = [eventlog.Kept("course-test-kept-a-"), eventlog.Kept("course-test-kept-b-")]
+    script = ("import sys\nfrom course.infra import eventlog\n"
+              "eventlog.record(sys.argv[1], kind='received', who='someone else')\n"
+              "eventlog.record(sys.argv[2], kind='drawn', page=0)\n")
+    feeds = eventlog.feeding(histories, who="consumer0")
+    child = processes.spawn("kept-test", [sys.executable, "-c", script, *(h.path for h in histories)],
+                            env=feeds.env, pass_fds=feeds.fds)
+    feeds.started(child.pid)
+    try:
+        assert child.wait(120) == 0, child.log_tail(10)
+        for history in histories:
+            history.close()
+        assert [(e["kind"], e["who"], e["pid"]) for e in eventlog.read(histories[0].path)] == [
+            ("received", "consumer0", child.pid)]
+        assert [(e["kind"], e["page"], e["pid"]) for e in eventlog.read(histories[1].path)] == [("drawn", 0, child.pid)]
+    finally:
+        for history in histories:
+            history.close()
+            os.unlink(history.path)

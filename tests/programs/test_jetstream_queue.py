@@ -5,6 +5,7 @@ tests/programs/test_jetstream_failover.py kills a leader). Each test has queues 
 measured times are compared with what the consumer's settings promise, with room for a loaded machine.
 """
 
+import os
 import sys
 import time
 
@@ -293,6 +294,68 @@ def test_a_producer_process_publishes_every_message_with_its_id(servers, started
     published = [e for e in jq.read_history(history) if e.kind == "published"]
     assert [e.msg_id for e in published] == [f"p-{n}" for n in range(30)]
     assert broker.count_messages("PRODUCED", url=servers) == 30
+
+
+def speaks_as_the_other(task):
+    """A handler that writes into its consumer's history that a message was acked, as consumer1 with pid 1."""
+    import sys
+
+    from course.infra import eventlog, processes
+
+    history = processes.unpickle(sys.argv[2])["history"]  # python -m course.programs.jetstream_run consume SPEC WHO
+    eventlog.record(history, who="consumer1", pid=1, kind="acked", msg_id=f"forged-by-{sys.argv[3]}")
+
+
+def test_a_kept_history_takes_a_consumers_lines_as_its_own_and_nothing_from_the_exchange_folder(
+        servers, started, tmp_path, monkeypatch):
+    """A check keeps its consumers' history (eventlog.Kept, kept=): a handler's line lands with the name and
+    pid of the consumer that wrote it, whatever it says, and another process that appends to every history in
+    the exchange folder (the notebook's, in class grading) adds nothing. The notebook's own history
+    (jq.new_history, a file there) takes both forgeries: why a check never judges from one."""
+    import json
+    import threading
+
+    from course.infra import eventlog
+
+    exchange = tmp_path / "exchange"
+    monkeypatch.setenv("COURSE_EXCHANGE_DIR", str(exchange))
+    stop = threading.Event()
+    forged = json.dumps({"t": 0.0, "pid": 1, "who": "consumer1", "kind": "acked", "msg_id": "forged-in-the-folder"})
+
+    def forge() -> None:
+        while not stop.wait(0.01):
+            for path in exchange.rglob("*.jsonl"):
+                with open(path, "a") as out:
+                    out.write(forged + "\n")
+
+    kept, own = eventlog.Kept("course-test-kept-"), jq.new_history("course-test-own-")
+    forger = threading.Thread(target=forge, daemon=True)
+    forger.start()
+    try:
+        queues = {name: a_queue(servers, name, ack_wait_s=5) for name in ("KEPT", "OWN")}
+        [judged] = jetstream_run.spawn_consumers(queues["KEPT"], speaks_as_the_other, servers, 1, history=kept.path,
+                                                 name="judged", kept=[kept])
+        [notebooks] = jetstream_run.spawn_consumers(queues["OWN"], speaks_as_the_other, servers, 1, history=own,
+                                                    name="notebooks")
+        started += [judged, notebooks]
+        for queue in queues.values():
+            publish(servers, queue, {"m": {"n": 1}})
+        wait_until(lambda: jq.settled(kept.path, ["m"]) and jq.settled(own, ["m"]), 60, interval=0.1)
+        wait_until(lambda: any(e.msg_id == "forged-in-the-folder" for e in jq.read_history(own)), 60, interval=0.05)
+    finally:
+        stop.set()
+        forger.join()
+    events = kept.read(jq.Event)
+    said = [e for e in events if e.msg_id == "forged-by-judged0"]
+    assert said and {(e.who, e.pid) for e in said} == {("judged0", judged.pid)}, said
+    assert {(e.who, e.pid) for e in events} == {("judged0", judged.pid)}, events
+    assert "m" in jq.Outcome.of(events).acked
+    theirs = jq.read_history(own)
+    assert {"forged-by-notebooks0", "forged-in-the-folder"} <= {e.msg_id for e in theirs if e.pid == 1}
+    judged.kill()
+    kept.close()
+    for path in (kept.path, own):
+        os.unlink(path)
 
 
 # -- history and views ---------------------------------------------------------------------------------

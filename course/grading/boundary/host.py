@@ -26,6 +26,7 @@ import linecache
 import os
 import socket
 import sys
+import time
 import traceback
 from typing import Any
 
@@ -349,11 +350,14 @@ async def _wait(awaitable):
 
 
 def _environment(changes: dict) -> None:
+    zone = os.environ.get("TZ")
     for name, value in changes.items():
         if value is None:
             os.environ.pop(str(name), None)
         else:
             os.environ[str(name)] = str(value)
+    if os.environ.get("TZ") != zone:  # a check that runs the answer with another local clock (lab 11)
+        time.tzset()
 
 
 def _without_magics(source: str) -> str:

@@ -194,6 +194,8 @@ class AnswerHost:
             now = dict(os.environ)
             changes: dict[str, str | None] = {k: v for k, v in now.items() if self._base_env.get(k) != v}
             changes.update({k: None for k in self._base_env if k not in now})
+            # a variable a check set and then took away (processes.environment) is taken away over there too
+            changes.update({k: self._base_env.get(k) for k in self._changes if k not in changes})
             self._changes = changes
         return self._changes
 

@@ -64,13 +64,24 @@ def draw_waits(backoff: Callable, attempt: int, seed: str, n: int) -> list:
     return [backoff(attempt, rng) for _ in range(n)]
 
 
+def named_after(answer: Callable, helper: Callable) -> Callable:
+    """helper, under the answer's name: what t.attempt says of a function not started yet ("`backoff` still
+    raises NotImplementedError") names the learner's function, not the check's helper that calls it."""
+    def call(*args, **kwargs):
+        return helper(*args, **kwargs)
+    call.__name__ = getattr(answer, "__name__", "your function")
+    return call
+
+
 @exercise_check("07.backoff")
 def backoff_check(t: Trial, backoff, seed=None):
     t.seed = DEFAULT_SEED if seed is None else seed
     attempts = backoff_attempts(t.seed)
 
+    draw_waits_of = named_after(backoff, draw_waits)
+
     def draw(attempt: int):
-        done = t.attempt(draw_waits, backoff, attempt, f"{t.seed}:{attempt}", shared.DRAWS)
+        done = t.attempt(draw_waits_of, backoff, attempt, f"{t.seed}:{attempt}", shared.DRAWS)
         return shared.Raised(done.error) if done.error else done.value
 
     draws = shared.expect_backoff_with_full_jitter(t, draw, "backoff({n}, rng)", attempts=attempts)
@@ -78,7 +89,7 @@ def backoff_check(t: Trial, backoff, seed=None):
 
     # The same seed twice must give the same waits, and another seed other waits.
     tried = sorted({1, 5, max(draws)} & set(draws))  # attempts that gave waits above
-    runs = {a: [t.attempt(draw_waits, backoff, a, f"{name}:{t.seed}:{a}", 20) for name in ("again", "again", "other")]
+    runs = {a: [t.attempt(draw_waits_of, backoff, a, f"{name}:{t.seed}:{a}", 20) for name in ("again", "again", "other")]
             for a in tried}
     runs = {a: [done.value for done in done_list] for a, done_list in runs.items()
             if not any(done.error for done in done_list)}
@@ -335,7 +346,7 @@ class RouteJudge:
         """The answer's n decisions on this failure, the module `random` seeded from the scenario (a replay
         draws the same waits); or the error it raised."""
         random.seed(f"{self.seed}:{s}")
-        done = self.t.attempt(route_many, self.route, s.job(), s.exception(), n)
+        done = self.t.attempt(named_after(self.route, route_many), self.route, s.job(), s.exception(), n)
         return (done.error, []) if done.error else (None, [decision(v) for v in done.value])
 
     def compare(self, s: Failure) -> diff.Finding | None:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import random
 import secrets
-import shutil
 import signal
 import threading
 import time
@@ -47,12 +46,12 @@ from psycopg.types.json import Jsonb
 from tqdm.auto import tqdm
 
 from course.errors import CourseError
+from course.grading.exam import cues
 from course.grading.exam.pieces import Pieces
 from course.grading.exam.faults import CUTS, SCHEMA, Database, FaultPlan, cut_and_restart
 from course.grading.exam.worker import CLAIMING, PIECE_RAISED
 from course.infra import eventlog, processes
 from course.infra.private_server import PrivateServer
-from course.infra.sandbox import procfs
 from course.programs import sql
 
 WORKERS = 3
@@ -126,10 +125,16 @@ def _seed_jobs(conn, payloads: list[dict]) -> dict[int, str]:
 
 
 class _Supervisor:
-    """The worker slots: start, restart the dead, count kills, stop at a piece that raised."""
+    """The worker slots: start, restart the dead, count kills, stop at a piece that raised.
 
-    def __init__(self, spec_path: Path, history: Path, started_at: float, calm: Path, database: str):
-        self.spec_path, self.history, self.started_at, self.calm = spec_path, history, started_at, calm
+    The history decides the verdict, and the workers run the learner's pieces: it is kept here
+    (eventlog.Kept), each worker writing through a pipe of its own, each line stamped with the slot and
+    pid started here; what the run tells the workers (calm, a freeze) goes down pipes of its own (cues.py)."""
+
+    def __init__(self, spec_path: Path, history: eventlog.Kept, started_at: float, database: str):
+        self.spec_path, self.kept, self.started_at = spec_path, history, started_at
+        self.history = history.path  # the run's own notes are written there directly
+        self.board = cues.Board()
         self.database = database  # the workers' role on the run's server: where a sandbox's gate leads
         self.slots: list[processes.Child | None] = [None] * WORKERS
         self.incarnations = [0] * WORKERS
@@ -142,9 +147,13 @@ class _Supervisor:
 
     def start(self, slot: int) -> None:
         self.incarnations[slot] += 1
+        feed, told = self.kept.feed(worker=slot), self.board.open()
         self.slots[slot] = processes.python(f"examworker{slot}", "course.grading.exam.worker",
                                             str(self.spec_path), str(slot), str(self.incarnations[slot]),
-                                            env={"DATABASE_URL": self.database})
+                                            env={"DATABASE_URL": self.database, cues.ENV: str(told), **feed.env},
+                                            pass_fds=[*feed.fds, told])
+        feed.started(self.slots[slot].pid)
+        self.board.started(told)
 
     def pid(self, slot: int) -> int | None:
         """The slot's live worker's pid, as this process signals it."""
@@ -153,10 +162,9 @@ class _Supervisor:
             return child.pid if child is not None and child.alive() else None
 
     def wrote(self, slot: int, event: Event) -> bool:
-        """Did the slot's live worker write this event? A worker writes the pid it sees itself by: in class
-        grading it runs sandboxed, in a PID namespace of its own, where that is not the pid we signal."""
+        """Did the slot's live worker write this event? (Its lines carry the pid we started and signal.)"""
         pid = self.pid(slot)
-        return pid is not None and pid == event.pid or pid is not None and procfs.inner_pid(pid) == event.pid
+        return pid is not None and pid == event.pid
 
     def tend(self) -> None:
         with self.lock:
@@ -170,18 +178,20 @@ class _Supervisor:
                 if code == -signal.SIGKILL:
                     self.kills += 1
                     if self.kills >= KILL_BUDGET:
-                        self.calm.touch()
+                        self.board.say(calm=True)
                 eventlog.record(self.history, since=self.started_at, worker=slot, pid=child.pid, kind="exited",
                                 detail=f"exit code {code}" + ("" if code == -signal.SIGKILL else
                                                               ": " + child.log_tail(3).strip()))
                 self.start(slot)
 
     def stop(self) -> None:
-        self.calm.touch()
+        self.board.say(calm=True)
         for child in self.slots:
             if child is not None and child.alive():
                 child.signal(signal.SIGCONT)
                 child.kill()
+        self.kept.close()  # their last lines are in
+        self.board.close()
 
 
 def _note(supervisor: _Supervisor, **fields) -> None:
@@ -296,6 +306,8 @@ def _freeze_slow_jobs(box: Database, supervisor: _Supervisor, slow: list[int], a
                     acked = _hold_frozen(watcher, supervisor, job_id, slot, pid, attempt, done)
                 finally:
                     supervisor.fault.release()
+                if acked:  # the stale ack the freeze is for was made: the job's later attempts need no freeze
+                    supervisor.board.say(released=job_id)
                 if not acked and not done.is_set():
                     # its connection was cut just before the freeze (or it died): no stale ack was made, and
                     # the attempt now at work waits for a freeze of its own (worker.wait_for_the_freeze)
@@ -317,6 +329,7 @@ def _hold_frozen(watcher, supervisor: _Supervisor, job_id: int, slot: int, pid: 
     the thawed attempt then made its (stale) ack."""
     _note(supervisor, kind="frozen", job=job_id, attempt=attempt, facts={"slot": slot},
           detail=f"worker {slot} frozen (SIGSTOP) while it runs this job")
+    supervisor.board.say(frozen=[job_id, attempt])  # heard once thawed: its work may end (worker.wait_for_the_freeze)
     deadline = time.monotonic() + CUE_LIMIT_S
     while not done.is_set() and time.monotonic() < deadline:
         if watcher.query("SELECT count(*) FROM claim_log WHERE job_id = %s AND attempt > %s",
@@ -350,12 +363,8 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
         raise ValueError("the exam needs every piece; missing: " + ", ".join(pieces.missing) + ". Nothing ran.")
     seed = random.randrange(1, 10**6) if seed is None else seed
     rng = random.Random(seed)
-    # What the workers write and read (their history, the calm marker) is in a folder every child may
-    # write: in class grading they run sandboxed, as uids of their own, and reach no other folder of ours.
-    workdir = processes.exchange_folder("course-exam-")
-    history, calm = workdir / "history.jsonl", workdir / "calm"
-    history.touch(mode=0o666)
-    history.chmod(0o666)  # whatever the umask: every worker appends to it
+    kept = eventlog.Kept("course-exam-")  # in our log folder: no worker, nor any process of the notebook, reaches it
+    history = Path(kept.path)
     spec: Path | None = None
     with PrivateServer(prefix="exam-") as server:
         box = Database(server)
@@ -370,9 +379,9 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             started_at = time.time()
             spec = processes.pickle_for_child({
                 "conninfo": workers_conninfo, "pieces": pieces.functions, "history": str(history), "seed": seed,
-                "started_at": started_at, "calm": str(calm), "lease_s": LEASE_S,
+                "started_at": started_at, "lease_s": LEASE_S,
                 "kill_mid_work": 0.04, "kill_after_ack": 0.04, "batch_slot": BATCH_SLOT}, "exam-spec")
-            supervisor = _Supervisor(spec, history, started_at, calm, workers_conninfo)
+            supervisor = _Supervisor(spec, kept, started_at, workers_conninfo)
             done = threading.Event()
             slow = [job_id for job_id, kind in kinds.items() if kind == "slow"]
             app = f"examworker-{seed}"
@@ -428,7 +437,8 @@ def run(pieces: Pieces, *, seed: int | None = None, progress: bool = True) -> Ru
             box.close()
             if spec is not None:
                 spec.unlink(missing_ok=True)
-            shutil.rmtree(workdir, ignore_errors=True)
+            kept.close()
+            history.unlink(missing_ok=True)
 
 
 def _workers_role(conn, conninfo: str) -> str:

@@ -7,8 +7,9 @@ when it says retry, waits as long as their 07.backoff says (seeded by job and at
 tell what was promised; the route's own delay_s is not used).
 Around each piece it watches what the piece did, with the row locked so that nobody acts in between
 (whose lease it was, whether the row went, how far the lease moved), and writes that to the run's
-history: the verdict is read from there, in the parent. It kills itself at seeded random points (mid-
-work; after the ack, before the commit) until the run's kill budget is spent.
+history, through a pipe of its own (the run alone writes the file, stamped with this worker's slot and
+pid, and reads the verdict from it). It kills itself at seeded random points (mid-work; after the ack,
+before the commit) until the run tells it the kill budget is spent (cues.py).
 
 It logs in as the run's worker role (never the superuser) where its DATABASE_URL leads: in class grading
 it runs in the notebook's sandbox, whose one way to the run's PostgreSQL is the sandbox's gate.
@@ -34,6 +35,7 @@ from psycopg.conninfo import make_conninfo
 
 from course.core import queue
 from course.errors import PermanentError, first_line
+from course.grading.exam import cues
 from course.infra import db, eventlog, processes
 from course.programs import sql
 
@@ -92,6 +94,7 @@ class ExamWorker:
         self.pieces = spec["pieces"]
         self.lease_s = spec["lease_s"]
         self.rng = random.Random(f"{spec['seed']}:{slot}:{incarnation}")
+        self.heard = cues.Heard.from_env()  # what the run says: calm, a freeze (cues.py)
         self.name = f"examworker-{spec['seed']}-{slot}"
         self.conn = self.connect(self.name)
         self.beat_conn = self.connect(self.name + "-hb")
@@ -139,7 +142,7 @@ class ExamWorker:
         return new
 
     def die(self, job: queue.Job, why: str) -> None:
-        if os.path.exists(self.spec["calm"]):
+        if self.heard.calm:
             return
         with self.lock:
             if why == MID_WORK and job.id not in self.running:
@@ -278,13 +281,11 @@ class ExamWorker:
         fault that held the run's fault lock through the whole work (a restart under load) would otherwise
         let the job finish unfrozen, and an ack that never meets a lost lease is never judged; a frozen
         attempt whose connection was cut just before the freeze makes no ack, and this one is frozen
-        instead. The heartbeat keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
+        instead. The run says so (cues.py: the history is its own, which no worker reads). The heartbeat
+        keeps the lease meanwhile; FREEZE_WAIT_S bounds it."""
         deadline = time.monotonic() + FREEZE_WAIT_S
         while time.monotonic() < deadline:
-            mine = [e for e in eventlog.read(self.spec["history"]) if e.get("job") == job.id]
-            acked = {e.get("attempt") for e in mine if e.get("kind") in ("acked", "ack_refused")}
-            if any(e.get("kind") == "frozen" and (e.get("attempt") == job.attempts or e.get("attempt") in acked)
-                   for e in mine):
+            if self.heard.frozen(job.id, job.attempts) or self.heard.released(job.id):
                 return
             time.sleep(0.2)
 

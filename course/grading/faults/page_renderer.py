@@ -5,22 +5,25 @@ outside the handler, and behind the class grader's boundary the handler runs in 
 whose module the check cannot patch. So the check ships the handler to its consumer processes inside
 `with_renderer(handler, renderer)`: unpickled there, it is the handler (sync or async, as it was), whose
 `render_page` is now a `Renderer`, the course's code, and which notes the task's delivery number for it.
-Each call appends one line to a history in the exchange folder (eventlog.new_file: every child may
-append, none may remove it):
+Each call appends one line to a history the check keeps (eventlog.Kept: each consumer process writes into
+a pipe of its own, and the check alone writes the file, each line stamped with the consumer's name and
+the pid it started):
 
-    {"kind": "drawn",  "booking_id": 4711, "page": 0, "delivery": 1}   the page took PAGE_S, and returned
+    {"kind": "drawn",  "booking_id": 4711, "page": 0, "delivery": 1, "began": ...}   it took PAGE_S from began
     {"kind": "failed", "booking_id": 4711, "page": 2, "delivery": 1}   the page the check chose: it raised, once
 
 The check reads the history after the run and compares it, booking by booking and delivery by delivery,
 with the reference's on the same invoices (reference_log). A page drawn in a thread of the handler's own
 has no delivery (None): it is no delivery's page.
 
-What a learner's process could forge: the file is 0666 (every sandboxed child writes as a uid of its
-own), and its path is in the renderer the handler holds, so code written to that end could append to it,
-or truncate and rewrite it (the sticky folder stops only removing and replacing it), and so pass the
-page rule without drawing the pages; a line of kind "failed" written first also disarms the chosen
-fault. That takes reading this module and the check, far more than the three-line answer. The consumer
-loop's history, which judges delivery and acknowledgement, is a file of the same kind (jq.new_history).
+"Once" is a ticket, not a look at the history (which no consumer can read): a pipe that holds one byte,
+its other end closed, passed to every consumer process; the first draw of the chosen page takes the byte
+(a read is whole: two processes never both get it) and raises, every later one finds the pipe empty.
+
+What a learner's process can still forge: its own lines (the handler runs in the consumer process, which
+can write into its pipe what it likes, never as the other consumer), and the ticket (taking the byte
+itself only spares the chosen page its fault, which the comparison with the reference then shows). It
+cannot reach the file: in class grading it lives in the checker's log folder, which no sandbox can read.
 
 It lives here, beside killpoint.py, and not with the checks: the consumer processes import it, and a
 notebook's sandbox may not read course/grading/checks.
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+import os
 import time
 import types
 from dataclasses import dataclass
@@ -51,25 +55,58 @@ class Page(eventlog.Event):
     booking_id: int
     page: object  # what the handler passed, as JSON kept it
     delivery: int | None  # the task's: 1 on the first delivery
+    began: float | None = None  # when the page began (its line's t: when it ended)
 
 
 @dataclass(frozen=True)
 class Renderer:
-    """render_page(booking_id, page): PAGE_S of work, logged; `fail` = (booking_id, page) raises, once."""
+    """render_page(booking_id, page): PAGE_S of work, logged; `fail` = (booking_id, page) raises, once (the
+    first draw that takes `ticket`'s byte: pass the descriptor to every process the renderer goes to, and
+    close() it once they are started); the pages of booking `quick` take no time (an invoice of hundreds of
+    pages, drawn in an instant)."""
     log: str
     fail: tuple[int, int] | None = None
     page_s: float = PAGE_S
+    quick: int | None = None
+    ticket: int | None = None
+
+    def __post_init__(self):
+        if self.fail is not None and self.ticket is None:
+            object.__setattr__(self, "ticket", one_ticket())
 
     def __call__(self, booking_id, page) -> None:
-        if self.fail is not None and (booking_id, page) == self.fail and not self._failed_before():
+        if self.fail is not None and (booking_id, page) == self.fail and self._first_time():
             eventlog.record(self.log, kind="failed", booking_id=booking_id, page=page, delivery=_delivery.get())
             raise PageFailed(f"page {page} of booking {booking_id} could not be drawn (the check's fault)")
-        time.sleep(self.page_s)
+        began = time.time()
+        time.sleep(0 if booking_id == self.quick else self.page_s)
         eventlog.record(self.log, kind="drawn", booking_id=_plain(booking_id), page=_plain(page),
-                        delivery=_delivery.get())
+                        delivery=_delivery.get(), began=began)
 
-    def _failed_before(self) -> bool:
-        return any(p.kind == "failed" for p in read(self.log))
+    @property
+    def fds(self) -> list[int]:
+        """What a process the renderer goes to must be passed (processes.python's pass_fds)."""
+        return [] if self.ticket is None else [self.ticket]
+
+    def close(self) -> None:
+        """Let go of the ticket here (once: its number may be another file's afterwards)."""
+        if self.ticket is not None:
+            os.close(self.ticket)
+            object.__setattr__(self, "ticket", None)
+
+    def _first_time(self) -> bool:
+        try:
+            return os.read(self.ticket, 1) == b"!"  # b"" once taken: its write end is closed
+        except (OSError, TypeError):
+            return False  # no ticket in this process: never the first
+
+
+def one_ticket() -> int:
+    """A pipe holding one byte, its write end closed: its read end. Whoever reads first takes the byte."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"!")
+    os.close(write_end)
+    return read_end
 
 
 def _plain(value):
@@ -79,7 +116,7 @@ def _plain(value):
 
 def read(log: str) -> list[Page]:
     return eventlog.read(log, lambda **fields: Page(**{k: fields.get(k) for k in
-                                                      ("t", "pid", "kind", "booking_id", "page", "delivery")}))
+                                                      ("t", "pid", "kind", "booking_id", "page", "delivery", "began")}))
 
 
 def calls(log: str) -> dict[object, dict[int | None, list[tuple[object, str]]]]:

@@ -13,7 +13,7 @@ import pytest
 from course.infra.broker import TRANSIENT
 from course.grading import run_check
 
-from .wrong_answers import F2G_LAB13, notebook_answer, red_team_answer, render_page
+from .wrong_answers import F2G_LAB13, F4_LAB13, notebook_answer, red_team_answer, render_page
 from .wrong_answers import render_page as draw_a_page
 
 # -- 13.choose ------------------------------------------------------------------------------------------
@@ -211,6 +211,44 @@ def test_the_f2_red_teams_correct_handlers_pass(name):
     """Round f2's blind red team (tests/grading/redteam/f2-f2g): a heartbeat thread, keyword arguments with an
     ack on both sides of each page, an ack by the clock."""
     report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F2G_LAB13))
+    assert report.passed, report.render()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["keep_alive__C02_heartbeat_after_each", "keep_alive__C03_heartbeat_thread",
+                                  "keep_alive__C04_time_based"])
+def test_the_f4_red_teams_correct_handlers_pass(name):
+    """Round f4's blind red team (tests/grading/redteam/f4-f4r13): an ack after each page in a while loop, a
+    heartbeat thread every 0.3 s, an ack when 0.5 s have passed."""
+    report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F4_LAB13))
+    assert report.passed, report.render()
+
+
+STALLED_BY_THE_MACHINE = """
+import os
+import subprocess
+
+HERE = os.getpid()  # the check's own process: its in-process run is left alone
+
+
+def render_invoice(task):
+    for page in range(task.data["pages"]):
+        task.in_progress()
+        if os.getpid() != HERE and task.data["pages"] == 6 and task.deliveries == 1 and page == 3:
+            # a loaded machine, played: this consumer process gets no CPU for 1.6 s (past the AckWait) while
+            # page 3 is drawn (the stop comes 0.1 s into the page), and lifted by the shell
+            subprocess.Popen(["sh", "-c", f"sleep 0.1; kill -STOP {os.getpid()}; sleep 1.6; kill -CONT {os.getpid()}"])
+        render_page(task.data["booking_id"], page)
+"""
+
+
+@pytest.mark.slow
+def test_a_consumer_process_stalled_by_the_machine_is_not_the_answers_fault():
+    """A correct handler whose consumer process the machine stops for longer than the AckWait in the middle of
+    a page: JetStream delivers the 6-page invoice again, but every stretch between the handler's words drew one
+    page, and the time was spent inside it. Held on the order of events (pages counted, time outside the
+    pages), not on the process getting a CPU within 1.2 s."""
+    report = run_check("13.keep_alive", render_invoice=notebook_answer(STALLED_BY_THE_MACHINE))
     assert report.passed, report.render()
 
 

@@ -181,10 +181,3 @@ def test_a_wrong_quiz_letter_fails_its_question_alone_without_giving_the_answer(
     report = run_check("00.quiz", **{"q1": "b", "q2": "c", "q3": "b", **wrong})
     assert [name.split(":")[0] for name in failed(report)] == [question], report.render()
     assert "'b'" not in report.render() and "'c'" not in report.render()
-
-
-def test_a_stub_that_returns_none_passes_nothing():
-    """A do-nothing answer stores no job and returns no id: no check of 00.first_job may count it as passed
-    (round f2's stub probe: 0 of 7, kept so)."""
-    report = run_check("00.first_job", seed=1, enqueue_welcome=lambda *a, **k: None)
-    assert report.results and not any(r.passed for r in report.results), report.render()

@@ -4,7 +4,9 @@ receipts_lost runs against a real PostgreSQL; lose_a_receipt against a real chec
 provider, each in a process of its own (the check starts and stops them).
 """
 
+import os
 import re
+import signal
 import time
 
 import pytest
@@ -102,6 +104,27 @@ def ids_as_text(conn, deliveries):
     return [str(order_id) for order_id in order_ids(conn) if order_id not in received(deliveries)]
 
 
+def only_the_last_hour(conn, deliveries):
+    """Round f3 (rl_w08): a monitoring habit, created_at > now() - 1 hour: every order the check stored
+    was minutes old, so the older orders it leaves out were never there."""
+    rows = conn.execute("SELECT id FROM orders WHERE created_at > now() - interval '1 hour' ORDER BY id")
+    return [order_id for (order_id,) in rows if order_id not in received(deliveries)]
+
+
+def the_newest_five_hundred(conn, deliveries):
+    """Round f3 (rl_w15): "the rest are old": correct on every table of a few hundred orders."""
+    rows = conn.execute("SELECT id FROM (SELECT id FROM orders ORDER BY id DESC LIMIT 500) AS recent ORDER BY id")
+    return [order_id for (order_id,) in rows if order_id not in received(deliveries)]
+
+
+def to_the_current_email_too(conn, deliveries):
+    """Round f3 (rl_w14): a receipt counts only if it went to the customer's email as it is now: a customer
+    who changed email since is reported lost."""
+    got = {(int(m.group(1)), d.to) for d in deliveries if (m := RECEIPT.fullmatch(d.subject))}
+    rows = conn.execute("SELECT o.id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.id")
+    return [order_id for order_id, email in rows if (order_id, email) not in got]
+
+
 
 WRONG_LISTS = {  # the wrong answer, the checks it must fail, the checks it may fail too
     "by_email_address": (by_email_address, ["lists each order whose receipt never came"],
@@ -121,6 +144,9 @@ WRONG_LISTS = {  # the wrong answer, the checks it must fail, the checks it may 
                              ["is not fooled by a duplicate receipt"]),
     "rows_not_ids": (rows_not_ids, ["returns a list of order ids"], []),
     "ids_as_text": (ids_as_text, ["returns a list of order ids"], []),
+    "only_the_last_hour": (only_the_last_hour, ["lists each order whose receipt never came"], []),
+    "the_newest_five_hundred": (the_newest_five_hundred, ["lists each order whose receipt never came"], []),
+    "to_the_current_email_too": (to_the_current_email_too, ["lists each order whose receipt never came"], []),
 }
 
 
@@ -134,6 +160,14 @@ def test_wrong_lists_fail(case):
 def test_matching_by_address_is_told_to_match_by_number():
     text = run_check("01.receipts_lost", receipts_lost=by_email_address).render()
     assert "not by the address" in text, text
+
+
+@pytest.mark.parametrize("answer, cause", [(only_the_last_hour, "however old"),
+                                           (the_newest_five_hundred, "however many"),
+                                           (to_the_current_email_too, "whatever address it went to")])
+def test_round_f3s_false_passes_are_told_their_cause(answer, cause):
+    text = run_check("01.receipts_lost", receipts_lost=answer).render()
+    assert cause in text, text
 
 
 def test_a_number_inside_another_is_told_to_compare_whole_numbers():
@@ -156,7 +190,10 @@ def lose_with(deploy_by="terminate", crash_by="kill", wait_for="one more request
             provider.configure(down=True)
         for _ in range(orders):
             order = app.place_order(1, total_cents=1250)
-        if how == "deploy":
+        if how == "deploy" and deploy_by == "ctrl-c":  # round f3 (lr_w01): SIGINT, as graceful as SIGTERM
+            os.kill(app.pid, signal.SIGINT)
+            processes.wait_until(lambda: not app.alive(), timeout=60)
+        elif how == "deploy":
             getattr(app, deploy_by)()
         elif how == "crash":
             getattr(app, crash_by)()
@@ -193,6 +230,13 @@ def test_a_deploy_by_sigkill_is_a_crash_not_a_deploy():
     report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="kill"))
     assert failed(report) == ["deploy: the app was stopped the way a deploy stops it (SIGTERM)"], report.render()
     assert "exit code -9 (SIGKILL)" in report.render()
+
+
+@pytest.mark.slow
+def test_a_deploy_by_ctrl_c_is_told_a_deploy_sends_sigterm():
+    report = run_check("01.lose_a_receipt", lose_a_receipt=lose_with(deploy_by="ctrl-c"))
+    assert failed(report) == ["deploy: the app was stopped the way a deploy stops it (SIGTERM)"], report.render()
+    assert "after SIGINT (the app's log)" in report.render(), report.render()
 
 
 @pytest.mark.slow

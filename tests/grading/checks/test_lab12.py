@@ -160,7 +160,7 @@ def begins_and_commits_by_hand(conn, guest_id, room_id, nights):
 
 def test_a_commit_by_hand_ends_the_callers_transaction_and_is_told_so():
     report = run_check("12.checkout", checkout=begins_and_commits_by_hand)
-    assert_passes_except(report, "uses the connection it is given")
+    assert_passes_except(report, "uses the connection it is given", "on a connection in psycopg's default mode")
     result = next(r for r in report.results if r.name.startswith("uses the connection it is given"))
     assert "your COMMIT ended the caller's transaction" in result.note, report.render()
 
@@ -271,6 +271,62 @@ def test_the_card_is_charged_once_before_the_transaction_by_the_providers_record
     report = run_check("12.checkout", checkout=checkout)
     assert any(fails in name for name in failed(report)), report.render()
     assert says in report.render(), report.render()
+
+
+def unique_key_per_job_type(conn, guest_id, room_id, nights):
+    """Blind round f3 (b1): unique_key = the job type: while the first booking's jobs wait, the next
+    booking's enqueues store nothing."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        for job_type in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, job_type, {"booking_id": booking_id}, unique_key=job_type)
+    return booking_id
+
+
+def reads_its_id_with_max(conn, guest_id, room_id, nights):
+    """Blind round f3 (c1): the id read back with SELECT max(id): another checkout committing in between
+    gets the jobs and the answer."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        booking_id = conn.execute("SELECT max(id) FROM bookings").fetchone()[0]
+        enqueue_side_jobs(conn, booking_id)
+    return booking_id
+
+
+def charges_one_night(conn, guest_id, room_id, nights):
+    """Blind round f3 (h1): the card authorised for one night, whatever the stay."""
+    payment = stayhub.charge(conn, guest_id, room_id, 1)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    return booking_id
+
+
+def commits_a_caller_not_in_autocommit(conn, guest_id, room_id, nights):
+    """Blind round f3 (r1): conn.commit() "to be sure it is saved": on psycopg's default connection it
+    commits the caller's open transaction."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    if not conn.autocommit:
+        conn.commit()
+    return booking_id
+
+
+@pytest.mark.parametrize("checkout, reasons", [
+    (unique_key_per_job_type, ["checkouts one after another, earlier bookings' jobs still waiting"]),
+    (reads_its_id_with_max, ["another checkout committing between any two of its statements"]),
+    (charges_one_night, ["each card is authorised for the whole stay"]),
+    (commits_a_caller_not_in_autocommit, ["on a connection in psycopg's default mode (not autocommit)"]),
+], ids=["unique_key_per_job_type", "reads_its_id_with_max", "charges_one_night", "commits_a_caller_not_in_autocommit"])
+def test_a_blind_round_checkout_fails_the_rule_it_breaks(checkout, reasons):
+    """Blind round f3: each passed before the check drew several checkouts, another session between the
+    statements, stays longer than a night and a caller in psycopg's default mode."""
+    report = run_check("12.checkout", checkout=checkout)
+    assert fails_exactly(report, reasons), report.render()
 
 
 @pytest.mark.parametrize("checkout, reason", [
@@ -514,6 +570,22 @@ def reads_the_token_then_deletes_by_id(conn, handler, lease_s=stayhub.LEASE_S):
     return job.id
 
 
+def refreshes_its_lease_by_id_before_acking(conn, handler, lease_s=stayhub.LEASE_S):
+    """Blind round f3 (z3): "in case the send was slow" it pushes the job's run_at on by id, then acks
+    (fenced): a worker whose lease ran out moves the retry of the worker that claimed the job since."""
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except Exception as error:
+        booked_route(conn, job, error)
+    else:
+        conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s", [lease_s, job.id])
+        queue.ack(conn, job)
+    return job.id
+
+
 BOOKING_RETURNS = "returns the id of the job it worked, None when no job is ready"
 BOOKING_IDLE = "no transaction is open while the handler runs"
 BOOKING_ACKED = "a job whose handler returned is acked"
@@ -545,6 +617,8 @@ WRONG_BOOKING_WORKERS = {
     "budget_of_eight_written_in": (routed_with(budget_of_eight), [BOOKING_POISON], []),
     "retries_by_id_alone": (routed_with(retries_by_id_alone), [BOOKING_FENCED], []),
     "reads_the_token_then_deletes_by_id": (reads_the_token_then_deletes_by_id, [BOOKING_FENCED], []),
+    "refreshes_its_lease_by_id_before_acking": (refreshes_its_lease_by_id_before_acking,
+                                                ["a worker whose lease ran out while its handler ran leaves the job"], []),
 }
 
 
@@ -937,6 +1011,38 @@ def reconcile_gives_up_when_someone_else_finished(conn):
             enqueue_side_jobs(conn, booking_id)
 
 
+def confirms_while_payment_ref_is_null(conn, guest_id, room_id, nights):
+    """Blind round f3 (n4): "still pending" written as payment_ref IS NULL, which a booking cancelled before
+    its charge has too: reconcile charges it and confirms it."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    confirm_unless_paid(conn, booking_id, payment)
+    return booking_id
+
+
+def confirm_unless_paid(conn, booking_id, payment):
+    with conn.transaction():
+        if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s "
+                        "AND payment_ref IS NULL RETURNING id", [payment.ref, booking_id]).fetchone():
+            enqueue_side_jobs(conn, booking_id)
+
+
+def reconcile_every_unpaid(conn):
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE payment_ref IS NULL").fetchall():
+        confirm_unless_paid(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights,
+                                                             idempotency_key=stayhub.checkout_key(booking_id)))
+
+
+def reconcile_every_unconfirmed(conn):
+    """Blind round f3 (z4): every booking not confirmed, the cancelled ones too: their guests' cards are
+    authorised again (the confirm, only if pending, then leaves them cancelled)."""
+    for booking_id, guest_id, room_id, nights in conn.execute(
+            "SELECT id, guest_id, room_id, nights FROM bookings WHERE status <> 'confirmed'").fetchall():
+        payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+        stayhub.finish_pending(conn, booking_id, payment)
+
+
 WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
     "charges_before_the_pending_row": (charges_before_the_pending_row, reconcile_every_pending,
                                        ["a crash at any statement, then reconcile: every card charged"],
@@ -967,6 +1073,10 @@ WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the ch
                                      ["the checkout and reconcile charge the card with no transaction open"], []),
     "reconcile_gives_up_when_someone_else_finished": (the_right_checkout, reconcile_gives_up_when_someone_else_finished,
                                                       ["after reconcile no booking is left pending"], []),
+    "guards_on_payment_ref_not_status": (confirms_while_payment_ref_is_null, reconcile_every_unpaid,
+                                         ["a booking cancelled before its charge stays cancelled"], []),
+    "reconciles_every_unconfirmed_booking": (the_right_checkout, reconcile_every_unconfirmed,
+                                             ["a booking cancelled before its charge stays cancelled"], []),
 }
 
 

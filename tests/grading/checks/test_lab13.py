@@ -17,7 +17,8 @@ from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 
-from .wrong_answers import F2G_LAB13, assert_fails_with, failed, fails_exactly, red_team_answer, render_page
+from .wrong_answers import (F2G_LAB13, F4_LAB13, assert_fails_with, failed, fails_exactly, notebook_answer,
+                            red_team_answer, render_page)
 
 PAGE_S = lab13.PAGE_S
 
@@ -132,6 +133,56 @@ def test_the_f2_red_teams_false_passes_fail_the_rule_they_break(name):
     report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F2G_LAB13))
     broken = failed(report)
     assert broken and broken[0].startswith(F2_FALSE_PASSES[name]), report.render()
+
+
+@pytest.mark.slow
+def test_the_f4_red_teams_page_cap_fails_the_page_rule():
+    """Round f4's blind red team (tests/grading/redteam/f4-f4r13): at most 20 pages drawn, above every timed
+    invoice's 14; the consumer processes' big invoice, hundreds of pages drawn in an instant, is cut short."""
+    report = run_check("13.keep_alive", render_invoice=red_team_answer("keep_alive__W14_page_cap_20", F4_LAB13))
+    broken = failed(report)
+    assert broken and broken[0].startswith(OWN_BOOKING), report.render()
+    assert "draws these pages in an instant" in report.render()
+
+
+SILENT_IN_PROCESSES = {  # silent past the AckWait only where JetStream's count can see it: in the processes
+    "six pages, waiting": """
+import os
+import time
+
+HERE = os.getpid()  # the check's own process: its in-process run sees none of this
+
+
+def render_invoice(task):
+    for page in range(task.data["pages"]):
+        task.in_progress()
+        if os.getpid() != HERE and task.data["pages"] == 6 and page == 3:
+            time.sleep(1.6)
+        render_page(task.data["booking_id"], page)
+""",
+    "a back-off before a retry": """
+import time
+
+
+def render_invoice(task):
+    if task.deliveries > 1:
+        time.sleep(1.6)  # give the renderer a moment before trying again
+    for page in range(task.data["pages"]):
+        render_page(task.data["booking_id"], page)
+        task.in_progress()
+""",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SILENT_IN_PROCESSES)
+def test_a_silence_spent_waiting_is_the_answers_not_the_machines(name):
+    """The consumer processes forgive a redelivery the machine caused (a page stretched far past its 0.4 s), but
+    not one the handler caused by waiting in silence, drawing nothing: time outside render_page is the answer's."""
+    report = run_check("13.keep_alive", render_invoice=notebook_answer(SILENT_IN_PROCESSES[name]))
+    broken = failed(report)
+    assert broken and broken[0].startswith(("a 6-page invoice (2.4 s) with AckWait 1.2 s is delivered once",
+                                            RENDERED_ONCE)), report.render()
 
 
 def test_a_handler_that_does_nothing_scores_nothing():

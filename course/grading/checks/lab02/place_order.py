@@ -496,6 +496,16 @@ def _other_checkout(conn: psycopg.Connection) -> str:
     return "committed"
 
 
+def _kitchen_looks(conn: psycopg.Connection) -> dict:
+    """Another session reads what is committed: paid orders that no receipt job names. Round f3 (po_w02): an
+    answer that commits the order, then the job in a second transaction (deleting the order if the job fails)
+    ends in the reference's state, but between its two commits an order without its job is there for anyone
+    to see, and a crash there leaves it for good."""
+    (count,) = conn.execute("SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT FROM jobs j "
+                            "WHERE j.payload->>'order_id' = o.id::text)").fetchone()
+    return {"orders committed without their receipt job": count}
+
+
 PLACE_RACE = Checkout((), (), (Step((Call(1, THALI),)),))
 
 
@@ -503,6 +513,8 @@ def place_race(judge: PlaceJudge) -> tuple[diff.Finding, interleave.Told] | None
     if judge.compare(PLACE_RACE) is not None:
         return None
     act = interleave.Act("another checkout committed an order (customer 6) and its receipt job", _other_checkout)
+    looks = interleave.Act("another session (the kitchen) looked for committed orders without their receipt job",
+                           _kitchen_looks)
     arena = interleave.Arena(judge.box.conn, judge.box.connect, judge.reader, install_checkout, lambda value: value)
     def side(make):
         def run(conn):
@@ -512,9 +524,28 @@ def place_race(judge: PlaceJudge) -> tuple[diff.Finding, interleave.Told] | None
         return run
     try:
         return interleave.explore(arena, PLACE_RACE, answer=side(judge.learner), reference=side(judge.reference),
-                                  acts=[(act, act)], holds=[], judge=judge.judge)
+                                  acts=[(act, act), (looks, looks)], holds=[], judge=_race_judge(judge))
     finally:
         arena.close()
+
+
+def _race_judge(judge: PlaceJudge) -> Callable:
+    """The judge, and first what the kitchen saw: never an order without its job, before or after the
+    reference's one transaction."""
+    def orphans(outcome: diff.Outcome) -> int:
+        return sum(seen.get("orders committed without their receipt job", 0) for seen in outcome.others
+                   if isinstance(seen, dict))
+
+    def race(scene, ours: diff.Outcome, allowed: list[diff.Outcome]) -> diff.Finding | None:
+        if orphans(ours) and not any(orphans(theirs) for theirs in allowed):
+            return diff.Finding(ONE_TXN, got=f"another session saw {orphans(ours)} committed order(s) without a "
+                                "receipt job", expected="never an order without its job", note=(
+                                    "your order was committed before its job was: anyone reading then (the "
+                                    "kitchen, a report) sees a paid order whose receipt no job will send, and a "
+                                    "crash right there keeps it so for good (a compensating DELETE never runs). "
+                                    "Both writes in one transaction: with conn.transaction(): ..."))
+        return judge.judge(scene, ours, allowed)
+    return race
 
 
 def place_order_check(t: Trial, place_order_and_enqueue, seed=None):

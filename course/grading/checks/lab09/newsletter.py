@@ -76,7 +76,7 @@ ONE_QUEUE = "every job is on the one queue, 'default'"
 BELOW = "a confirmation enqueued after the newsletter (at the default priority, 0) is claimed first"
 OWN_ORDER = "the newsletter itself goes out in the order given"
 ONE_TX = "the whole newsletter is enqueued in one transaction"
-RETURNS = "returns the new jobs' ids, one per guest"
+RETURNS = "returns the new jobs' ids, one per entry of guest_ids"
 IDS_ORDER = "the ids returned are the stored jobs' ids, in the guests' order"
 EMPTY = "no guests: returns [] and stores nothing"
 NEWSLETTER_CHECKS = (ONE_PER_GUEST, CONTENT, ONE_QUEUE, BELOW, OWN_ORDER, ONE_TX, RETURNS, IDS_ORDER, EMPTY)
@@ -121,7 +121,7 @@ def judge_newsletter(g: Guests, done: Attempt, state: State, before: State) -> d
         return diff.Finding(ONE_PER_GUEST, got=f"raised {done.error}", expected=f"{len(g.ids)} jobs stored")
     if len(new) != len(g.ids) or not _kept(state, before):
         return diff.Finding(ONE_PER_GUEST, got=f"{len(new)} job(s) stored" + (
-            "" if _kept(state, before) else ", and jobs already there changed"), expected=f"{len(g.ids)}, one per guest")
+            "" if _kept(state, before) else ", and jobs already there changed"), expected=f"{len(g.ids)}, one per entry of guest_ids (an id listed twice: two)")
     by_claim = [row for _, row in sorted(new.items(), key=lambda item: (-item[1]["priority"], item[1]["run_at"],
                                                                         item[0]))]
     stored = sorted((row["type"], short(row["payload"])) for row in new.values())

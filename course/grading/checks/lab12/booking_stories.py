@@ -89,6 +89,11 @@ def stories(seed: int) -> list[Story]:
 # -- the provider and the tables ---------------------------------------------------------------------------
 
 
+# The job's row as a claim leaves it: after the other worker's claim, a stale worker may change none of it.
+CLAIMED_COLUMNS = ("lease_token", "run_at", "attempts", "max_attempts", "last_error", "payload", "priority", "type")
+CLAIMED_ROW = f"SELECT {', '.join(CLAIMED_COLUMNS)} FROM jobs WHERE id = %s"
+
+
 class Provider:
     """The email provider the check runs, as the handler the answer is given: it loads the booking on the
     worker's connection, writes each call to its own log (on the check's session) and answers as the
@@ -96,6 +101,7 @@ class Provider:
 
     def __init__(self, box, plans: dict[int, Plan]):
         self.box, self.plans, self.other = box, plans, {}
+        self.as_claimed: dict[int, tuple] = {}  # job id -> its row as the other worker's latest claim left it
 
     def finish_others(self) -> None:
         """The other worker, which claimed a job whose lease ran out, sends it and acks it."""
@@ -113,6 +119,7 @@ class Provider:
                 "run_at = now() + interval '60 seconds' WHERE id = %s RETURNING lease_token", [job_id]).fetchone()
             if row:
                 self.other[job_id] = row[0]
+                self.as_claimed[job_id] = self.box.conn.execute(CLAIMED_ROW, [job_id]).fetchone()
 
     def handler(self):
         def send_confirmation_email(job, conn):

@@ -44,7 +44,7 @@ from course.grading.faults.boundaries import Crashed, Watched, crash_on
 from course.grading.checks import exercise_check
 from course.grading.checks.lab12.stays import stayhub_box
 from course.grading.checks.lab12.booking_stories import (
-    GONE, OUTLIVED, OUTLIVED_503, REJECTED, RETRY_AFTER, SENT, STORIES, Plan, Provider, Story, bounds, install, read,
+    CLAIMED_COLUMNS, CLAIMED_ROW, GONE, OUTLIVED, OUTLIVED_503, REJECTED, RETRY_AFTER, SENT, STORIES, Plan, Provider, Story, bounds, install, read,
     reference, seeded, stories, time_passes, waits)
 
 DEFAULT_SEED = 1213
@@ -339,7 +339,18 @@ def _stolen(t: Trial, box, story: Story, work_one, findings, tried) -> None:
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 conn.rollback()
         for job_id, token in provider.other.items():
-            row = box.conn.execute("SELECT lease_token FROM jobs WHERE id = %s", [job_id]).fetchone()
+            row = box.conn.execute(CLAIMED_ROW, [job_id]).fetchone()
+            claimed = provider.as_claimed.get(job_id)
+            if row is not None and row[0] == token and claimed is not None and row != claimed:
+                changed = [f"run_at moved {(after - before).total_seconds():+.3f} s" if name == "run_at" else
+                           f"{name} {before!r} became {after!r}" for name, before, after
+                           in zip(CLAIMED_COLUMNS, claimed, row) if before != after]
+                findings.setdefault(FENCED, (
+                    f"job {job_id}, claimed by the other worker: {'; '.join(changed)}",
+                    f"{story.told(ids[0])}; just before statement {point} of call 1 of work_one, the lease runs out "
+                    "and another worker claims the job", NOTES[FENCED] + "; a write by id alone (an UPDATE ... WHERE "
+                    "id = %s, even of run_at only) moves the other worker's job: put the lease token in its WHERE"))
+                return
             if row is None or row[0] != token:
                 findings.setdefault(FENCED, (
                     f"job {job_id}: the other worker's claim undone (the job is "

@@ -2,7 +2,8 @@
 
 Judged against the reference (stayhub.safe_checkout and stayhub.reconcile) over seeded scenarios: StayHub's
 tables as earlier checkouts left them (confirmed bookings, bookings left pending before or after their card
-was authorised) and a new guest's checkout. For each scenario:
+was authorised, bookings left pending before their charge and then cancelled by their guest: reconcile
+charges and confirms none of those) and a new guest's checkout. For each scenario:
 
     no crash          the checkout runs to its end: the same rows, charges and jobs as the reference's
     a crash at k      for every statement boundary k of the answer's checkout (faults/boundaries.py: the
@@ -25,6 +26,7 @@ returns, the jobs' columns other than type and payload.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import threading
 from collections import Counter
@@ -55,10 +57,11 @@ PAID = ("a crash at any statement, then reconcile: every card charged has its co
         "confirmed booking its charge")
 ONCE = "never a card charged twice for one booking"
 NONE_PENDING = "after reconcile no booking is left pending"
+CANCELLED = "a booking cancelled before its charge stays cancelled: reconcile neither charges nor confirms it"
 JOBS = "each confirmed booking gets its three jobs once, even when checkout and reconcile finish it at once"
 RECONCILES = "reconcile returns normally"
 SAME = "the same bookings as the reference (guest, room, nights, total)"
-CHECKS = (RETURNS, IDLE, PAID, ONCE, NONE_PENDING, JOBS, RECONCILES, SAME)
+CHECKS = (RETURNS, IDLE, PAID, ONCE, NONE_PENDING, CANCELLED, JOBS, RECONCILES, SAME)
 
 
 @dataclass(frozen=True)
@@ -72,11 +75,13 @@ class Story:
     confirmed: tuple[tuple[int, int], ...] = ()  # (guest, room) of each earlier confirmed booking
     pending_paid: tuple[tuple[int, int], ...] = ()
     pending_unpaid: tuple[tuple[int, int], ...] = ()
+    cancelled: tuple[tuple[int, int], ...] = ()  # left pending before their charge, then cancelled by the guest
 
     def told(self) -> str:
         before = []
         for what, rows in (("confirmed", self.confirmed), ("left pending after its charge", self.pending_paid),
-                           ("left pending before its charge", self.pending_unpaid)):
+                           ("left pending before its charge", self.pending_unpaid),
+                           ("left pending before its charge, then cancelled", self.cancelled)):
             if rows:
                 before.append(f"{len(rows)} booking(s) {what}")
         return (f"safe_checkout(conn, guest_id={self.guest}, room_id={self.room}, nights={self.nights})"
@@ -84,7 +89,7 @@ class Story:
 
 
 def plain(rng: random.Random) -> Story:
-    return Story(guest=1, room=1, nights=2, pending_paid=((2, 3),))
+    return Story(guest=1, room=1, nights=2, pending_paid=((2, 3),), cancelled=((3, 2),))
 
 
 def busy(rng: random.Random) -> Story:
@@ -107,7 +112,12 @@ FAMILIES = (quiet, busy)
 
 def stories(seed: int) -> list[Story]:
     rng = random.Random(seed)
-    return [plain(rng)] + [FAMILIES[n % len(FAMILIES)](rng) for n in range(SCENARIOS - 1)]
+    drawn = [plain(rng)] + [FAMILIES[n % len(FAMILIES)](rng) for n in range(SCENARIOS - 1)]
+    # Cancelled bookings that never got their charge (a guest who gave up after a crashed checkout): reconcile
+    # finishes only what is still pending, so it charges none of them. Drawn apart, so the other draws stay.
+    more = random.Random(f"{seed}:cancelled")
+    return [story if story.cancelled else dataclasses.replace(story, cancelled=tuple(
+        (more.randint(1, 3), more.randint(1, 3)) for _ in range(more.randint(0, 2)))) for story in drawn]
 
 
 # -- the tables, as a story starts and as it ends ------------------------------------------------------------
@@ -119,10 +129,12 @@ def install(conn, story: Story) -> None:
                   "RESTART IDENTITY CASCADE")
     with conn.transaction():
         for status, rows in (("confirmed", story.confirmed), ("paid", story.pending_paid),
-                             ("pending", story.pending_unpaid)):
+                             ("pending", story.pending_unpaid), ("cancelled", story.cancelled)):
             for n, (guest, room) in enumerate(rows):
                 booking_id = stayhub.insert_pending(conn, guest, room, 1)
-                if status == "pending":
+                if status == "cancelled":
+                    stayhub.cancel(conn, booking_id)
+                if status in ("pending", "cancelled"):
                     continue
                 ref = f"auth_earlier{booking_id}"
                 conn.execute("INSERT INTO card_authorisations (payment_ref, idempotency_key, guest_id, room_id, "
@@ -239,12 +251,15 @@ NOTES = {
     JOBS: "confirm and enqueue in one transaction, and only if the booking is still pending (UPDATE ... WHERE "
           "status = 'pending' RETURNING id): whoever finishes it second changes nothing",
     RETURNS: "insert the pending booking, charge, confirm it with its three jobs, and return its id",
+    CANCELLED: "reconcile finishes only bookings still pending (status = 'pending'), and the confirm changes a "
+               "booking only if it is still pending (WHERE ... AND status = 'pending'): a cancelled booking has no "
+               "payment_ref and is not confirmed either, yet its guest gave it up",
     SAME: "price the booking as stayhub.insert_pending does: the room's nightly price times the nights",
 }
 
 
 def _one_story(t: Trial, box, story: Story, safe_checkout, reconcile, found, tried) -> None:
-    new_id = 981 + len(story.confirmed) + len(story.pending_paid) + len(story.pending_unpaid)
+    new_id = 981 + len(story.confirmed) + len(story.pending_paid) + len(story.pending_unpaid) + len(story.cancelled)
     # The reference, three ways: nothing happened (a crash before the pending row), finished by the
     # checkout alone, finished and then reconciled.
     install(box.conn, story)
@@ -383,6 +398,12 @@ def _charged_idle(box, example: str, found, *, by: str) -> None:
 
 
 def _judge(t: Trial, ours: dict, theirs: dict, example: str, found) -> None:
+    revived = {b: described(ours["bookings"].get(b)) for b, ref in theirs["bookings"].items()
+               if ref["status"] == "cancelled" and ours["bookings"].get(b) != ref}
+    if revived:
+        found(CANCELLED, "; ".join(f"booking {b} (cancelled before its charge): yours {d}"
+                                   for b, d in revived.items()), example, NOTES[CANCELLED])
+        return
     broken = problems(ours)
     if broken:
         check, got = broken[0]

@@ -1,0 +1,12 @@
+# correct: match on the two reasons, Fraction for the half
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    """'postgres', 'broker' or 'broker + outbox', by the rules above."""
+    from fractions import Fraction
+    over_half = Fraction(peak_jobs_per_s) > Fraction(postgres_jobs_per_s) / 2
+    match (over_half or teams_reading_each_event > 1, bool(born_in_a_db_transaction)):
+        case (False, _):
+            return "postgres"
+        case (True, True):
+            return "broker + outbox"
+        case _:
+            return "broker"

@@ -1,0 +1,6 @@
+# wrong (over-half): ratio rounded to 2 decimals (0.501 becomes 0.5)
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    """'postgres', 'broker' or 'broker + outbox', by the rules above."""
+    if round(peak_jobs_per_s / postgres_jobs_per_s, 2) > 0.5 or teams_reading_each_event > 1:
+        return "broker + outbox" if born_in_a_db_transaction else "broker"
+    return "postgres"

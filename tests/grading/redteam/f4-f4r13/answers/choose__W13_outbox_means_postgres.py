@@ -1,0 +1,8 @@
+# wrong (over-half / outbox): jobs born in a transaction stay on postgres unless many teams
+def choose_queue(peak_jobs_per_s, postgres_jobs_per_s, born_in_a_db_transaction, teams_reading_each_event):
+    """'postgres', 'broker' or 'broker + outbox', by the rules above."""
+    if born_in_a_db_transaction and teams_reading_each_event <= 1:
+        return "postgres"
+    if peak_jobs_per_s > postgres_jobs_per_s / 2 or teams_reading_each_event > 1:
+        return "broker + outbox" if born_in_a_db_transaction else "broker"
+    return "postgres"

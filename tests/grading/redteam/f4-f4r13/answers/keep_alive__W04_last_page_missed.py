@@ -1,0 +1,6 @@
+# wrong (render-every-page): off by one, the last page is never drawn
+def render_invoice(task):
+    """Render every page of the booking's invoice, telling JetStream between pages that we are at it."""
+    for page in range(task.data["pages"] - 1):
+        task.in_progress()
+        render_page(task.data["booking_id"], page)

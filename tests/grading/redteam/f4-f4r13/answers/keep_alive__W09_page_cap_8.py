@@ -1,0 +1,6 @@
+# wrong (render-every-page): at most 8 pages drawn (works for the demo's sizes)
+def render_invoice(task):
+    """Render every page of the booking's invoice, telling JetStream between pages that we are at it."""
+    for page in range(min(task.data["pages"], 8)):
+        task.in_progress()
+        render_page(task.data["booking_id"], page)

@@ -1,0 +1,14 @@
+# correct: sleep at most what is left, one last attempt at the deadline
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """Publish until JetStream acknowledges, always with the same Nats-Msg-Id; return the ack."""
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise
+            time.sleep(min(pause, left))
+            pause = min(2 * pause, 0.5)

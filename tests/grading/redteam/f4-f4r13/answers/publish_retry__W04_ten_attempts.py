@@ -1,0 +1,12 @@
+# wrong (give-up / through-an-election): 10 attempts, whatever give_up_after_s says
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """Publish until JetStream acknowledges, always with the same Nats-Msg-Id; return the ack."""
+    pause = 0.05
+    for attempt in range(10):
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            if attempt == 9:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)

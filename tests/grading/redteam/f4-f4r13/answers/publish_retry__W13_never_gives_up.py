@@ -1,0 +1,10 @@
+# wrong (give-up): retries for ever
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """Publish until JetStream acknowledges, always with the same Nats-Msg-Id; return the ack."""
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)

@@ -1,0 +1,15 @@
+# wrong (give-up: re-raise the LAST error): re-raises the first error seen
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """Publish until JetStream acknowledges, always with the same Nats-Msg-Id; return the ack."""
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    first = None
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            first = first or error
+            if time.monotonic() + pause > deadline:
+                raise first
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
