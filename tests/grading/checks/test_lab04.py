@@ -15,6 +15,7 @@ from course.grading.trial import Trial
 
 from .wrong_answers import assert_fails_with, failed, fails_exactly
 
+DELETES = "deletes the job while lease_token is still its token"
 FENCED = "DELETE FROM jobs WHERE id = %(id)s AND lease_token = %(lease_token)s"
 NOW_PLUS = "now() + make_interval(secs => %(lease_s)s)"
 EXTEND = f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s AND lease_token = %(lease_token)s"
@@ -65,6 +66,32 @@ def true_if_the_job_was_there(conn, job_id, lease_token):
     return there
 
 
+def skips_a_locked_row(conn, job_id, lease_token):
+    """Round f4 (f4r04) moved this here from the correct answers: a row locked for a moment by a session that
+    is not a claimer (a heartbeat thread on its own connection, an operator's SELECT ... FOR UPDATE) does not
+    change the token, and this ack then leaves the finished job to run again."""
+    with conn.transaction():
+        row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s FOR UPDATE SKIP LOCKED", [job_id]).fetchone()
+        if row is None or row[0] != lease_token:
+            return False
+        return len(conn.execute("DELETE FROM jobs WHERE id = %s RETURNING id", [job_id]).fetchall())
+
+
+def gives_up_on_a_locked_row(conn, job_id, lease_token):
+    with conn.transaction():
+        row = conn.execute("SELECT lease_token FROM jobs WHERE id = %s FOR UPDATE NOWAIT", [job_id]).fetchone()
+        if row is None or row[0] != lease_token:
+            return False
+        return conn.execute("DELETE FROM jobs WHERE id = %s", [job_id]).rowcount == 1
+
+
+def keeps_an_advisory_lock(conn, job_id, lease_token):
+    """A session-level advisory lock the zombie's refused ack never lets go: worker B's ack is then refused."""
+    if not conn.execute("SELECT pg_try_advisory_lock(%s)", [job_id]).fetchone()[0]:
+        return False
+    return ack_with(FENCED)(conn, job_id, lease_token)
+
+
 WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
     "the_lessons_plain_ack": (ack_with("DELETE FROM jobs WHERE id = %(id)s"),
                               ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
@@ -95,6 +122,14 @@ WRONG_ACKS = {  # the wrong answer, and the checks it must fail (those only)
                                    ["deletes only that job"]),
     "deletes_what_ran_out": (ack_with(FENCED.replace("lease_token = %(lease_token)s", "(lease_token = %(lease_token)s OR run_at <= now())")),
                              ["a worker that lost its lease deletes nothing", "a job handed back for a retry"]),
+    # red team f4-f4r04: an id past int4, a row locked for a moment by a session that does not claim, a lock
+    # that outlives the zombie's refused ack
+    "casts_the_id_to_int4": (ack_with(FENCED.replace("%(id)s", "%(id)s::int4")), [DELETES]),
+    "copies_skip_locked_from_the_claim": (ack_with("DELETE FROM jobs WHERE id = (SELECT id FROM jobs WHERE id = %(id)s "
+                                                   "AND lease_token = %(lease_token)s FOR UPDATE SKIP LOCKED)"), [DELETES]),
+    "skips_a_locked_row": (skips_a_locked_row, [DELETES]),
+    "gives_up_on_a_locked_row": (gives_up_on_a_locked_row, [DELETES]),
+    "keeps_an_advisory_lock": (keeps_an_advisory_lock, [DELETES]),
 }
 
 
@@ -166,6 +201,16 @@ def says_yes_while_the_job_exists(conn, job, lease_s):
     return conn.execute("SELECT 1 FROM jobs WHERE id = %s", [job.id]).fetchone() is not None
 
 
+def gives_up_on_a_locked_beat(conn, job, lease_s):
+    with conn.transaction():
+        if conn.execute("SELECT 1 FROM jobs WHERE id = %s AND lease_token = %s FOR UPDATE NOWAIT",
+                        [job.id, job.lease_token]).fetchone() is None:
+            return False
+        conn.execute(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = %(id)s", {"id": job.id, "lease_s": lease_s})
+    return True
+
+
+EXTENDS = "moves the end of the lease"
 WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those only)
     "extends_nothing": (extends_nothing, ["moves the end of the lease", "returns something false when the lease is no "
                                           "longer ours", "returns something false for a job that is gone"]),
@@ -204,6 +249,13 @@ WRONG_HEARTBEATS = {  # the wrong answer, and the checks it must fail (those onl
                               ["changes nothing but that job's"]),
     "extends_by_the_token_alone": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE lease_token = %(lease_token)s"),
                                    ["changes nothing but that job's"]),
+    # red team f4-f4r04: an id past int4, a row locked for a moment, a claim made with no worker name
+    "casts_the_id_to_int4": (extend_with(EXTEND.replace("%(id)s", "%(id)s::int4")), [EXTENDS]),
+    "copies_skip_locked_from_the_claim": (extend_with(f"UPDATE jobs SET run_at = {NOW_PLUS} WHERE id = (SELECT id FROM "
+                                                      "jobs WHERE id = %(id)s AND lease_token = %(lease_token)s "
+                                                      "FOR UPDATE SKIP LOCKED)"), [EXTENDS]),
+    "gives_up_on_a_locked_row": (gives_up_on_a_locked_beat, [EXTENDS]),
+    "needs_a_worker_name": (extend_with(EXTEND + " AND claimed_by IS NOT NULL"), [EXTENDS]),
 }
 
 
@@ -280,3 +332,18 @@ def test_an_answer_that_does_nothing_passes_no_check(exercise, answer):
 def test_an_ack_given_another_jobs_token_is_told_whose_token_it_is():
     report = run_check("04.fenced_ack", ack=WRONG_ACKS["deletes_by_the_token_alone"][0])
     assert "your lease_token is job 2's, not job 1's" in report.render(), report.render()
+
+
+def test_a_skip_locked_ack_is_told_the_row_was_only_locked():
+    text = run_check("04.fenced_ack", ack=WRONG_ACKS["copies_skip_locked_from_the_claim"][0]).render()
+    assert "the row was only locked for a moment" in text and "when your ack ran" in text, text
+
+
+def test_an_ack_that_keeps_a_lock_is_told_it_kept_worker_b_out():
+    text = run_check("04.fenced_ack", ack=keeps_an_advisory_lock).render()
+    assert "left something behind that kept worker B out" in text, text
+
+
+def test_a_beat_that_needs_a_worker_name_is_told_claimed_by_is_bookkeeping():
+    text = run_check("04.heartbeat", extend_lease=WRONG_HEARTBEATS["needs_a_worker_name"][0]).render()
+    assert "claimed with no worker name" in text and "not the fence" in text, text

@@ -1,13 +1,15 @@
 """Lab 04: visibility timeouts and leases. The learner's ack and heartbeat run beside the reference queue's
 own statements on the same jobs, drawn at random from every state a job can be in when a worker acks or
-beats (its lease ours and live, ours and run out, passed to another worker, handed back for a retry,
-gone), with other jobs and the dead-letter table around it; then with another worker taking the job
-between the answer's statements. The heartbeat then runs in real worker processes, a job 2.5 times as
-long as its lease, while one of them is SIGKILLed.
+beats (its lease ours and live, ours and run out, passed to another worker, handed back for a retry, gone,
+an id past int4, claimed with no worker name), with other jobs and the dead-letter table around it; then
+with another worker taking the job between the answer's statements, with its row locked for a moment, and
+with a zombie's refused call before worker B's own. The heartbeat then runs in real worker processes, a
+job 2.5 times as long as its lease, while one of them is SIGKILLed.
 
-Why one module (quiz.py beside it holds only the predictions and the quiz, which took it past 600 lines):
-it is this lab's exercises judged — a job's states in the learner's words (a scenario, how it is drawn,
-shrunk and told), the two judges, the worker stage, and the checks labs.toml names.
+Why one module (quiz.py beside it holds the predictions and the quiz, workers.py the heartbeat's stage in
+real worker processes, which took it past 600 lines): it is this lab's exercises judged — a job's states
+in the learner's words (a scenario, how it is drawn, shrunk and told), the two judges, the races,
+and the checks labs.toml names.
 """
 
 from __future__ import annotations
@@ -28,8 +30,7 @@ from course.core import sql as queries
 
 from course.grading import differential as diff
 from course.grading import interleave
-from course.grading.faults import Faults, Run, Scenario, run
-from course.grading.faults.workloads import SLOW_WORK_S, slow_job
+from course.grading.faults.workloads import SLOW_WORK_S
 from course.grading.snapshot import MISSING, At, Reader, in_words, mismatches
 from course.grading.trial import Attempt, Trial, short
 from course.grading.checks import exercise_check
@@ -68,6 +69,7 @@ class Row:
     priority: int = 0
     max_attempts: int = 8
     last_error: str | None = None  # a job run before and retried keeps its last error while it runs again
+    worker: str | None = "worker"  # a claimed job's claimed_by; None: claimed with no worker name
 
     def told(self) -> str:
         if self.lease is None:
@@ -88,6 +90,8 @@ class Row:
             extra.append(f"priority {self.priority}")
         if self.last_error is not None:
             extra.append(f"last_error {short(self.last_error)}")
+        if self.lease is not None and self.worker is None:
+            extra.append("claimed with no worker name: claimed_by NULL")
         return f"{self.id} ({', '.join([state, *extra])})"
 
 
@@ -157,7 +161,7 @@ def install(jobs: Jobs) -> sql.Composable:
     if jobs.rows:
         rows = [[sql.Literal(r.id), sql.Literal(r.queue), sql.Literal(r.type), sql.Literal(Jsonb(r.payload)),
                  sql.Literal(r.priority), diff.from_now(r.run_at), sql.Literal(r.attempts), sql.Literal(r.max_attempts),
-                 sql.Literal(_token(r.lease, r.id)), sql.Literal("worker" if r.lease else None),
+                 sql.Literal(_token(r.lease, r.id)), sql.Literal(r.worker if r.lease else None),
                  diff.from_now(-60.0) if r.lease else sql.NULL,  # claimed a minute ago
                  sql.Literal(r.last_error)] for r in jobs.rows]
         statements.append(sql.SQL("INSERT INTO jobs (id, queue, type, payload, priority, run_at, attempts, "
@@ -212,6 +216,17 @@ def other_jobs_token(heartbeat: bool) -> Jobs:
     """The caller's job id and a lease token that is another job's: that job is not the one to delete or
     extend. Tried after the drawn scenarios (it draws nothing), so it changes no other finding's example."""
     return Jobs((Row(2, 30.0, "ours", payload={"order_id": 9813}),), 1, lease_s=5.0 if heartbeat else None)
+
+
+BIG_ID = 2**31 + 5  # jobs.id is bigint: a queue that has run two billion jobs has ids past int4
+
+
+def boundaries(heartbeat: bool) -> list[Jobs]:
+    """Jobs the drawn scenarios never hold, tried after them (they draw nothing): a job whose id is past
+    int4, and one claimed with no worker name (claimed_by NULL, as `claim_one(conn)` leaves it)."""
+    lease_s = 5.0 if heartbeat else None
+    return [Jobs((Row(BIG_ID, 30.0, "ours"),), BIG_ID, lease_s=lease_s),
+            Jobs((Row(3, 30.0, "ours", worker=None),), 3, lease_s=lease_s)]
 
 
 def families(heartbeat: bool) -> list[Callable[[random.Random], Jobs]]:
@@ -286,6 +301,10 @@ def _value(value) -> str:
     return str(value) if isinstance(value, At) else short(value)
 
 
+UNNAMED_NOTE = ("this job was claimed with no worker name (claimed_by NULL, as claim_one(conn) leaves it): the "
+                "lease is yours by its token alone; claimed_by and claimed_at are bookkeeping, not the fence")
+
+
 class Judge:
     """Runs an answer and the reference on one scenario and names the first rule the answer breaks."""
 
@@ -334,7 +353,9 @@ class Judge:
             changed = row is not None and _changed(ours.state["jobs"][key], row, slack_s)
             note = raised or ("the job is still there" + (", changed instead of deleted" if changed else "")
                               + ": the ack deletes it, so no worker runs it again")
-            if not raised and row is not None and row.run_at <= 0 and not changed:
+            if not raised and row is not None and row.worker is None and not changed:
+                note = UNNAMED_NOTE
+            elif not raised and row is not None and row.run_at <= 0 and not changed:
                 note = (f"your lease ran out {in_words(row.run_at)}, but no one has claimed the job since: "
                         "lease_token is still its token and the work you finished counts, so delete it (a fence "
                         "by the clock would have it run again)")
@@ -391,6 +412,8 @@ class Judge:
                     note = raised or (f"lease_s = {jobs.lease_s:g}: run_at = now() + {jobs.lease_s:g} s" + (
                         "; yours added lease_s to the end of the current lease: a dead worker's job would stay hidden "
                         "longer with every beat it made" if added else ""))
+                    if not raised and before and before.worker is None and not ours.returned:
+                        note = UNNAMED_NOTE
                     return diff.Finding(EXTENDS, got=got, expected=expected, note=note)
                 return diff.Finding(FENCED, got=got, expected=expected, note=raised or (
                     "fence the UPDATE with the lease token: WHERE id = ... AND lease_token = ...; the job is "
@@ -448,28 +471,101 @@ ACTS = [interleave.Act("your lease ran out and worker B claimed job 1 (a new tok
         interleave.Act("your lease ran out, worker B claimed job 1 and acked it", _b_claims("ack"))]
 
 
+def _locked_by(heartbeat: bool) -> interleave.Hold:
+    """Job 1's row locked for a moment by a session that does not claim it, the lease still ours: only the
+    token says whose the job is, and a locked row is not a lost lease."""
+    if heartbeat:
+        return interleave.InTransaction(
+            "another session held job 1's row locked (SELECT ... FOR UPDATE, its transaction still open) when "
+            "your beat ran; the lease was still yours", lambda conn: conn.execute(
+                "SELECT id FROM jobs WHERE id = 1 FOR UPDATE").fetchone())
+    return interleave.InTransaction(
+        "a heartbeat thread with a connection of its own was extending job 1's lease (its UPDATE not yet "
+        "committed, the row locked) when your ack ran; the lease was still yours", lambda conn: conn.execute(
+            "UPDATE jobs SET run_at = now() + interval '20 seconds' WHERE id = 1 AND lease_token = %s",
+            [OURS]).rowcount)
+
+
+LOCKED_NOTE = ("the row was only locked for a moment, and the lease was still yours: the reference's statement "
+               "waits for the lock and then {does}. An answer that skips a locked row (SKIP LOCKED) or gives up "
+               "on it (NOWAIT, a lock_timeout, a try-lock) {fails}; let the statement wait.\n")
+BETWEEN_NOTE = ("worker B's move fell between your statements: what your first statement checked was no longer "
+                "true when the next one ran. Check and act in one statement (... WHERE id = ... AND lease_token "
+                "= ...), so no one can come between them.\n")
+
+
 def race(judge: Judge, box, *, heartbeat: bool):
-    """Each of worker B's moves before each of the answer's statements after its first."""
+    """Each of worker B's moves before each of the answer's statements after its first; then the job's row
+    locked for a moment by another session while the answer runs."""
     jobs = Jobs((Row(1, 30.0), Row(2, 3600.0, "theirs", payload={"order_id": 9813})), 1,
                 lease_s=5.0 if heartbeat else None)
     if judge.compare(jobs) is not None:  # wrong on these jobs alone: the search above says so, not a race
         return None
     arena = interleave.Arena(box.conn, box.connect, judge.reader, install, truth)
     try:
-        return interleave.explore(arena, jobs, answer=judge.learner(jobs), reference=judge.reference(jobs),
-                                  acts=[(act, act) for act in ACTS], holds=[],
-                                  judge=lambda s, ours, allowed: _between(judge, s, ours, allowed))
+        found = interleave.explore(arena, jobs, answer=judge.learner(jobs), reference=judge.reference(jobs),
+                                   acts=[(act, act) for act in ACTS], holds=[(_locked_by(heartbeat),) * 2],
+                                   judge=lambda s, ours, allowed: judge.judge(s, ours, allowed, slack_s=RACE_SLACK_S))
+        if found is None:
+            found = _after_a_zombie(judge, arena, heartbeat=heartbeat)
     finally:
         arena.close()
-
-
-def _between(judge: Judge, jobs: Jobs, ours: diff.Outcome, allowed: list[diff.Outcome]) -> diff.Finding | None:
-    finding = judge.judge(jobs, ours, allowed, slack_s=RACE_SLACK_S)
-    if finding is None:
+    if found is None:
         return None
-    return replace(finding, note="worker B's move fell between your statements: what your first statement "
-                   "checked was no longer true when the next one ran. Check and act in one statement "
-                   "(... WHERE id = ... AND lease_token = ...), so no one can come between them.\n" + (finding.note or ""))
+    finding, told = found
+    if isinstance(told, str):  # after a zombie: its note is its own
+        return finding, told
+    note = BETWEEN_NOTE if told.between else LOCKED_NOTE.format(
+        does="extends the lease" if heartbeat else "deletes the job",
+        fails="says the lease is lost while it is still yours" if heartbeat else "leaves a finished job to run again")
+    return replace(finding, note=note + (finding.note or "")), told
+
+
+AFTER_A_ZOMBIE_NOTE = ("worker A's call, refused, ran first on A's connection and left something behind that kept "
+                       "worker B out (a lock it never let go: pg_advisory_lock, a transaction left open?). B's lease is "
+                       "current, so B's call must {does}: take nothing that outlives your statement")
+
+
+def _after_a_zombie(judge: Judge, arena: interleave.Arena, *, heartbeat: bool) -> tuple[diff.Finding, str] | None:
+    """Zombie A calls the answer with its old token (refused: B holds the job now), then worker B calls it
+    on its own connection with its own token: B's call must do what the reference does for B."""
+    jobs = Jobs((Row(1, 30.0, "theirs"),), 1, lease_s=5.0 if heartbeat else None)
+    arena.reset(jobs)
+    before, b_conn = arena.read(), arena.session("B").conn
+    try:
+        judge.t.attempt(judge.answer, arena.conn, *((the_job(jobs), jobs.lease_s) if heartbeat else (1, OURS)))
+        if mismatches(arena.read(), before, slack_s=RACE_SLACK_S):
+            return None  # the zombie's call was not refused: the search above judges that
+        if heartbeat:
+            b_job = replace(the_job(jobs), lease_token=_token("theirs", 1))
+            done = judge.t.attempt(judge.answer, b_conn, b_job, jobs.lease_s)
+        else:
+            done = judge.t.attempt(judge.answer, b_conn, 1, _token("theirs", 1))
+    finally:
+        for conn in (arena.conn, b_conn):
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()
+    row = arena.read()["jobs"].get((1,))
+    call = "extend_lease(B's connection, job 1 as B claimed it, 5)" if heartbeat else \
+        "ack(B's connection, 1, B's lease_token)"
+    told = (f"job 1 (worker B's lease, ending in 30 s); zombie A's call first, with its old token, on A's "
+            f"connection (refused); then {call}")
+    raised = f"yours raised {done.error}; " if done.error else ""
+    if heartbeat:
+        end = row["run_at"] if row is not None else None
+        extended = isinstance(end, At) and abs(end.seconds - 5.0) <= RACE_SLACK_S
+        if extended and truth(done.value) and not done.error:
+            return None
+        got = "job 1's run_at: " + (_value(row["run_at"]) if row is not None else "no such row")
+        return diff.Finding(EXTENDS if not extended else BEAT_TRUE, got=got if not extended else short(done.value),
+                            expected="job 1's run_at: in 5 s" if not extended else "something true",
+                            note=raised + AFTER_A_ZOMBIE_NOTE.format(does="extend its lease")), told
+    if row is None and truth(done.value) and not done.error:
+        return None
+    return diff.Finding(DELETES if row is not None else ACK_TRUE,
+                        got="the job is still there" if row is not None else (done.error or short(done.value)),
+                        expected="the job deleted" if row is not None else "something true",
+                        note=raised + AFTER_A_ZOMBIE_NOTE.format(does="delete the job")), told
 
 
 def judged(t: Trial, answer: Callable, *, heartbeat: bool, seed: int | None):
@@ -480,7 +576,7 @@ def judged(t: Trial, answer: Callable, *, heartbeat: bool, seed: int | None):
     verdicts = diff.Verdicts(t, BEAT_CHECKS if heartbeat else ACK_CHECKS)
     diff.search(verdicts, diff.in_turn(families(heartbeat)), judge.compare, seed=t.seed, count=SCENARIOS)
     diff.search(verdicts, diff.in_turn(families(heartbeat)), judge.compare, seed=t.seed, count=0,
-                first=[other_jobs_token(heartbeat)])
+                first=[other_jobs_token(heartbeat), *boundaries(heartbeat)])
     found = race(judge, box, heartbeat=heartbeat)
     if found is not None:
         verdicts.add(found[0], str(found[1]))
@@ -500,76 +596,5 @@ def heartbeat_check(t: Trial, extend_lease, seed=None):
         slow_job_under_a_short_lease(t, box, extend_lease, t.seed)
 
 
-# -- 04.heartbeat in real workers ----------------------------------------------------------------------------
-
-
-def slow_job_under_a_short_lease(t: Trial, box, extend_lease, seed: int, timeout_s: float = TIME_LIMIT_S) -> Run:
-    """Real workers run jobs 2.5 times as long as their lease, with `extend_lease` as their heartbeat; the
-    first job each worker starts gets it SIGKILLed. Every job must run to the end exactly once."""
-    box.conn.execute("DELETE FROM jobs")
-    box.conn.execute("CREATE TABLE IF NOT EXISTS effects (job_id bigint NOT NULL)")
-    scenario = Scenario(slow_job, [{"booking_id": 981}, {"booking_id": 982}], workers=3, concurrency=1,
-                        lease_s=LEASE_S, extend_lease=extend_lease, timeout_s=timeout_s,
-                        faults=Faults(kill_mid_work=1.0, max_kills=1))
-    result = run(box, scenario, seed=seed)
-    t.seed = seed
-    counts = dict(box.conn.execute("SELECT job_id, count(*) FROM effects GROUP BY job_id").fetchall())
-    what = (f"{len(result.job_ids)} jobs of {WORK_S:g} s under a {LEASE_S:g} s lease, 3 workers with your "
-            f"extend_lease as their heartbeat, {result.kills} SIGKILLed mid-job")
-    shown = expect_no_parallel_runs(t, result, what)
-    expect_each_effect_once(t, result, counts, what, timeline_shown=shown)
-    done_in_time = not result.timed_out
-    t.expect(f"in real workers: every job is done within {timeout_s:g} s, the killed workers' ones included",
-             ok=done_in_time, got="still running at the time limit" if not done_in_time else "done",
-             expected="done", example=what,
-             note="a job whose worker was SIGKILLed must come back when its lease runs out, and a job whose "
-                  "worker lives must be acked before another worker claims it" if not done_in_time else None)
-    return result
-
-
-def runs_of(result: Run, job_id: int) -> list[tuple[float, float, int]]:
-    """(start, end, pid) of every run of a job: from `started` to its `finished`, `failed` or `killed`."""
-    open_runs: dict[int, float] = {}
-    runs = []
-    for event in result.of(job_id):
-        if event.kind == "started":
-            open_runs[event.pid] = event.t
-        elif event.kind in ("finished", "failed", "killed") and event.pid in open_runs:
-            runs.append((open_runs.pop(event.pid), event.t, event.pid))
-    runs.extend((start, float("inf"), pid) for pid, start in open_runs.items())
-    return sorted(runs)
-
-
-def expect_no_parallel_runs(t: Trial, result: Run, what: str) -> int | None:
-    """Returns the job whose timeline the failure showed, if any."""
-    name = "in real workers: no job runs in two workers at the same time"
-    for job_id in result.job_ids:
-        runs = runs_of(result, job_id)
-        for (start_a, end_a, pid_a), (start_b, _, pid_b) in zip(runs, runs[1:]):
-            if start_b < end_a:
-                t.expect(name, ok=False,
-                         got=f"job {job_id}: a run in pid {pid_b} started at {start_b:.2f} s while the run in "
-                             f"pid {pid_a} (from {start_a:.2f} s) was still at work",
-                         expected="one run at a time", example=what,
-                         note="the lease ran out while the job was still running, so another worker claimed it: "
-                              "is the heartbeat moving the lease forward?\n" + result.timeline(job_id))
-                return job_id
-    t.expect(name, ok=True)
-    return None
-
-
-def expect_each_effect_once(t: Trial, result: Run, counts: dict[int, int], what: str,
-                            timeline_shown: int | None) -> None:
-    wrong = [j for j in result.job_ids if counts.get(j, 0) != 1 and j not in result.dead]
-    first = wrong[0] if wrong else None
-    note = None
-    if first is not None and first != timeline_shown:
-        note = result.timeline(first)
-    elif first is not None:
-        note = "(its timeline is above)"
-    t.expect("in real workers: each job's work is done exactly once", ok=not wrong,
-             got=f"job {first}'s work was done {counts.get(first, 0)} times" if wrong else "once each",
-             expected="once each", example=what, note=note)
-
-
+from course.grading.checks.lab04.workers import slow_job_under_a_short_lease  # noqa: E402 (the worker stage)
 from course.grading.checks.lab04 import quiz  # noqa: E402,F401 (it registers the predictions and the quiz)

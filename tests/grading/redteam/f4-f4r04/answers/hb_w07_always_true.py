@@ -1,0 +1,7 @@
+# exercise: 04.heartbeat
+# kind: wrong
+# rule: says-so: returns True even when the lease is no longer ours
+def extend_lease(conn, job, lease_s):
+    conn.execute("UPDATE jobs SET run_at = now() + make_interval(secs => %s) WHERE id = %s AND lease_token = %s",
+                 [lease_s, job.id, job.lease_token])
+    return True
