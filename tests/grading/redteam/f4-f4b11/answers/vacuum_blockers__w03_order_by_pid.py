@@ -1,0 +1,11 @@
+# expect: wrong
+# rule: oldest-first: ORDER BY pid (pids grow with each new connection, so it looks like age) - a session that connected later but began its transaction first comes out second
+def vacuum_blockers(conn, older_than_s):
+    """Pids of sessions whose transaction is older than older_than_s and holds back vacuum, oldest first."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+          AND xact_start < now() - make_interval(secs => %s)
+        ORDER BY pid""", (older_than_s,))
+    return [pid for (pid,) in rows]

@@ -1,0 +1,12 @@
+# expect: wrong
+# rule: holds-back-vacuum: a snapshot counts only when the session is idle in transaction; a write (backend_xid) only when active - an idle-in-transaction WRITER in READ COMMITTED (xid, no xmin) is missed
+def vacuum_blockers(conn, older_than_s):
+    """Pids of sessions whose transaction is older than older_than_s and holds back vacuum, oldest first."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND ((state = 'idle in transaction' AND backend_xmin IS NOT NULL)
+               OR (state = 'active' AND backend_xid IS NOT NULL))
+          AND xact_start < now() - make_interval(secs => %s)
+        ORDER BY xact_start""", (older_than_s,))
+    return [pid for (pid,) in rows]

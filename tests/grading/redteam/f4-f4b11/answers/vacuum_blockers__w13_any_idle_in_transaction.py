@@ -1,0 +1,11 @@
+# expect: wrong
+# rule: holds-back-vacuum: also reports every idle-in-transaction session, including a READ COMMITTED reader that holds neither xmin nor xid
+def vacuum_blockers(conn, older_than_s):
+    """Pids of sessions whose transaction is older than older_than_s and holds back vacuum, oldest first."""
+    rows = conn.execute("""
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL OR state = 'idle in transaction')
+          AND xact_start < now() - make_interval(secs => %s)
+        ORDER BY xact_start""", (older_than_s,))
+    return [pid for (pid,) in rows]
