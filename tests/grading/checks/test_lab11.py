@@ -551,7 +551,55 @@ def test_the_drawn_arrangement_follows_the_seed():
 
     first = blockers_drawn.draw(__import__("random").Random(5))
     assert first == blockers_drawn.draw(__import__("random").Random(5))
-    assert {kind for kind, _ in first} == set(blockers_drawn.KINDS)  # every kind the statement names, each run
+    assert {drawn.kind for drawn in first} == set(blockers_drawn.KINDS)  # every kind the statement names, each run
+
+
+# Round f4's blind false passes: each a dimension the drawn stage did not draw.
+def drawn_only(report, *told: str) -> None:
+    assert_passes_except(report, DRAWN)
+    [drawn] = [r for r in report.results if DRAWN in r.name]
+    assert all(fragment in drawn.note + drawn.example for fragment in told), report.render()
+
+
+def test_a_session_waiting_for_a_lock_still_holds_back_vacuum():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(
+        f"{RIGHT} AND wait_event_type IS DISTINCT FROM 'Lock'"))
+    drawn_only(report, "missed lock-waiter", "waits for a lock another session holds")
+
+
+def test_a_naive_local_cutoff_is_off_when_the_local_clock_is_not_utc():
+    from datetime import datetime, timedelta
+
+    def naive(conn, older_than_s):
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+                            f"pg_backend_pid() AND {RIGHT} AND xact_start < %s ORDER BY xact_start",
+                            [datetime.now() - timedelta(seconds=older_than_s)]).fetchall()
+        return [pid for (pid,) in rows]
+
+    drawn_only(run_check("11.vacuum_blockers", vacuum_blockers=naive), "at UTC it is right", "not with a naive")
+
+
+def test_an_answer_cached_on_its_arguments_is_stale_on_the_next_sessions():
+    import functools
+
+    @functools.lru_cache(maxsize=None)
+    def cached(conn, older_than_s):
+        return tuple(blockers(RIGHT)(conn, older_than_s))
+
+    drawn_only(run_check("11.vacuum_blockers", vacuum_blockers=lambda conn, s: list(cached(conn, s))),
+               "asked again: the same arguments")
+
+
+def test_leaving_out_the_callers_application_name_hides_a_pool_of_blockers():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(
+        f"{RIGHT} AND application_name <> current_setting('application_name')"))
+    drawn_only(report, "(shared)", "under your connection's own application_name")
+
+
+def test_leaving_out_queries_that_read_pg_stat_activity_hides_a_monitoring_snapshot():
+    report = run_check("11.vacuum_blockers", vacuum_blockers=blockers(
+        f"{RIGHT} AND query NOT LIKE '%%pg_stat_activity%%'"))
+    drawn_only(report, "missed monitor", "read pg_stat_activity")
 
 
 # -- a do-nothing answer scores nothing --------------------------------------------------------------------

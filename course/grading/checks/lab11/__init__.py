@@ -451,9 +451,11 @@ def vacuum_blockers(t: Trial, vacuum_blockers, seed=None):
                     if name in ("monthly-report", "forgotten-psql", "slow-export")}
         _to_the_fraction_of_a_second(t, box.conn, blockers, vacuum_blockers)
         _leaves_out_its_own_session(t, sessions, vacuum_blockers)
-        arrangement = blockers_drawn.draw(random.Random(t.seed))
-        names = blockers_drawn.open_arrangement(sessions, arrangement, _another_database(box.conn))
-        blockers_drawn.judge(t, box.conn, names, vacuum_blockers, _pid_of)
+        rng = random.Random(t.seed)
+        arrangement, minutes = blockers_drawn.draw(rng), blockers_drawn.zone(rng)
+        [caller_name] = box.conn.execute("SELECT current_setting('application_name')").fetchone()
+        names = blockers_drawn.open_arrangement(sessions, arrangement, _another_database(box.conn), caller_name)
+        blockers_drawn.judge(t, box.conn, names, vacuum_blockers, _pid_of, minutes)
     finally:
         sessions.close()
 
