@@ -181,6 +181,27 @@ def test_two_racing_statements_fail_when_a_worker_acts_between_them():
     assert "just before your statement 2" in text and "finished emails' only job" in text, text
 
 
+
+def test_a_read_that_skips_locked_rows_misses_a_job_being_claimed():
+    """Round f4: FOR UPDATE SKIP LOCKED, copied from the claim, leaves out a job another session has locked
+    (and locks the jobs a dashboard looks at). Only another session holding a row lock while it reads shows it."""
+    report = run_check("11.oldest_waiting", oldest_waiting=by_queue(
+        "SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM (SELECT queue, due_at FROM jobs "
+        f"WHERE {WAITED_FOR} FOR UPDATE SKIP LOCKED) AS unlocked GROUP BY queue"))
+    assert_passes_except(report, WHO_WAITS)
+    text = report.render()
+    assert "SKIP LOCKED" in text and "holds receipts' oldest job's row locked" in text, text
+
+
+def test_reading_only_the_newest_jobs_misses_the_oldest_in_a_large_table():
+    """Round f4: the 500 newest jobs only. Only a table of a thousand jobs and more shows it."""
+    report = run_check("11.oldest_waiting", oldest_waiting=by_queue(
+        "SELECT queue, extract(epoch FROM now() - min(due_at))::float8 FROM (SELECT * FROM jobs ORDER BY id DESC "
+        f"LIMIT 500) AS recent WHERE {WAITED_FOR} GROUP BY queue"))
+    assert_passes_except(report, WHO_WAITS)
+    assert "not only the newest few hundred" in report.render(), report.render()
+
+
 # -- 11.alerts ------------------------------------------------------------------------------------------
 
 

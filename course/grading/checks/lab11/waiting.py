@@ -142,9 +142,14 @@ class Job:
 class Jobs:
     jobs: tuple[Job, ...]
     zone_min: int = 0  # the answer's process runs with its local clock this many minutes east of UTC
+    filler: int = 0  # this many more ready jobs, due 1 s ago, enqueued after all of these, in filler_queue
+    filler_queue: str = ""
 
     def told(self) -> str:
         jobs = "; ".join(job.told() for job in self.jobs) or "no jobs"
+        if self.filler:
+            jobs += (f"; and {self.filler:,} more ready jobs in {self.filler_queue}, due 1 s ago, enqueued after all "
+                     f"of these (a table of {self.filler + len(self.jobs):,} jobs)")
         return f"{jobs} (your code run with its local clock at {zone_told(self.zone_min)})" if self.zone_min else jobs
 
     def shrinks(self):
@@ -247,8 +252,17 @@ def _waiting_this_instant(rng: random.Random) -> Jobs:
     return Jobs((now, *others) if rng.random() < 0.5 else (*others, now), _zone(rng))
 
 
+def _waiting_deep(rng: random.Random) -> Jobs:
+    """A table of a thousand jobs and more: a few waited for since long ago, then many young ready ones in the
+    same queue, newer by id and by created_at (an answer that reads only the newest few hundred never sees the
+    oldest). Written with one INSERT ... SELECT."""
+    names = _names(rng, rng.randint(1, 2))
+    jobs = tuple(_job(rng, rng.choice(names), rng.choice(STATES[:5])) for _ in range(rng.randint(1, 4)))
+    return Jobs(jobs, _zone(rng), filler=rng.randint(1_000, 1_500), filler_queue=jobs[0].queue)
+
+
 WAITING_FAMILIES = (_waiting_mixed, _waiting_crowded, _waiting_only_later, _waiting_crowded, _waiting_one_state,
-                    _waiting_this_instant)
+                    _waiting_this_instant, _waiting_deep)
 
 
 def _install(conn, scenario: Jobs) -> None:
@@ -260,6 +274,11 @@ def _install(conn, scenario: Jobs) -> None:
             "now() + make_interval(secs => %(created)s), now() + make_interval(secs => %(run)s), %(attempts)s, "
             "CASE WHEN %(leased)s THEN gen_random_uuid() END, CASE WHEN %(leased)s THEN 'worker-1' END)",
             {**r, "id": 900_000 + n})
+    if scenario.filler:
+        conn.execute("INSERT INTO jobs (id, queue, type, priority, payload, due_at, created_at, run_at, attempts) "
+                     "SELECT 950_000 + n, %s, 'send_receipt', 0, '{}', now() - interval '1 second', "
+                     "now() - interval '1 second', now() - interval '1 second', 0 FROM generate_series(1, %s) AS n",
+                     [scenario.filler_queue, scenario.filler])
 
 
 def _judge_waiting(scenario: Jobs, done, expected: dict) -> diff.Finding | None:
@@ -322,6 +341,11 @@ def _experiments(scenario: Jobs, finding: diff.Finding):
                "the seconds must not depend on the zone of the machine (a laptop is rarely on UTC). "
                "datetime.utcnow() is a naive UTC time that .timestamp() reads as local time; take now() from the "
                "database (extract(epoch FROM now() - min(due_at))), or aware datetimes on both sides")
+    if scenario.filler:
+        yield (OW_WHO, replace(scenario, filler=0),
+               f"with the {scenario.filler:,} young jobs gone yours is right: every job of the table counts, however "
+               "many there are, not only the newest few hundred (no LIMIT before the minimum: min(due_at) over all "
+               "waited-for jobs, which an index on due_at makes cheap)")
     names = {j.queue for j in jobs}
     if any(name != name.lower() for name in names):
         spare = iter(name for name in QUEUE_NAMES if name not in names)
@@ -402,6 +426,14 @@ def waiting_differential(t: Trial, box, answer, seed) -> None:
 
 RACES = (Jobs((Job("emails", "ready", 300.0, 0.0, 0), Job("receipts", "ready", 720.0, 0.0, 0),
                Job("receipts", "retrying", 100.0, 0.0, 2))),)
+RACE_HOLD = interleave.InTransaction(
+    "another session holds receipts' oldest job's row locked while your code reads (a worker claiming it right now: "
+    "SELECT ... FOR UPDATE)",
+    lambda conn: conn.execute("SELECT id FROM jobs WHERE queue = 'receipts' ORDER BY due_at LIMIT 1 FOR UPDATE")
+    .fetchall())
+HELD_NOTE = ("a job whose row another session has locked (a claim in progress, a job running) is still one someone "
+             "waits for: read the jobs as they are, without FOR UPDATE or SKIP LOCKED (a dashboard's read takes no "
+             "row locks, and skips none)")
 RACE_ACTS = (
     interleave.Act("a worker finished emails' only job (its row deleted)",
                    lambda conn: conn.execute("DELETE FROM jobs WHERE queue = 'emails'").rowcount),
@@ -440,9 +472,11 @@ def race(t: Trial, box, answer) -> tuple[diff.Finding, interleave.Told] | None:
         for scenario in RACES:
             found = interleave.explore(arena, scenario, answer=lambda conn: t.attempt(answer, conn),
                                        reference=lambda conn: Attempt(value=monitoring.oldest_waiting(conn)),
-                                       acts=[(act, act) for act in RACE_ACTS], holds=[], judge=judge)
+                                       acts=[(act, act) for act in RACE_ACTS], holds=[(RACE_HOLD, RACE_HOLD)],
+                                       judge=judge)
             if found:
-                return found
+                finding, told = found
+                return (replace(finding, note=HELD_NOTE) if told.between is False else finding), told
     finally:
         arena.close()
     return None
