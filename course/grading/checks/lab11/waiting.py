@@ -102,6 +102,8 @@ OW_NAMES = "one entry per queue, under its own name, whatever job types and prio
 OW_ZONE = "the same seconds whatever the local time zone of the process that runs it (not only in UTC)"
 WAITING_CHECKS = (OW_SECONDS, OW_WHO, OW_NOT_YET, OW_DUE_AT, OW_NAMES, OW_ZONE)
 STATES = ("ready", "due now", "running", "dead worker", "retrying", "scheduled")
+FILLER_S = 30.0  # the young jobs of a deep table were due this long ago (their oldest is older: 75 s and more)
+FEW = 3  # young jobs a deep table is shrunk to: wrong with a thousand and right with these, only the size differs
 POSTPONED_S = 3_600.0  # a planned job whose due_at has passed is put off to this far ahead (run_at), never tried
 
 
@@ -148,11 +150,23 @@ class Jobs:
     def told(self) -> str:
         jobs = "; ".join(job.told() for job in self.jobs) or "no jobs"
         if self.filler:
-            jobs += (f"; and {self.filler:,} more ready jobs in {self.filler_queue}, due 1 s ago, enqueued after all "
+            jobs += (f"; and {self.filler:,} more ready jobs in {self.filler_queue}, due {FILLER_S:g} s ago, enqueued after all "
                      f"of these (a table of {self.filler + len(self.jobs):,} jobs)")
         return f"{jobs} (your code run with its local clock at {zone_told(self.zone_min)})" if self.zone_min else jobs
 
+    @property
+    def judged(self) -> tuple[Job, ...]:
+        """The jobs, with the young ones a deep table adds standing as one."""
+        return self.jobs + ((self.young(),) if self.filler else ())
+
+    def young(self) -> Job:
+        """One of the young jobs: ready, due FILLER_S ago, of the type and priority of its queue's first job."""
+        like = next((j for j in self.jobs if j.queue == self.filler_queue), Job(self.filler_queue, "ready", 0, 0, 0))
+        return Job(self.filler_queue, "ready", FILLER_S, 0.0, 0, like.type, like.priority)
+
     def shrinks(self):
+        if self.filler > FEW:  # the same young jobs, a few: what is wrong on a small table is shown on one
+            yield replace(self, filler=FEW)
         n = len(self.jobs)
         for keep in (n // 2, 1):
             if 0 < keep < n:
@@ -258,7 +272,8 @@ def _waiting_deep(rng: random.Random) -> Jobs:
     oldest). Written with one INSERT ... SELECT."""
     names = _names(rng, rng.randint(1, 2))
     jobs = tuple(_job(rng, rng.choice(names), rng.choice(STATES[:5])) for _ in range(rng.randint(1, 4)))
-    return Jobs(jobs, _zone(rng), filler=rng.randint(1_000, 1_500), filler_queue=jobs[0].queue)
+    oldest = replace(jobs[0], due_ago=rng.choice([75.0, 400.0, 3_600.0, 90_000.0, 200_000.5]))  # beyond the young
+    return Jobs((oldest, *jobs[1:]), _zone(rng), filler=rng.randint(1_000, 1_500), filler_queue=oldest.queue)
 
 
 WAITING_FAMILIES = (_waiting_mixed, _waiting_crowded, _waiting_only_later, _waiting_crowded, _waiting_one_state,
@@ -275,10 +290,13 @@ def _install(conn, scenario: Jobs) -> None:
             "CASE WHEN %(leased)s THEN gen_random_uuid() END, CASE WHEN %(leased)s THEN 'worker-1' END)",
             {**r, "id": 900_000 + n})
     if scenario.filler:
+        young = scenario.young()
         conn.execute("INSERT INTO jobs (id, queue, type, priority, payload, due_at, created_at, run_at, attempts) "
-                     "SELECT 950_000 + n, %s, 'send_receipt', 0, '{}', now() - interval '1 second', "
-                     "now() - interval '1 second', now() - interval '1 second', 0 FROM generate_series(1, %s) AS n",
-                     [scenario.filler_queue, scenario.filler])
+                     "SELECT 950_000 + n, %(queue)s, %(type)s, %(priority)s, '{}', now() - make_interval(secs => %(s)s), "
+                     "now() - make_interval(secs => %(s)s), now() - make_interval(secs => %(s)s), 0 "
+                     "FROM generate_series(1, %(n)s) AS n", {"queue": young.queue, "type": young.type,
+                                                              "priority": young.priority, "s": young.due_ago,
+                                                              "n": scenario.filler})
 
 
 def _judge_waiting(scenario: Jobs, done, expected: dict) -> diff.Finding | None:
@@ -295,14 +313,14 @@ def _judge_waiting(scenario: Jobs, done, expected: dict) -> diff.Finding | None:
                                  "queue out of the dict")
     missing = [q for q in expected if q not in got]
     if missing:
-        states = sorted({j.state for j in scenario.jobs if j.queue == missing[0] and j.waited_for})
+        states = sorted({j.state for j in scenario.judged if j.queue == missing[0] and j.waited_for})
         return diff.Finding(OW_WHO, got=short(got), expected=short(shown),
                             note=f"{missing[0]} has jobs someone waits for ({', '.join(states)}): due means "
                                  "run_at <= now(); running and retrying jobs have attempts > 0")
     for q, seconds in expected.items():
         if abs(got[q] - seconds) <= TOLERANCE_S:
             continue
-        counted = [j for j in scenario.jobs if j.queue == q and j.waited_for]
+        counted = [j for j in scenario.judged if j.queue == q and j.waited_for]
         near = lambda value: abs(got[q] - value) <= TOLERANCE_S  # noqa: E731
         present = sorted({j.state for j in counted})
         in_minutes = abs(got[q] - seconds / 60) <= TOLERANCE_S / 60  # the same drift, a sixtieth of it
@@ -341,16 +359,12 @@ def _experiments(scenario: Jobs, finding: diff.Finding):
                "the seconds must not depend on the zone of the machine (a laptop is rarely on UTC). "
                "datetime.utcnow() is a naive UTC time that .timestamp() reads as local time; take now() from the "
                "database (extract(epoch FROM now() - min(due_at))), or aware datetimes on both sides")
-    if scenario.filler:
-        yield (OW_WHO, replace(scenario, filler=0),
-               f"with the {scenario.filler:,} young jobs gone yours is right: every job of the table counts, however "
-               "many there are, not only the newest few hundred (no LIMIT before the minimum: min(due_at) over all "
-               "waited-for jobs, which an index on due_at makes cheap)")
     names = {j.queue for j in jobs}
     if any(name != name.lower() for name in names):
         spare = iter(name for name in QUEUE_NAMES if name not in names)
         renamed = {name: next(spare) for name in sorted(names) if name != name.lower()}
-        yield (OW_NAMES, replace(scenario, jobs=tuple(replace(j, queue=renamed.get(j.queue, j.queue)) for j in jobs)),
+        yield (OW_NAMES, replace(scenario, jobs=tuple(replace(j, queue=renamed.get(j.queue, j.queue)) for j in jobs),
+                                 filler_queue=renamed.get(scenario.filler_queue, scenario.filler_queue)),
                "queue names are case-sensitive: " + ", ".join(f"'{name}' and '{name.lower()}'" for name in renamed) +
                " would be two queues; each queue has its own entry, under its name exactly as stored (no lower(), "
                "no merging)")
@@ -372,6 +386,11 @@ def _experiments(scenario: Jobs, finding: diff.Finding):
         yield (OW_DUE_AT, replace(scenario, jobs=tuple(replace(j, created_before_due=0.0) for j in jobs)),
                "count from due_at, the moment the job was first due: created_at is not when it became due (a job "
                "can be enqueued ahead, or back-dated with a run_at in the past)")
+    if scenario.filler:
+        yield (OW_WHO, replace(scenario, filler=min(scenario.filler, FEW)),
+               f"with {FEW} young jobs instead of {scenario.filler:,} yours is right: every job of the table counts, however "
+               "many there are, not only the newest few hundred (no LIMIT before the minimum: min(due_at) over all "
+               "waited-for jobs, which an index on due_at makes cheap)")
 
 
 def waiting_differential(t: Trial, box, answer, seed) -> None:
