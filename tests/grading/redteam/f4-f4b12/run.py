@@ -1,0 +1,66 @@
+"""Blind red team f4-f4b12, lab 12: write a copy of the lab notebook per answer (the exercise's cell
+replaced by answers/<exercise>__<name>.py) and run `python -m course check 12 <copy> --exercise ...`.
+
+usage: run.py [-j N] ANSWER_NAME...   (names without .py; results appended to results.tsv)
+"""
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[3]
+LAB = ROOT / "labs" / "12_capstone_stayhub.ipynb"
+CELLS = {"checkout": "ac4d5e5b", "safe_checkout": "b374957a", "booking_worker": "32f94885"}
+COPIES = HERE / "copies"
+LOGS = HERE / "logs"
+
+
+def notebook_for(name: str) -> Path:
+    exercise = name.split("__")[0]
+    source = (HERE / "answers" / f"{name}.py").read_text()
+    nb = json.loads(LAB.read_text())
+    for cell in nb["cells"]:
+        if cell.get("id") == CELLS[exercise]:
+            cell["source"] = source.splitlines(keepends=True)
+            break
+    else:
+        raise SystemExit(f"no cell for {exercise}")
+    COPIES.mkdir(exist_ok=True)
+    path = COPIES / f"12_{name}.ipynb"
+    path.write_text(json.dumps(nb, indent=1))
+    return path
+
+
+def load() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def run(name: str) -> str:
+    exercise = "12." + name.split("__")[0]
+    path = notebook_for(name)
+    started, load_before = time.monotonic(), load()
+    done = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "course", "check", "12", str(path),
+                           "--exercise", exercise], cwd=ROOT, capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    LOGS.mkdir(exist_ok=True)
+    out = done.stdout + done.stderr
+    (LOGS / f"{name}.log").write_text(out)
+    verdict = "PASS" if done.returncode == 0 else "FAIL"
+    message = " | ".join(line.strip() for line in out.splitlines() if line.strip())[:1500].replace("\t", " ")
+    row = f"{name}\t{exercise}\t{verdict}\t{seconds:.0f}\t{load_before:.1f}\t{message}\n"
+    with open(HERE / "results.tsv", "a") as results:
+        results.write(row)
+    print(row, end="", flush=True)
+    return row
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    jobs = 1
+    if args[:1] == ["-j"]:
+        jobs, args = int(args[1]), args[2:]
+    with ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(run, args))
