@@ -64,3 +64,13 @@ if __name__ == "__main__":
         jobs, args = int(args[1]), args[2:]
     with ThreadPoolExecutor(jobs) as pool:
         list(pool.map(run, args))
+
+
+def failing_rows(name: str) -> str:
+    """The ✗ rows of an answer's log and their next four lines (for lab12.md)."""
+    lines = (LOGS / f"{name}.log").read_text().splitlines()
+    keep = []
+    for i, line in enumerate(lines):
+        if line.strip().startswith("✗"):
+            keep.extend(l.strip() for l in lines[i:i + 5])
+    return " / ".join(keep)
