@@ -74,7 +74,7 @@ def failing_rows(name: str) -> str:
     lines = (LOGS / f"{name}.log").read_text().splitlines()
     keep = []
     for i, line in enumerate(lines):
-        if line.strip().startswith("✗"):
+        if line.strip().startswith("✗") or "could not load" in line:
             keep.extend(l.strip() for l in lines[i:i + 5])
     return " / ".join(keep)
 
