@@ -6,7 +6,7 @@ answers loaded outside Jupyter.
     exercise_cells(path), setup_source(path)    the two roles `compare`, `grade` and the tests read
     python_source(path)                 every code cell as one Python source (what the layout test parses)
     without_magics(source)              a cell's source with its IPython magics and shell lines blanked
-    notebook_namespace()                a fresh namespace for a notebook's cells run outside Jupyter
+    running_as_notebook()               while cells run outside Jupyter: their module, as Jupyter's __main__
     answers_from(sources, exercise_id, where)   run cells in a fresh namespace, return the answers
     load_answers(path, exercise_id)     the notebook's setup cells and one exercise cell, run (in the
                                         notebook's folder, as Jupyter runs them): its answers
@@ -93,22 +93,30 @@ def python_source(path: Path) -> str:
 NOTEBOOK_MODULE = "__notebook__"  # what a notebook's cells run as outside Jupyter (Jupyter's is __main__)
 
 
-def notebook_namespace() -> dict[str, Any]:
-    """A fresh namespace for a notebook's cells run outside Jupyter: the globals of a module registered in
-    sys.modules, as Jupyter's __main__ is. Code that looks its own module up works as in the notebook: a
-    @dataclass (which reads sys.modules[cls.__module__]) failed to load from `course check` and in class
-    grading, while the same cell ran in Jupyter (round f4, f4b12's booking_worker__ok_match_outcome)."""
-    module = types.ModuleType(NOTEBOOK_MODULE)
-    sys.modules[NOTEBOOK_MODULE] = module  # the latest notebook loaded in this process: one at a time
-    return module.__dict__
+@contextlib.contextmanager
+def running_as_notebook():
+    """While a notebook's cells run outside Jupyter, their module name is a module in sys.modules, as
+    Jupyter's __main__ is: a @dataclass (which reads sys.modules[cls.__module__]) failed to load from
+    `course check` and in class grading, while the same cell ran in Jupyter (round f4, f4b12). It is taken
+    out again afterwards, so cloudpickle still ships the answers by value to worker processes, which
+    cannot import a notebook."""
+    before = sys.modules.get(NOTEBOOK_MODULE)
+    sys.modules[NOTEBOOK_MODULE] = types.ModuleType(NOTEBOOK_MODULE)
+    try:
+        yield
+    finally:
+        if before is None:
+            sys.modules.pop(NOTEBOOK_MODULE, None)
+        else:
+            sys.modules[NOTEBOOK_MODULE] = before
 
 
 def answers_from(sources: list[str], exercise_id: str, where: str) -> dict[str, Any]:
     """Run these cells, in order, in a namespace of their own (their printing swallowed); return the
     answers the exercise's check reads. `where` names the cells in a traceback. A cell's error propagates."""
     exercise = manifest.load().exercise(exercise_id)
-    namespace = notebook_namespace()
-    with contextlib.redirect_stdout(io.StringIO()):
+    namespace: dict[str, Any] = {"__name__": NOTEBOOK_MODULE}
+    with contextlib.redirect_stdout(io.StringIO()), running_as_notebook():
         for index, source in enumerate(sources):
             exec(compile(without_magics(source), f"<{where} cell {index}>", "exec"), namespace)
     return {name: namespace[name] for name in exercise.answers if name in namespace}

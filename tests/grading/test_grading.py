@@ -3,7 +3,10 @@ the course, that its check fails on the lab's stub and passes on the solution. (
 and the build have tests of their own: test_manifest.py, test_stubs.py, tests/authoring/test_build.py.)"""
 
 import json
+import subprocess
+import sys
 
+import cloudpickle
 import pytest
 
 from course.grading import check, checks, hint, manifest, notebooks, run_check
@@ -187,3 +190,8 @@ def test_an_answer_cell_that_defines_a_dataclass_loads_outside_jupyter():
               "def enqueue_welcome(conn, user_id):\n    return Welcome(user_id).user_id\n")
     answers = notebooks.answers_from([source], "00.first_job", "test")
     assert answers["enqueue_welcome"](None, 7) == 7
+    # and it still travels by value to a worker process, which cannot import a notebook (12.checkout's API)
+    shipped = cloudpickle.dumps(answers["enqueue_welcome"])
+    code = "import pickle, sys; print(pickle.loads(sys.stdin.buffer.read())(None, 8))"
+    ran = subprocess.run([sys.executable, "-c", code], input=shipped, capture_output=True, timeout=120)
+    assert ran.stdout.strip() == b"8", ran.stderr.decode()
