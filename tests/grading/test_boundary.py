@@ -467,3 +467,19 @@ def test_a_magic_line_keeps_the_cells_line_numbers(pair):
     with pytest.raises(ValueError) as raised:
         f()
     assert raised.value.__boundary__.line == "line 4: raise ValueError('here')"
+
+
+def test_what_lab_01s_notebook_calls_on_its_app_and_provider_an_answer_may_call_too():
+    """01.lose_a_receipt lends the check's app and provider: whatever the lab itself shows the learner calling
+    on them, an answer may call (round f4: an answer waiting on app.log_tail, as section 6 does, was refused)."""
+    import re
+
+    from course.grading import notebooks
+    from course.grading.boundary.lending import EXPOSED
+
+    source = notebooks.python_source(next(notebooks.SOLUTIONS.glob("01_*.ipynb")))
+    for name, cls in (("app", "course.programs.checkout.CheckoutApp"),
+                      ("provider", "course.programs.email_provider.EmailProvider")):
+        exposed = EXPOSED[cls].methods | EXPOSED[cls].attributes
+        used = set(re.findall(rf"\b{name}\.(\w+)", source))
+        assert used <= exposed, f"{name}: {sorted(used - exposed)} shown in lab 01 but not lent"
