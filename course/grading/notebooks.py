@@ -6,6 +6,7 @@ answers loaded outside Jupyter.
     exercise_cells(path), setup_source(path)    the two roles `compare`, `grade` and the tests read
     python_source(path)                 every code cell as one Python source (what the layout test parses)
     without_magics(source)              a cell's source with its IPython magics and shell lines blanked
+    running_as_notebook()               while cells run outside Jupyter: their module, as Jupyter's __main__
     answers_from(sources, exercise_id, where)   run cells in a fresh namespace, return the answers
     load_answers(path, exercise_id)     the notebook's setup cells and one exercise cell, run (in the
                                         notebook's folder, as Jupyter runs them): its answers
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,12 +90,33 @@ def python_source(path: Path) -> str:
     return "\n\n".join(without_magics(c.source) for c in notebook.cells if c.cell_type == "code")
 
 
+NOTEBOOK_MODULE = "__notebook__"  # what a notebook's cells run as outside Jupyter (Jupyter's is __main__)
+
+
+@contextlib.contextmanager
+def running_as_notebook():
+    """While a notebook's cells run outside Jupyter, their module name is a module in sys.modules, as
+    Jupyter's __main__ is: a @dataclass (which reads sys.modules[cls.__module__]) failed to load from
+    `course check` and in class grading, while the same cell ran in Jupyter (round f4, f4b12). It is taken
+    out again afterwards, so cloudpickle still ships the answers by value to worker processes, which
+    cannot import a notebook."""
+    before = sys.modules.get(NOTEBOOK_MODULE)
+    sys.modules[NOTEBOOK_MODULE] = types.ModuleType(NOTEBOOK_MODULE)
+    try:
+        yield
+    finally:
+        if before is None:
+            sys.modules.pop(NOTEBOOK_MODULE, None)
+        else:
+            sys.modules[NOTEBOOK_MODULE] = before
+
+
 def answers_from(sources: list[str], exercise_id: str, where: str) -> dict[str, Any]:
     """Run these cells, in order, in a namespace of their own (their printing swallowed); return the
     answers the exercise's check reads. `where` names the cells in a traceback. A cell's error propagates."""
     exercise = manifest.load().exercise(exercise_id)
-    namespace: dict[str, Any] = {"__name__": "__notebook__"}
-    with contextlib.redirect_stdout(io.StringIO()):
+    namespace: dict[str, Any] = {"__name__": NOTEBOOK_MODULE}
+    with contextlib.redirect_stdout(io.StringIO()), running_as_notebook():
         for index, source in enumerate(sources):
             exec(compile(without_magics(source), f"<{where} cell {index}>", "exec"), namespace)
     return {name: namespace[name] for name in exercise.answers if name in namespace}

@@ -440,3 +440,46 @@ def test_every_class_a_check_may_lend_exists():
     for name in EXPOSED:
         module, _, qualname = name.rpartition(".")
         assert isinstance(getattr(importlib.import_module(module), qualname, None), type), name
+
+
+DATACLASS_ANSWER = """
+from dataclasses import dataclass, field
+
+@dataclass(frozen=True)
+class Outcome:
+    job_id: int
+    notes: list = field(default_factory=list)
+
+def f(job_id):
+    return Outcome(job_id).job_id + 1
+"""
+
+
+def test_an_answer_cell_that_defines_a_dataclass_loads_as_in_jupyter(process_host):
+    """@dataclass looks its class's module up in sys.modules: the host runs cells as a registered module, as
+    Jupyter's __main__ is (a correct 12.booking_worker with a dataclass failed to load: round f4, f4b12)."""
+    assert define(process_host, DATACLASS_ANSWER, "f")(41) == 42
+
+
+def test_a_magic_line_keeps_the_cells_line_numbers(pair):
+    """A magic line is blanked, not removed: the line a traceback names is the line of the cell."""
+    f = define(pair[0], "%load_ext something\n\ndef f():\n    raise ValueError('here')\n", "f")
+    with pytest.raises(ValueError) as raised:
+        f()
+    assert raised.value.__boundary__.line == "line 4: raise ValueError('here')"
+
+
+def test_what_lab_01s_notebook_calls_on_its_app_and_provider_an_answer_may_call_too():
+    """01.lose_a_receipt lends the check's app and provider: whatever the lab itself shows the learner calling
+    on them, an answer may call (round f4: an answer waiting on app.log_tail, as section 6 does, was refused)."""
+    import re
+
+    from course.grading import notebooks
+    from course.grading.boundary.lending import EXPOSED
+
+    source = notebooks.python_source(next(notebooks.SOLUTIONS.glob("01_*.ipynb")))
+    for name, cls in (("app", "course.programs.checkout.CheckoutApp"),
+                      ("provider", "course.programs.email_provider.EmailProvider")):
+        exposed = EXPOSED[cls].methods | EXPOSED[cls].attributes
+        used = set(re.findall(rf"\b{name}\.(\w+)", source))
+        assert used <= exposed, f"{name}: {sorted(used - exposed)} shown in lab 01 but not lent"

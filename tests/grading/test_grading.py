@@ -3,7 +3,10 @@ the course, that its check fails on the lab's stub and passes on the solution. (
 and the build have tests of their own: test_manifest.py, test_stubs.py, tests/authoring/test_build.py.)"""
 
 import json
+import subprocess
+import sys
 
+import cloudpickle
 import pytest
 
 from course.grading import check, checks, hint, manifest, notebooks, run_check
@@ -177,3 +180,18 @@ def test_what_a_check_tells_is_printed_under_its_checks_whether_they_pass_or_fai
     failed = Report("99.test", tuple(t.results), notes=tuple(t.notes)).render()
     said = "Tried 3 things: a right answer fails it less than once in 1,000,000 runs."
     assert passed.splitlines()[-1] == said and said in failed.splitlines()
+
+
+def test_an_answer_cell_that_defines_a_dataclass_loads_outside_jupyter():
+    """`course check`, compare and the tests load answers outside Jupyter: the cells run as a module registered
+    in sys.modules, as Jupyter's __main__ is, so a @dataclass in an answer cell loads (round f4: a correct
+    12.booking_worker failed "could not load your answer (AttributeError ... @dataclass)")."""
+    source = ("from dataclasses import dataclass\n@dataclass\nclass Welcome:\n    user_id: int\n"
+              "def enqueue_welcome(conn, user_id):\n    return Welcome(user_id).user_id\n")
+    answers = notebooks.answers_from([source], "00.first_job", "test")
+    assert answers["enqueue_welcome"](None, 7) == 7
+    # and it still travels by value to a worker process, which cannot import a notebook (12.checkout's API)
+    shipped = cloudpickle.dumps(answers["enqueue_welcome"])
+    code = "import pickle, sys; print(pickle.loads(sys.stdin.buffer.read())(None, 8))"
+    ran = subprocess.run([sys.executable, "-c", code], input=shipped, capture_output=True, timeout=120)
+    assert ran.stdout.strip() == b"8", ran.stderr.decode()

@@ -35,6 +35,7 @@ import psycopg.sql
 from psycopg.types.json import Json, Jsonb
 
 from course.grading.boundary import facades, wire
+from course.grading.notebooks import NOTEBOOK_MODULE, running_as_notebook, without_magics
 from course.grading.boundary.peer import Peer
 from course.grading.boundary.wire import MAX_TEXT, Channel, Decoder, Encoder, Opaque, WireError, qualified
 
@@ -206,7 +207,7 @@ class AnswerSide:
         self.decoder = AnswerDecoder(self)
         self.peer = Peer(channel, side="h", serve=self._serve, error_reply=self._error_reply, listen=True, max_served=256,
                          name="answers")
-        self.base: dict[str, Any] = {"__name__": "__notebook__"}
+        self.base: dict[str, Any] = {"__name__": NOTEBOOK_MODULE}
         self.notebook = "notebook"
         self.cells: dict[str, dict[str, Any]] = {}
         self.spies: dict[int, tuple] = {}
@@ -293,9 +294,10 @@ class AnswerSide:
         return {"error": describe_exception(error, self.encoder)}
 
     def _run(self, source: str, filename: str, namespace: dict) -> None:
-        source = _without_magics(source)
+        source = without_magics(source)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 — the learner's cell, in its sandbox
+        with running_as_notebook():
+            exec(compile(source, filename, "exec"), namespace)  # noqa: S102 — the learner's cell, in its sandbox
 
     def _entry(self, value: Any) -> dict:
         if callable(value) and not isinstance(value, type):
@@ -358,10 +360,6 @@ def _environment(changes: dict) -> None:
             os.environ[str(name)] = str(value)
     if os.environ.get("TZ") != zone:  # a check that runs the answer with another local clock (lab 11)
         time.tzset()
-
-
-def _without_magics(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
 def _graded_elsewhere(exercise_id: str, *args, **kwargs) -> None:

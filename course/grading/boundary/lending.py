@@ -65,7 +65,7 @@ EXPOSED: dict[str, Exposed] = {
     "course.programs.email_provider.EmailProvider": _exposed(
         "configure settings outage healthy deliveries requests stats reset send alive health", "url pid"),
     "course.programs.checkout.CheckoutApp": _exposed(
-        "place_order order customer change_address terminate kill alive health", "url pid"),
+        "place_order order customer change_address terminate kill alive health log_tail", "url pid"),
     # 13.keep_alive hands the answer the course consumer loop's own Task, one delivery of a message.
     "course.programs.jetstream_consumer.Task": _exposed("in_progress", "data subject headers seq msg_id deliveries"),
 }

@@ -316,6 +316,43 @@ def commits_a_caller_not_in_autocommit(conn, guest_id, room_id, nights):
     return booking_id
 
 
+def reads_back_the_guests_newest_booking_of_the_room(conn, guest_id, room_id, nights):
+    """Blind round f4 (f4b12, w_latest_by_guest_room): the id read back after the commit as the guest's newest
+    booking of that room: a double click in another tab commits one too, and its id comes back."""
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    return conn.execute("SELECT id FROM bookings WHERE guest_id = %s AND room_id = %s ORDER BY id DESC LIMIT 1",
+                        [guest_id, room_id]).fetchone()[0]
+
+
+def a_double_click_guard(conn, guest_id, room_id, nights):
+    """Blind round f4 (f4b12, w_double_click_guard): the same stay booked in the last 30 s returns that
+    booking's id, and this checkout charges and stores nothing."""
+    recent = conn.execute("SELECT id FROM bookings WHERE guest_id = %s AND room_id = %s AND nights = %s "
+                          "AND created_at > now() - interval '30 seconds' ORDER BY id DESC LIMIT 1",
+                          [guest_id, room_id, nights]).fetchone()
+    if recent is not None:
+        return recent[0]
+    payment = stayhub.charge(conn, guest_id, room_id, nights)
+    with conn.transaction():
+        booking_id = stayhub.insert_booking(conn, guest_id, room_id, nights, payment)
+        enqueue_side_jobs(conn, booking_id)
+    return booking_id
+
+
+@pytest.mark.parametrize("checkout", [reads_back_the_guests_newest_booking_of_the_room, a_double_click_guard],
+                         ids=["reads_back_the_guests_newest_booking", "a_double_click_guard"])
+def test_a_checkout_is_told_apart_from_the_same_stay_in_another_tab(checkout):
+    """Round f4: the other session between the statements was always another guest's checkout; it is now the
+    same guest checking out the same stay in another tab."""
+    report = run_check("12.checkout", checkout=checkout)
+    assert "another checkout committing between any two of its statements" in " ".join(
+        r.name for r in report.results if r.reached and not r.passed), report.render()
+    assert "in another tab" in report.render()
+
+
 @pytest.mark.parametrize("checkout, reasons", [
     (unique_key_per_job_type, ["checkouts one after another, earlier bookings' jobs still waiting"]),
     (reads_its_id_with_max, ["another checkout committing between any two of its statements"]),
@@ -1043,6 +1080,15 @@ def reconcile_every_unconfirmed(conn):
         stayhub.finish_pending(conn, booking_id, payment)
 
 
+def none_when_reconcile_finished_first(conn, guest_id, room_id, nights):
+    """Blind round f4 (f4b12, w_none_if_lost_race): returns None when reconcile confirmed the booking first,
+    its id otherwise (return-id: safe_checkout returns the booking's id, whoever finished it)."""
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    payment = stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id))
+    finished = stayhub.finish_pending(conn, booking_id, payment)
+    return booking_id if finished else None
+
+
 WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the checks it may fail too
     "charges_before_the_pending_row": (charges_before_the_pending_row, reconcile_every_pending,
                                        ["a crash at any statement, then reconcile: every card charged"],
@@ -1077,6 +1123,8 @@ WRONG_SAFE_CHECKOUTS = {  # checkout, reconcile, the checks it must fail, the ch
                                          ["a booking cancelled before its charge stays cancelled"], []),
     "reconciles_every_unconfirmed_booking": (the_right_checkout, reconcile_every_unconfirmed,
                                              ["a booking cancelled before its charge stays cancelled"], []),
+    "returns_none_when_reconcile_finished_first": (none_when_reconcile_finished_first, reconcile_every_pending,
+                                                   ["returns the new booking's id, confirmed with its three jobs"], []),
 }
 
 

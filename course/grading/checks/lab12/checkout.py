@@ -37,7 +37,6 @@ from course.grading.checks.lab12.stays import stayhub_box, FAST_S, EMAIL_WITHIN_
 DEFAULT_SEED = 1211
 FAST = {stayhub.PAYMENT_S_ENV: "0", stayhub.INSERT_S_ENV: "0"}  # the steps' waits, not their effects
 MAX_BOUNDARIES = 30  # a checkout still running after this many statements is taken to loop
-OTHER_NIGHTS = 9  # the other session's bookings: no drawn checkout books 9 nights, so they are told apart
 
 SEVERAL = ("checkouts one after another, earlier bookings' jobs still waiting: each returns its own booking's id, "
            "and each booking gets its own three jobs")
@@ -246,8 +245,10 @@ def _what_differs(ours: list, theirs: list, got: dict, expected: dict) -> str:
 
 
 def _another_checkout_between(t: Trial, checkout, box) -> None:
-    """At each statement boundary of the first drawn checkout, another session commits a booking of its own
-    (9 nights: told apart). The answer must return its own booking's id, and its jobs must carry that id."""
+    """At each statement boundary of the first drawn checkout, another session commits a booking of its own:
+    the same guest checking out the same stay in another tab (a double click), told apart by the id its
+    insert_booking returned. The answer must return its own booking's id, and its jobs must carry that id
+    (reading the id back by guest, room or stay finds the other tab's; round f4, f4b12)."""
     stay = stays(t.seed)[0]
     _empty(box.conn)
     with Watched.connect(box.conninfo, autocommit=True) as conn:
@@ -255,24 +256,26 @@ def _another_checkout_between(t: Trial, checkout, box) -> None:
         statements = conn.seen
     for point in range(1, min(statements, MAX_BOUNDARIES) + 1):
         _empty(box.conn)
+        others: list[int] = []
 
         def other_checkout() -> None:
             with box.connect() as other, contextlib.suppress(psycopg.errors.LockNotAvailable):
                 other.execute("SET lock_timeout = '5s'")  # a lock of the answer's it waits out: a hang bounded
-                payment = stayhub.charge(other, 3, 3, OTHER_NIGHTS)
+                payment = stayhub.charge(other, stay.guest, stay.room, stay.nights)
                 with other.transaction():
-                    other_id = stayhub.insert_booking(other, 3, 3, OTHER_NIGHTS, payment)
+                    other_id = stayhub.insert_booking(other, stay.guest, stay.room, stay.nights, payment)
                     for job_type in stayhub.SIDE_JOBS:
                         queue.enqueue(other, job_type, {"booking_id": other_id})
+                others.append(other_id)
 
         with Watched.connect(box.conninfo, autocommit=True) as conn:
             conn.at(point, other_checkout)
             done = t.attempt(checkout, conn, stay.guest, stay.room, stay.nights)
-        own = [b for (b, guest, room, nights) in box.conn.execute(
-            "SELECT id, guest_id, room_id, nights FROM bookings ORDER BY id") if nights != OTHER_NIGHTS]
+        own = [b for (b,) in box.conn.execute("SELECT id FROM bookings ORDER BY id") if b not in others]
         got = _state(box.conn)
         jobs = {b: s["jobs"] for b, s in got["bookings"].items()}
-        example = f"{stay.call()}; another checkout (9 nights) commits its booking just before your statement {point}"
+        example = (f"{stay.call()}; the same guest checks out the same stay in another tab, which commits its booking "
+                   f"just before your statement {point}")
         wrong = (f"raised {done.error}" if done.error is not None else
                  f"stored {len(own)} booking(s) of yours" if len(own) != 1 else
                  f"returned {short(done.value)}, your booking is {own[0]}" if done.value != own[0] else
@@ -281,7 +284,7 @@ def _another_checkout_between(t: Trial, checkout, box) -> None:
         if wrong is not None:
             t.expect(BETWEEN, ok=False, got=wrong, expected=f"your booking's id, and three jobs for each booking",
                      example=example, note="take the id from what insert_booking returns, never from the table "
-                     "(SELECT max(id) reads another session's booking once it commits first)")
+                     "(SELECT max(id), or the guest's newest booking, reads the other tab's once it commits first)")
             return
     t.expect(BETWEEN, ok=True)
 

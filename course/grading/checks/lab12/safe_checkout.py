@@ -333,6 +333,10 @@ def _one_story(t: Trial, box, story: Story, safe_checkout, reconcile, found, tri
             found(JOBS, f"your checkout raised {done.error}", example,
                   "a booking reconcile finished already is no error: the checkout's confirm changes nothing then")
             continue
+        if done.value != new_id:  # a None when reconcile finished it first (round f4, f4b12)
+            found(RETURNS, f"returned {short(done.value)}", example + f"; expected {new_id}, the booking's id",
+                  "the booking is the guest's whoever finished it: return its id, however the race went")
+            continue
         _charged_idle(box, example, found, by="your checkout or reconcile")
         ours = read(box.conn)
         if ours != everything:

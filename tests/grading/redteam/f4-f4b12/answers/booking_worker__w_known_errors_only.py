@@ -1,0 +1,22 @@
+# WRONG (retry): only the provider's errors are caught; a bug of ours (KeyError, ...) escapes work_one
+# and leaves the job claimed until its lease runs out.
+from course.programs.email_provider import TransientEmailError
+
+
+def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except PermanentError as error:
+        queue.bury(conn, job, "permanent", error)
+    except TransientEmailError as error:
+        if job.attempts >= job.max_attempts:
+            queue.bury(conn, job, "max_attempts", error)
+        else:
+            queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0),
+                        error)
+    else:
+        queue.ack(conn, job)
+    return job.id

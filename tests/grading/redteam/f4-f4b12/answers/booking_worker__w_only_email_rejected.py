@@ -1,0 +1,22 @@
+# WRONG (permanent): only the provider's EmailRejected counts as permanent; the handler's other
+# PermanentError (the booking does not exist) is retried 8 times.
+from course.programs.email_provider import EmailRejected
+
+
+def work_one(conn, handler, lease_s=stayhub.LEASE_S):
+    job = queue.claim_one(conn, lease_s=lease_s)
+    if job is None:
+        return None
+    try:
+        handler(job, conn)
+    except EmailRejected as error:
+        queue.bury(conn, job, "permanent", error)
+    except Exception as error:
+        if job.attempts >= job.max_attempts:
+            queue.bury(conn, job, "max_attempts", error)
+        else:
+            queue.retry(conn, job, max(queue.backoff_delay(job.attempts), getattr(error, "retry_after_s", None) or 0),
+                        error)
+    else:
+        queue.ack(conn, job)
+    return job.id

@@ -1,0 +1,23 @@
+# WRONG (confirm-once / reconcile-all): no "only if pending" on the confirm; duplicate jobs "prevented" by
+# a unique_key instead: a cancelled booking is confirmed again, and a second finisher after the first's
+# jobs were done enqueues three more.
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s",
+                     [payment.ref, booking_id])
+        for kind in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, kind, {"booking_id": booking_id}, unique_key=f"{kind}:{booking_id}")
+    return True
+
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    finish(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id)))
+    return booking_id
+
+
+def reconcile(conn):
+    n = 0
+    for b, g, r, nights in conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        n += finish(conn, b, stayhub.charge(conn, g, r, nights, idempotency_key=stayhub.checkout_key(b)))
+    return n

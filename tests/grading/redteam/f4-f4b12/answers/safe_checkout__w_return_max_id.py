@@ -1,0 +1,23 @@
+# WRONG (return-id): the id read back at the end as the newest booking (max(id)), not kept from
+# insert_pending: another checkout's booking stored meanwhile is returned instead.
+def finish(conn, booking_id, payment):
+    with conn.transaction():
+        if conn.execute("UPDATE bookings SET status = 'confirmed', payment_ref = %s WHERE id = %s AND status = 'pending'",
+                        [payment.ref, booking_id]).rowcount != 1:
+            return False
+        for kind in stayhub.SIDE_JOBS:
+            queue.enqueue(conn, kind, {"booking_id": booking_id})
+    return True
+
+
+def safe_checkout(conn, guest_id, room_id, nights):
+    booking_id = stayhub.insert_pending(conn, guest_id, room_id, nights)
+    finish(conn, booking_id, stayhub.charge(conn, guest_id, room_id, nights, idempotency_key=stayhub.checkout_key(booking_id)))
+    return conn.execute("SELECT max(id) FROM bookings").fetchone()[0]
+
+
+def reconcile(conn):
+    n = 0
+    for b, g, r, nights in conn.execute("SELECT id, guest_id, room_id, nights FROM bookings WHERE status = 'pending'").fetchall():
+        n += finish(conn, b, stayhub.charge(conn, g, r, nights, idempotency_key=stayhub.checkout_key(b)))
+    return n
