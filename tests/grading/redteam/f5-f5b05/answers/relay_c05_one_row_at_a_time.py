@@ -1,0 +1,13 @@
+# correct (arguable): claims one row at a time (LIMIT 1 FOR UPDATE SKIP LOCKED) inside the one transaction, up to `limit` rows, publishing each as it is claimed; rows stay locked until the commit
+def relay_batch(conn, publish, limit=10):
+    done = []
+    with conn.transaction():
+        while len(done) < limit:
+            row = conn.execute(sql.query("outbox", "claim"), {"limit": 1}).fetchone()
+            if row is None:
+                break
+            row_id, event_id, subject, payload = row
+            publish(subject, payload, msg_id=str(event_id))
+            done.append(row_id)
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": done})
+    return len(done)
