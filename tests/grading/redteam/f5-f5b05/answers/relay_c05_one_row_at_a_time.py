@@ -1,4 +1,4 @@
-# correct (arguable): claims one row at a time (LIMIT 1 FOR UPDATE SKIP LOCKED) inside the one transaction, up to `limit` rows, publishing each as it is claimed; rows stay locked until the commit
+# correct? (written as correct; it is not: SKIP LOCKED does not skip rows this transaction itself holds, so the next LIMIT 1 claim returns row 1 again) claims one row at a time (LIMIT 1 FOR UPDATE SKIP LOCKED) inside the one transaction, up to `limit` rows
 def relay_batch(conn, publish, limit=10):
     done = []
     with conn.transaction():
