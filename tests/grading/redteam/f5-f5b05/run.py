@@ -21,6 +21,9 @@ def done():
     return {line.split("\t")[0] for line in OUT.read_text().splitlines()[1:]}
 
 
+SEED = None  # --seed N: run the named answers again with another seed, recorded as name@seedN
+
+
 def run(path):
     kind = path.stem.split("_")[0]
     cell_id, exercise = CELLS[kind]
@@ -37,25 +40,30 @@ def run(path):
     copy.write_text(json.dumps(nb))
     load = os.getloadavg()[0]
     t0 = time.monotonic()
+    seed = ["--seed", str(SEED)] if SEED is not None else []
     proc = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "course", "check", "05", str(copy),
-                           "--exercise", exercise], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                           "--exercise", exercise, *seed], cwd=ROOT, capture_output=True, text=True, timeout=900)
     took = time.monotonic() - t0
     text = (proc.stdout + proc.stderr).strip()
     verdict = "pass" if proc.returncode == 0 else "fail"
     (HERE / "logs").mkdir(exist_ok=True)
-    (HERE / "logs" / f"{path.stem}.txt").write_text(text + "\n")
+    name = path.stem if SEED is None else f"{path.stem}@seed{SEED}"
+    (HERE / "logs" / f"{name}.txt").write_text(text + "\n")
     msg = " | ".join(l.strip() for l in text.splitlines() if l.strip())[:1500].replace("\t", " ")
     if not OUT.exists():
         OUT.write_text("answer\texercise\trule\tverdict\tseconds\tload\tmessage\n")
     with OUT.open("a") as f:
-        f.write(f"{path.stem}\t{exercise}\t{rule}\t{verdict}\t{took:.1f}\t{load:.1f}\t{msg}\n")
-    print(f"{path.stem}: {verdict} in {took:.1f}s (load {load:.1f})", flush=True)
+        f.write(f"{name}\t{exercise}\t{rule}\t{verdict}\t{took:.1f}\t{load:.1f}\t{msg}\n")
+    print(f"{name}: {verdict} in {took:.1f}s (load {load:.1f})", flush=True)
 
 
 if __name__ == "__main__":
     names = sys.argv[1:]
+    if names[:1] == ["--seed"]:
+        SEED, names = int(names[1]), names[2:]
+    suffix = "" if SEED is None else f"@seed{SEED}"
     while True:
-        todo = [p for p in sorted((HERE / "answers").glob("*.py")) if p.stem not in done()
+        todo = [p for p in sorted((HERE / "answers").glob("*.py")) if p.stem + suffix not in done()
                 and (not names or p.stem in names)]
         if not todo:
             break

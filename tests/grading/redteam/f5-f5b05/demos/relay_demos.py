@@ -59,3 +59,36 @@ scenario("rows 1-5; 1-2 sent, then row 1 marked unsent again by hand", resent_by
          ["relay_c01_hint4", "relay_w26_in_subquery_no_outer_order"])
 with db.connect() as conn:
     conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+
+
+def fresh_rows(conn):
+    add(conn, 5)   # written just now, as the check's and the lab's rows are... unless their created_at is set back
+
+
+scenario("rows 1-5 written a moment ago", fresh_rows, ["relay_c01_hint4", "relay_w20_skips_young_rows"])
+
+
+def two_relays(name):
+    """Relay A (limit 2) is publishing its first row when relay B (limit 2, same code) runs a whole batch."""
+    db.reset_schema(SCHEMA)
+    with db.connect(SCHEMA) as a, db.connect(SCHEMA) as b:
+        outbox.install(a)
+        add(a, 5)
+        relay = load(name)
+        by_b, by_a, returned_b = [], [], []
+
+        def publish_a(subject, payload, msg_id=None):
+            if not by_a:
+                returned_b.append(relay(b, lambda s, p, msg_id=None: by_b.append(p["n"]), 2))
+            by_a.append(payload["n"])
+
+        returned_a = relay(a, publish_a, 2)
+        print(f"{name:40} -> relay A returned {returned_a}, published {by_a}; relay B (while A held its rows) "
+              f"published {by_b}, returned {returned_b[0]}")
+
+
+print("\n## two relays running the same code at once, 5 unsent rows, limit 2 each")
+for name in ("relay_c01_hint4", "relay_w19_singleton_advisory"):
+    two_relays(name)
+with db.connect() as conn:
+    conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
