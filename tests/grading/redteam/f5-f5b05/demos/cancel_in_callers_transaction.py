@@ -42,7 +42,8 @@ def swap(name, fail_outbox):
 
 
 for fail in (False, True):
-    for name in ("cancel_c01_hint3", "cancel_w22_set_isolation_first", "cancel_w23_rollback_on_error"):
+    for name in ("cancel_c01_hint3", "cancel_w22_set_isolation_first", "cancel_w23_rollback_on_error",
+                 "cancel_w25_autocommit_toggle_restored"):
         swap(name, fail)
 with db.connect() as conn:
     conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")

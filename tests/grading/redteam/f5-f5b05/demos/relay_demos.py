@@ -87,8 +87,44 @@ def two_relays(name):
               f"published {by_b}, returned {returned_b[0]}")
 
 
+def two_relays_b_waits(name):
+    """As above, but relay B gives up after waiting 1 s for a lock (lock_timeout), to show whether it waits."""
+    db.reset_schema(SCHEMA)
+    with db.connect(SCHEMA) as a, db.connect(SCHEMA) as b:
+        outbox.install(a)
+        add(a, 5)
+        b.execute("SET lock_timeout = '1s'")
+        relay = load(name)
+        seen = []
+
+        def publish_a(subject, payload, msg_id=None):
+            if not seen:
+                try:
+                    seen.append(f"B returned {relay(b, lambda *args, **kw: None, 2)}")
+                except Exception as error:
+                    seen.append(f"B waited 1 s for A and gave up: {type(error).__name__}")
+            seen.append(payload["n"])
+
+        relay(a, publish_a, 2)
+        print(f"{name:40} -> {seen[0]}")
+
+
 print("\n## two relays running the same code at once, 5 unsent rows, limit 2 each")
 for name in ("relay_c01_hint4", "relay_w19_singleton_advisory"):
     two_relays(name)
+for name in ("relay_c01_hint4", "relay_w29_blocking_advisory_lock"):
+    two_relays_b_waits(name)
+
+
+def ids_past_int4(conn):
+    conn.execute("ALTER TABLE outbox ALTER COLUMN id RESTART WITH 3000000000")
+    add(conn, 2)
+
+
+for name in ("relay_c01_hint4", "relay_w30_int4_ids"):
+    try:
+        scenario("an outbox whose ids have passed 2^31", ids_past_int4, [name])
+    except Exception as error:
+        print(f"{name:40} -> raised {type(error).__name__}: {error}")
 with db.connect() as conn:
     conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
