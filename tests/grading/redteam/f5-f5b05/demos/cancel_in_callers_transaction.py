@@ -43,7 +43,32 @@ def swap(name, fail_outbox):
 
 for fail in (False, True):
     for name in ("cancel_c01_hint3", "cancel_w22_set_isolation_first", "cancel_w23_rollback_on_error",
-                 "cancel_w25_autocommit_toggle_restored"):
+                 "cancel_w25_autocommit_toggle_restored", "cancel_w27_commit_by_habit"):
         swap(name, fail)
+with db.connect() as conn:
+    conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+
+
+def raw_begin_then_rollback(name):
+    """A caller that opens its transaction with BEGIN, places an order, cancels 9812, then changes its mind: ROLLBACK."""
+    db.reset_schema(SCHEMA)
+    with db.connect(SCHEMA) as conn:
+        tiffin.install(conn)
+        outbox.install(conn)
+        tiffin.place_order(conn, 1, total_cents=2350)
+        conn.execute("BEGIN")
+        tiffin.place_order(conn, 2, total_cents=1890)
+        try:
+            outcome = f"returned {load(name)(conn, 9812)!r}"
+        except Exception as error:
+            outcome = f"raised {type(error).__name__}"
+        conn.execute("ROLLBACK")
+        orders = conn.execute("SELECT id, status FROM orders ORDER BY id").fetchall()
+        rows = conn.execute("SELECT count(*) FROM outbox").fetchone()[0]
+        print(f"{name:36} BEGIN ... ROLLBACK caller: {outcome}; after the caller's ROLLBACK: orders {orders}, outbox rows {rows}")
+
+
+for name in ("cancel_c01_hint3", "cancel_w27_commit_by_habit"):
+    raw_begin_then_rollback(name)
 with db.connect() as conn:
     conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
