@@ -248,7 +248,22 @@ def producer(source: str):
 
 
 
+# Round f4 (po_w10): the id read back as the customer's latest order; the other checkout between the
+# statements orders for the same customer (one customer, two devices).
+THE_CUSTOMERS_LATEST_ORDER = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        tiffin.place_order(conn, customer_id, items=items)
+        (order_id,) = conn.execute(
+            "SELECT id FROM orders WHERE customer_id = %s ORDER BY id DESC LIMIT 1", [customer_id]).fetchone()
+        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
+    return order_id
+"""
+
+
 WRONG_PRODUCERS = {  # the wrong answer, the checks it must fail, the checks it may fail too
+    "the_customers_latest_order": (THE_CUSTOMERS_LATEST_ORDER, ["the job carries the order's id and nothing else"],
+                                   []),
     "two_commits": (TWO_COMMITS, ["the order is not stored either (one transaction)"],
                     []),
     "enqueue_after_commit": (ENQUEUE_AFTER_COMMIT,
