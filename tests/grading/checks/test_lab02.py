@@ -260,8 +260,20 @@ def place_order_and_enqueue(conn, customer_id, items):
     return order_id
 """
 
+# Round f4 (po_w4): a customer_id converted with int() first: "2", 2.7 or True becomes a customer the
+# checkout never refused.
+THE_CUSTOMER_CONVERTED = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, int(customer_id), items=items)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+"""
+
+
 
 WRONG_PRODUCERS = {  # the wrong answer, the checks it must fail, the checks it may fail too
+    "the_customer_converted": (THE_CUSTOMER_CONVERTED, ["an order the checkout refuses raises"], []),
     "the_customers_latest_order": (THE_CUSTOMERS_LATEST_ORDER, ["the job carries the order's id and nothing else"],
                                    []),
     "two_commits": (TWO_COMMITS, ["the order is not stored either (one transaction)"],

@@ -76,11 +76,11 @@ INSERT INTO customers (id, name, email, address) VALUES (6, 'Other Customer', 'o
 
 @dataclass(frozen=True)
 class Call:
-    customer: int
+    customer: Any  # a customer's id, or something the checkout refuses
     items: Any  # a list of item dicts, or something the checkout refuses
 
     def told(self) -> str:
-        return f"place_order_and_enqueue(conn, {self.customer}, {short(self.items)})"
+        return f"place_order_and_enqueue(conn, {self.customer!r}, {short(self.items)})"
 
 
 @dataclass(frozen=True)
@@ -176,9 +176,15 @@ CHECKOUT_ONLY_REFUSALS = ([{"name": "", "quantity": 1, "price_cents": 500}],
                           [{"name": "naan", "quantity": True, "price_cents": 250}])
 
 
+# Customers the checkout refuses: none such, and (round f4, po_w4) a customer_id of another type than a whole
+# number, which tiffin.place_order refuses too: an answer that converts it first (int("2") is customer 2)
+# stores an order the checkout would refuse.
+REFUSED_CUSTOMERS = (999, 0, -1, "2", 2.7, True)
+
+
 def _call(rng: random.Random, refused: float = 0.0) -> Call:
     if rng.random() < refused:
-        return rng.choice([Call(rng.choice([999, 0, -1]), list(rng.choice(ITEMS))),
+        return rng.choice([Call(rng.choice(REFUSED_CUSTOMERS), list(rng.choice(ITEMS))),
                            Call(rng.randint(1, 5), rng.choice(REFUSED_ITEMS))])
     return Call(rng.randint(1, 5), list(rng.choice(ITEMS)))
 
@@ -204,7 +210,7 @@ def place_families() -> list[Callable[[random.Random], Checkout]]:
                  for _ in range(rng.randint(0, 2))]
         # and always a customer who does not exist, and an order only the checkout's own checks refuse (a bare
         # INSERT would store it), wherever they fall: every kind of refusal in every such scenario
-        for call in (Call(rng.choice([999, 0, -1]), list(rng.choice(ITEMS))),
+        for call in (Call(rng.choice(REFUSED_CUSTOMERS), list(rng.choice(ITEMS))),
                      Call(rng.randint(1, 5), list(rng.choice(CHECKOUT_ONLY_REFUSALS)))):
             steps.insert(rng.randint(0, len(steps)), Step((call,), rng.choice(["autocommit", "commits"])))
         return _checkout(rng, steps, busy=rng.random() < 0.5)
@@ -390,7 +396,10 @@ class PlaceJudge:
         if ref.raised and not mine.raised:
             if not step.fault:
                 return diff.Finding(REFUSED, got=f"{said} returned {mine.returned}", expected=f"it raises "
-                                    f"({ref.raised})", note="let the checkout's refusal reach the caller: catching it "
+                                    f"({ref.raised})", note="pass the customer_id to tiffin.place_order as given: it "
+                                    "refuses one that is not a whole number, and converting it first stores an order "
+                                    "the checkout refuses" if any(type(c.customer) is not int for c in step.calls)
+                                    else "let the checkout's refusal reach the caller: catching it "
                                     "tells the customer the order went through")
             if mine.orders and step.fault == "jobs":
                 return self._two_writes(said, mine)
