@@ -448,7 +448,8 @@ class Judge:
             if mine.raised and (ref.fate == "done" or self._raises_anyway(scene)):
                 return diff.Finding(ONE, got=f"{what}: yours raised {mine.raised}", expected="the receipt sent, "
                                     "the job done")
-            if mine.fate == "done" and mine.emails and ref.fate == "dead-lettered":  # the address is rejected for
+            if (mine.fate == "done" and mine.emails and ref.fate == "dead-lettered"
+                    and (ref.raised or "").split(":")[0] in PERMANENT):  # not a 503 on the job's last try  # the address is rejected for
                 # good, so a send the provider took went to another address
                 return diff.Finding(EMAIL, got=f"{what}: yours sent it to {mine.emails[0][0]}, which the provider took",
                                     expected=f"{ref.fate} (the reference raised {ref.raised})",
