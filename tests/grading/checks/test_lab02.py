@@ -248,7 +248,34 @@ def producer(source: str):
 
 
 
+# Round f4 (po_w10): the id read back as the customer's latest order; the other checkout between the
+# statements orders for the same customer (one customer, two devices).
+THE_CUSTOMERS_LATEST_ORDER = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        tiffin.place_order(conn, customer_id, items=items)
+        (order_id,) = conn.execute(
+            "SELECT id FROM orders WHERE customer_id = %s ORDER BY id DESC LIMIT 1", [customer_id]).fetchone()
+        queue.enqueue(conn, "send_receipt", {"order_id": order_id})
+    return order_id
+"""
+
+# Round f4 (po_w4): a customer_id converted with int() first: "2", 2.7 or True becomes a customer the
+# checkout never refused.
+THE_CUSTOMER_CONVERTED = """
+def place_order_and_enqueue(conn, customer_id, items):
+    with conn.transaction():
+        order = tiffin.place_order(conn, int(customer_id), items=items)
+        queue.enqueue(conn, "send_receipt", {"order_id": order["id"]})
+    return order["id"]
+"""
+
+
+
 WRONG_PRODUCERS = {  # the wrong answer, the checks it must fail, the checks it may fail too
+    "the_customer_converted": (THE_CUSTOMER_CONVERTED, ["an order the checkout refuses raises"], []),
+    "the_customers_latest_order": (THE_CUSTOMERS_LATEST_ORDER, ["the job carries the order's id and nothing else"],
+                                   []),
     "two_commits": (TWO_COMMITS, ["the order is not stored either (one transaction)"],
                     []),
     "enqueue_after_commit": (ENQUEUE_AFTER_COMMIT,
@@ -491,6 +518,52 @@ def send_receipt(job, conn):
         send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
 """
 
+# Round f4 (f4b0102): answers of the blind round that passed on seeds 2 and 3 (orders in one status only,
+# a refusal swallowed on the last try, an address kept per email, a total summed from the items).
+ONLY_PLACED_ORDERS = """
+def send_receipt(job, conn):
+    row = conn.execute(
+        "SELECT o.id AS order_id, o.items, o.total_cents, c.name, c.email, c.address "
+        "FROM orders o JOIN customers c ON c.id = o.customer_id "
+        "WHERE o.id = %s AND o.status = 'placed'", [job.payload["order_id"]]).fetchone()
+    if row is None:
+        return  # cancelled or already on its way: no receipt needed
+    details = dict(zip(("order_id", "items", "total_cents", "name", "email", "address"), row))
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+SWALLOWS_ON_THE_LAST_TRY = """
+from course.programs.email_provider import TransientEmailError
+
+def send_receipt(job, conn):
+    receipt = tiffin.render_receipt(tiffin.receipt_details(conn, job.payload["order_id"]))
+    try:
+        send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+    except TransientEmailError:
+        if job.attempts < job.max_attempts:
+            raise
+"""
+
+ADDRESS_KEPT_BY_EMAIL = """
+first_address = {}
+
+def send_receipt(job, conn):
+    details = dict(tiffin.receipt_details(conn, job.payload["order_id"]))
+    details["address"] = first_address.setdefault(details["email"], details["address"])
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+TOTAL_FROM_THE_ITEMS = """
+def send_receipt(job, conn):
+    details = dict(tiffin.receipt_details(conn, job.payload["order_id"]))
+    details["total_cents"] = sum(item["quantity"] * item["price_cents"] for item in details["items"])
+    receipt = tiffin.render_receipt(details)
+    send_email(tiffin.provider_url(), receipt.to, receipt.subject, receipt.body)
+"""
+
+
 def handler(source: str):
     return notebook_function(source, "send_receipt")
 
@@ -524,6 +597,13 @@ WRONG_HANDLERS = {  # the wrong answer, the checks it must fail, the checks it m
     "swallows_a_second_503": (SWALLOWS_A_SECOND_503, ["a send the provider refuses raises"],
                               ["every order gets its receipt"]),
     "a_short_timeout_then_again": (A_SHORT_TIMEOUT_THEN_AGAIN, ["sends the customer one receipt per job"], []),
+    "only_placed_orders": (ONLY_PLACED_ORDERS, ["sends the customer one receipt per job"],
+                           ["a send the provider refuses raises", "every order gets its receipt"]),
+    "swallows_on_the_last_try": (SWALLOWS_ON_THE_LAST_TRY, ["a send the provider refuses raises"],
+                                 ["every order gets its receipt"]),
+    "address_kept_by_email": (ADDRESS_KEPT_BY_EMAIL, ["the name and the address as they are when the job runs"],
+                              ["the receipt goes to the customer's email", "workers read the address when they run"]),
+    "total_from_the_items": (TOTAL_FROM_THE_ITEMS, ["sends the customer one receipt per job"], []),
     "joins_the_customer_on_the_orders_id": (JOINS_THE_CUSTOMER_ON_THE_ORDERS_ID,
                                             ["the receipt goes to the customer's email"],
                                             ["the name and the address as they are when the job runs",

@@ -48,7 +48,11 @@ class Odd:
 PLACE_SEED = 1
 PLACE_SCENARIOS = 14  # two of each family below
 RECEIPT = "send_receipt"
-OTHER_CHECKOUT = 6  # the customer of the orders another checkout commits meanwhile (the adversary's)
+OTHER_CHECKOUT = 6  # a customer only another checkout orders for (the adversary's)
+# Round f4 (po_w10): the other checkout orders for the SAME customer as the answer's call (one customer on two
+# devices): an answer that reads its id back as "the customer's latest order" then names the other order. Its
+# orders are told apart by their items, never by the customer.
+OTHER_ITEMS = [{"name": "the other checkout's dosa", "quantity": 1, "price_cents": 1234}]
 FAULTS = {None: "", "jobs": "while the jobs table refuses every insert",
           "orders": "while the orders table refuses every insert",
           "commit": "while the order's COMMIT fails (a deferred constraint)"}
@@ -72,11 +76,11 @@ INSERT INTO customers (id, name, email, address) VALUES (6, 'Other Customer', 'o
 
 @dataclass(frozen=True)
 class Call:
-    customer: int
+    customer: Any  # a customer's id, or something the checkout refuses
     items: Any  # a list of item dicts, or something the checkout refuses
 
     def told(self) -> str:
-        return f"place_order_and_enqueue(conn, {self.customer}, {short(self.items)})"
+        return f"place_order_and_enqueue(conn, {self.customer!r}, {short(self.items)})"
 
 
 @dataclass(frozen=True)
@@ -172,9 +176,15 @@ CHECKOUT_ONLY_REFUSALS = ([{"name": "", "quantity": 1, "price_cents": 500}],
                           [{"name": "naan", "quantity": True, "price_cents": 250}])
 
 
+# Customers the checkout refuses: none such, and (round f4, po_w4) a customer_id of another type than a whole
+# number, which tiffin.place_order refuses too: an answer that converts it first (int("2") is customer 2)
+# stores an order the checkout would refuse.
+REFUSED_CUSTOMERS = (999, 0, -1, "2", 2.7, True)
+
+
 def _call(rng: random.Random, refused: float = 0.0) -> Call:
     if rng.random() < refused:
-        return rng.choice([Call(rng.choice([999, 0, -1]), list(rng.choice(ITEMS))),
+        return rng.choice([Call(rng.choice(REFUSED_CUSTOMERS), list(rng.choice(ITEMS))),
                            Call(rng.randint(1, 5), rng.choice(REFUSED_ITEMS))])
     return Call(rng.randint(1, 5), list(rng.choice(ITEMS)))
 
@@ -200,7 +210,7 @@ def place_families() -> list[Callable[[random.Random], Checkout]]:
                  for _ in range(rng.randint(0, 2))]
         # and always a customer who does not exist, and an order only the checkout's own checks refuse (a bare
         # INSERT would store it), wherever they fall: every kind of refusal in every such scenario
-        for call in (Call(rng.choice([999, 0, -1]), list(rng.choice(ITEMS))),
+        for call in (Call(rng.choice(REFUSED_CUSTOMERS), list(rng.choice(ITEMS))),
                      Call(rng.randint(1, 5), list(rng.choice(CHECKOUT_ONLY_REFUSALS)))):
             steps.insert(rng.randint(0, len(steps)), Step((call,), rng.choice(["autocommit", "commits"])))
         return _checkout(rng, steps, busy=rng.random() < 0.5)
@@ -250,10 +260,10 @@ class Labels:
     def __init__(self, there: set):
         self.there, self.names = there, {}
 
-    def __call__(self, order_id: Any, customer: int | None = None) -> Any:
+    def __call__(self, order_id: Any, customer: int | None = None, items: Any = None) -> Any:
         if not isinstance(order_id, int) or isinstance(order_id, bool) or order_id in self.there:
             return order_id
-        if customer == OTHER_CHECKOUT:
+        if customer == OTHER_CHECKOUT or items == OTHER_ITEMS:
             self.names.setdefault(order_id, "the other checkout's order")
         return self.names.setdefault(order_id, f"order {chr(ord('A') + len(self.names))}")
 
@@ -267,8 +277,8 @@ def _placed(before: tuple[int, int], after: tuple, done: Attempt, labels: Labels
     """`before`: the largest order and job ids the caller had seen (a new row's id comes after them)."""
     orders = sorted((i, row) for i, row in after[0].items() if i > before[0])
     for i, row in orders:
-        labels(i, row[0])
-    new_orders = tuple((labels(i), *row) for i, row in orders if row[0] != OTHER_CHECKOUT)
+        labels(i, row[0], row[2])
+    new_orders = tuple((labels(i), *row) for i, row in orders if row[0] != OTHER_CHECKOUT and row[2] != OTHER_ITEMS)
     new_jobs = tuple((row[0], labels.payload(row[1])) for i, row in sorted(after[1].items())
                      if i > before[1] and row[2] != "another-checkout")
     if done.error is not None:
@@ -386,7 +396,10 @@ class PlaceJudge:
         if ref.raised and not mine.raised:
             if not step.fault:
                 return diff.Finding(REFUSED, got=f"{said} returned {mine.returned}", expected=f"it raises "
-                                    f"({ref.raised})", note="let the checkout's refusal reach the caller: catching it "
+                                    f"({ref.raised})", note="pass the customer_id to tiffin.place_order as given: it "
+                                    "refuses one that is not a whole number, and converting it first stores an order "
+                                    "the checkout refuses" if any(type(c.customer) is not int for c in step.calls)
+                                    else "let the checkout's refusal reach the caller: catching it "
                                     "tells the customer the order went through")
             if mine.orders and step.fault == "jobs":
                 return self._two_writes(said, mine)
@@ -477,10 +490,10 @@ def _final(outcome: diff.Outcome, scene: Checkout) -> tuple:
     labels: Labels = outcome.returned[1]
     state, jobs_there = outcome.state, {i for i, _, _ in scene.jobs}
     for key, row in sorted(state["orders"].items()):
-        labels(key[0], row["customer_id"])
+        labels(key[0], row["customer_id"], row["items"])
     new_orders = tuple(sorted(((labels(k[0]), r["customer_id"], r["status"], r["items"], r["total_cents"])
                                for k, r in state["orders"].items() if k[0] not in labels.there
-                               and r["customer_id"] != OTHER_CHECKOUT), key=repr))
+                               and r["customer_id"] != OTHER_CHECKOUT and r["items"] != OTHER_ITEMS), key=repr))
     new_jobs = tuple(sorted(((r["type"], labels.payload(r["payload"])) for k, r in state["jobs"].items()
                              if k[0] not in jobs_there and r["unique_key"] != "another-checkout"), key=repr))
     there = (tuple(sorted((k[0], r["customer_id"], r["items"]) for k, r in state["orders"].items()
@@ -491,7 +504,7 @@ def _final(outcome: diff.Outcome, scene: Checkout) -> tuple:
 
 def _other_checkout(conn: psycopg.Connection) -> str:
     with conn.transaction():
-        order = tiffin.place_order(conn, OTHER_CHECKOUT, items=THALI)
+        order = tiffin.place_order(conn, PLACE_RACE.steps[0].calls[0].customer, items=OTHER_ITEMS)
         queue.enqueue(conn, RECEIPT, {"order_id": order["id"]}, unique_key="another-checkout")
     return "committed"
 
@@ -512,7 +525,8 @@ PLACE_RACE = Checkout((), (), (Step((Call(1, THALI),)),))
 def place_race(judge: PlaceJudge) -> tuple[diff.Finding, interleave.Told] | None:
     if judge.compare(PLACE_RACE) is not None:
         return None
-    act = interleave.Act("another checkout committed an order (customer 6) and its receipt job", _other_checkout)
+    act = interleave.Act("another checkout committed an order of the same customer (customer 1, on another device) "
+                         "and its receipt job", _other_checkout)
     looks = interleave.Act("another session (the kitchen) looked for committed orders without their receipt job",
                            _kitchen_looks)
     arena = interleave.Arena(judge.box.conn, judge.box.connect, judge.reader, install_checkout, lambda value: value)

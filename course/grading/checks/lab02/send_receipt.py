@@ -38,6 +38,7 @@ from course.programs.email_provider import EmailProvider, send_email
 from course.grading import differential as diff
 from course.grading import faults
 from course.grading.trial import Attempt, Trial, short
+from course.grading.checks.lab02.receipt_ids import Ids
 
 SEED = 1  # the scenarios `check("02.send_receipt")` draws unless given another seed
 SCENARIOS = 10
@@ -63,6 +64,14 @@ PROVIDER = {  # how the provider answers during a run, in the learner's words
 SLOW_S = 1.5
 
 
+# Round f4 (sr_w3, sr_w8, sr_w9): an order in every status the table allows but 'cancelled' (the kitchen moves
+# orders on before the receipt goes out), a total that is not the sum of the items (the lab's own demo orders
+# have no items at all), and jobs whose try is their last (max_attempts): the receipt is the order as stored,
+# whatever its status, and a refusal on the last try still raises (the queue dead-letters the job).
+STATUSES = ("placed", "placed", "preparing", "on_its_way", "delivered")
+LAST_TRIES = (None, 1, 1, 2)  # a job's max_attempts (None: the queue's default)
+
+
 @dataclass(frozen=True)
 class Run:
     order: int  # the order's id
@@ -72,6 +81,21 @@ class Run:
     def told(self) -> str:
         runs = "its job runs again" if self.again else f"the job for order {self.order} runs"
         return f"{runs} ({PROVIDER[self.provider].format(SLOW_S=SLOW_S)})"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """How an order is stored besides its items: its status, a total of its own (None: the items' sum), and
+    its job's max_attempts (None: the queue's default)."""
+    status: str = "placed"
+    total: int | None = None
+    tries: int | None = None
+
+    def told(self) -> str:
+        parts = ([f"status {self.status!r}"] if self.status != "placed" else []) + (
+            [f"total_cents {self.total}"] if self.total is not None else []) + (
+            [f"its job may be tried {self.tries} time(s) (max_attempts)"] if self.tries else [])
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -88,12 +112,21 @@ class Change:
 class Receipts:
     orders: tuple[tuple[int, int, tuple], ...]  # (id, customer, items as a tuple of item tuples)
     events: tuple  # Run and Change, in order
+    stored: tuple[tuple[int, Stored], ...] = ()  # (order id, how it is stored) where not the plain default
+
+    def of(self, order_id: int) -> Stored:
+        return dict(self.stored).get(order_id, Stored())
 
     def told(self) -> str:
-        orders = ", ".join(f"{i} ({_who(c)}'s)" for i, c, _ in self.orders)
+        orders = ", ".join(f"{i} ({_who(c)}'s" + (f", {self.of(i).told()}" if self.of(i).told() else "") + ")"
+                           for i, c, _ in self.orders)
         return f"orders {orders}; then " + "; then ".join(e.told() for e in self.events)
 
     def shrinks(self) -> Iterator["Receipts"]:
+        # an order with no items keeps a total of its own (the table wants total_cents > 0)
+        return (s for s in self._shrinks() if all(items or s.of(i).total for i, _, items in s.orders))
+
+    def _shrinks(self) -> Iterator["Receipts"]:
         for index, event in enumerate(self.events):
             rest = self.events[:index] + self.events[index + 1:]
             if _coherent(rest):
@@ -105,6 +138,11 @@ class Receipts:
         used = {e.order for e in self.events if isinstance(e, Run)}
         if len(self.orders) > len(used):
             yield replace(self, orders=tuple(o for o in self.orders if o[0] in used))
+        for index, (order_id, stored) in enumerate(self.stored):
+            yield replace(self, stored=self.stored[:index] + self.stored[index + 1:])
+            for simpler in (replace(stored, status="placed"), replace(stored, total=None), replace(stored, tries=None)):
+                if simpler != stored:
+                    yield replace(self, stored=self.stored[:index] + ((order_id, simpler),) + self.stored[index + 1:])
         for index, (i, c, items) in enumerate(self.orders):
             if items != _items(ITEMS[0]):
                 yield replace(self, orders=self.orders[:index] + ((i, c, _items(ITEMS[0])),) + self.orders[index + 1:])
@@ -132,18 +170,29 @@ def _coherent(events: tuple) -> bool:
 
 
 def _draw(rng: random.Random, orders: int, runs: list[str], changes: float, customers: list[int], *,
-          every: bool = False) -> Receipts:
+          every: bool | str = False) -> Receipts:
     """Orders of these customers, and runs of their jobs with the provider answering as `runs` says; before a
-    run, with probability `changes`, a customer changes one thing (with `every`: all three, in some order)."""
+    run, with probability `changes`, a customer changes one thing (with `every`: all three, in some order;
+    with every="address": the address alone)."""
     ids = [9812 + n for n in range(orders)]
-    table = tuple((i, rng.choice(customers), _items(rng.choice(ITEMS))) for i in ids)
+    table = tuple((i, rng.choice(customers), _items(rng.choice(ITEMS) if rng.random() < 0.8 else [])) for i in ids)
+    stored = []
+    for i, _, items in table:
+        total = sum(q * p for _, q, p in items)
+        own = (rng.choice((999, 1250)) if not items else total + rng.choice((-150, 1, 250, 1000))
+               if rng.random() < 0.4 else None)  # items sum to 1150 at least
+        kept = Stored(rng.choice(STATUSES), own, rng.choice(LAST_TRIES))
+        if kept != Stored():
+            stored.append((i, kept))
     values = {"address": ADDRESSES, "email": EMAILS, "name": NAMES}
     events: list = []
     pending: list[int] = []
     for provider in runs:
         if events and rng.random() < changes:
             customer = rng.choice([c for _, c, _ in table])
-            columns = rng.sample(list(values), 3) if every else [rng.choice(["address", "address", "email", "name"])]
+            first = not any(isinstance(e, Change) for e in events)
+            columns = (["address"] if every == "address" or (every == "address first" and first) else rng.sample(list(values), 3) if every
+                       else [rng.choice(["address", "address", "email", "name"])])
             events += [Change(customer, column, rng.choice(values[column])) for column in columns]
         fresh = [i for i in ids if i not in {e.order for e in events if isinstance(e, Run)}]
         if pending and (rng.random() < 0.6 or not fresh):
@@ -156,12 +205,13 @@ def _draw(rng: random.Random, orders: int, runs: list[str], changes: float, cust
             continue
         if provider not in ("accepts", "slow"):  # a slow provider accepts: no next try
             pending.append(order)
-    return Receipts(table, tuple(events))
+    return Receipts(table, tuple(events), tuple(stored))
 
 
 def families() -> list[Callable[[random.Random], Receipts]]:
     def moves(rng):  # one customer, two or three orders; between the jobs, a new address, email and name
-        return _draw(rng, rng.randint(2, 3), ["accepts", "accepts", "accepts"], 1.0, [rng.randint(1, 5)], every=True)
+        return _draw(rng, rng.randint(2, 3), ["accepts", "accepts", "accepts"], 1.0, [rng.randint(1, 5)],
+                     every="address first")  # round f4 (sr_w7): the address alone, then all three
 
     def refusals(rng):  # the provider says no, then the job runs again, the customer changed meanwhile
         return _draw(rng, rng.randint(1, 2), [rng.choice(["down", "outage", "refuses once"]), "accepts", "accepts"],
@@ -234,7 +284,9 @@ def play(conn: psycopg.Connection, provider: EmailProvider, scene: Receipts,
         if event.again:
             conn.execute("UPDATE jobs SET run_at = now() WHERE id = %s", [jobs[event.order]])
         else:
-            jobs[event.order] = queue.enqueue(conn, "send_receipt", {"order_id": ids.order(event.order)})
+            tries = scene.of(event.order).tries
+            jobs[event.order] = queue.enqueue(conn, "send_receipt", {"order_id": ids.order(event.order)},
+                                              **({"max_attempts": tries} if tries else {}))
         job = queue.claim_one(conn, lease_s=60)
         if job is None:  # done or dead-lettered last time: there is no next try
             seen.append(Sent((), "no job left to run", None))
@@ -269,40 +321,6 @@ def _until_the_scene_says(attempt: int) -> float:
     return 3600.0
 
 
-@dataclass(frozen=True)
-class Ids:
-    """A play's own ids for the scene's customers and orders, never used by an earlier play: a handler that
-    keeps something from one job to the next (by customer, by order) cannot carry it from one scenario into
-    another, so each scenario is judged on what happens inside it, and shrinks to an example that shows it.
-    `crossed` gives a customer the id of an order that is not theirs: a handler that joins the customer on the
-    order's id instead of its customer_id then reads another customer, not a missing one (red0's round)."""
-    play: int
-    crossed: tuple[tuple[int, int], ...] = ()  # (customer, order): that customer's id is that order's id
-
-    def customer(self, customer: int) -> int:
-        for who, order_id in self.crossed:
-            if who == customer:
-                return self.order(order_id)
-        return 100 * self.play + customer
-
-    def order(self, order_id: int) -> int:
-        return 100_000 * self.play + order_id
-
-    def email(self, address: str) -> str:
-        """The address with a tag of this play's own (ana+p7@example.com): a handler that keeps emails cannot
-        carry one from a scenario into another either."""
-        local, _, domain = address.rpartition("@")
-        return f"{local}+p{self.play}@{domain}"
-
-    def logical_email(self, address: str) -> str:
-        return address.replace(f"+p{self.play}@", "@")
-
-    def logical(self, text: str, scene: "Receipts") -> str:
-        for order_id, _, _ in scene.orders:
-            text = text.replace(f"#{self.order(order_id)}", f"#{order_id}")
-        return text
-
-
 def _crossed(scene: Receipts) -> tuple[tuple[int, int], ...]:
     """Each of the scene's customers gets the id of an order of another customer, while there is one left."""
     pairs, taken = [], set()
@@ -330,8 +348,9 @@ def _reset(scene: Receipts, ids: Ids) -> sql.Composable:
     if scene.orders:
         rows = [[sql.Literal(ids.order(i)), sql.Literal(ids.customer(c)),
                  sql.Literal(Jsonb([dict(zip(("name", "quantity", "price_cents"), item)) for item in items])),
-                 sql.Literal(sum(q * p for _, q, p in items))] for i, c, items in scene.orders]
-        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, items, total_cents) ") + diff.values(rows))
+                 sql.Literal(sum(q * p for _, q, p in items) if scene.of(i).total is None else scene.of(i).total),
+                 sql.Literal(scene.of(i).status)] for i, c, items in scene.orders]
+        parts.append(sql.SQL("INSERT INTO orders (id, customer_id, items, total_cents, status) ") + diff.values(rows))
     return sql.SQL("; ").join(parts)
 
 
@@ -396,7 +415,8 @@ class Judge:
             if mine.raised and (ref.fate == "done" or self._raises_anyway(scene)):
                 return diff.Finding(ONE, got=f"{what}: yours raised {mine.raised}", expected="the receipt sent, "
                                     "the job done")
-            if mine.fate == "done" and mine.emails and ref.fate == "dead-lettered":  # the address is rejected for
+            if (mine.fate == "done" and mine.emails and ref.fate == "dead-lettered"
+                    and (ref.raised or "").split(":")[0] in PERMANENT):  # not a 503 on the job's last try  # the address is rejected for
                 # good, so a send the provider took went to another address
                 return diff.Finding(EMAIL, got=f"{what}: yours sent it to {mine.emails[0][0]}, which the provider took",
                                     expected=f"{ref.fate} (the reference raised {ref.raised})",
@@ -414,7 +434,10 @@ class Judge:
                                     "delivered anyway: a timeout does not mean 'not sent'. Send once and let "
                                     "ProviderTimeout out (the queue tries again), and give the send an "
                                     "Idempotency-Key that names the job, so a second try cannot deliver twice"
-                                    if slow else "one send per run: the customer gets one receipt per job, and a "
+                                    if slow else f"the order's status is {scene.of(run.order).status!r}: its "
+                                    "receipt goes out whatever the status (the kitchen may have moved it on "
+                                    "before the job ran)" if not mine.emails and scene.of(run.order).status != "placed"
+                                    else "one send per run: the customer gets one receipt per job, and a "
                                     "refused send is the queue's to try again"))
         for (to, subject, body), (ref_to, ref_subject, ref_body) in zip(mine.emails, ref.emails):
             if (subject, body) != (ref_subject, ref_body) and self._stale(scene):
@@ -425,9 +448,12 @@ class Judge:
                 return diff.Finding(EMAIL, got=f"{what}: to {to}", expected=f"to {ref_to}",
                                     note="read the customer's email when the job runs" if self._stale(scene) else None)
             if (subject, body) != (ref_subject, ref_body):
+                total = [line for line in ref_body.splitlines() if line.startswith("Total:")]
                 return diff.Finding(ONE, got=f"{what}: {subject!r}, {_shown(body)}",
                                     expected=f"{ref_subject!r}, {_shown(ref_body)}",
-                                    note="make the email with tiffin.render_receipt(details), details being the dict "
+                                    note="the total is the order's total_cents as stored, not the sum of its items "
+                                         "(an order may have no items, or a total of its own)"
+                                    if total and total[0] not in body else "make the email with tiffin.render_receipt(details), details being the dict "
                                          "of order_id, name, email, address, items, total_cents")
         return None
 
@@ -449,7 +475,9 @@ class Judge:
 def _why_fate(mine: Sent, ref: Sent) -> str:
     if mine.fate == "done":
         return ("the provider refused the send and your handler returned normally: the worker then deletes the job as "
-                "done, and the receipt is lost as in lab 01. Let the exception out of the handler")
+                "done, and the receipt is lost as in lab 01. Let the exception out of the handler" + (
+                    ", on the job's last try too: then the queue dead-letters it, where it can be seen and run again"
+                    if ref.fate == "dead-lettered" else ""))
     if mine.fate == "dead-lettered":
         return "your handler raised a PermanentError: the job was dead-lettered at once. A 503 is worth trying again"
     if ref.fate == "dead-lettered":
@@ -461,7 +489,7 @@ def _why_fate(mine: Sent, ref: Sent) -> str:
 
 
 def _shown(body: str) -> str:
-    lines = [line for line in body.splitlines() if line.startswith(("Hello", "Delivering to"))]
+    lines = [line for line in body.splitlines() if line.startswith(("Hello", "Total:", "Delivering to"))]
     return " / ".join(lines) if lines else short(body)
 
 
