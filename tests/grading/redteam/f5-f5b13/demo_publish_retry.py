@@ -1,0 +1,61 @@
+"""Show, without the check, what the publish_retry answers that passed do wrong (a learner's own test).
+
+    .venv/bin/python tests/grading/redteam/f5-f5b13/demo_publish_retry.py
+"""
+import time
+from pathlib import Path
+
+from course.infra.broker import TRANSIENT
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(stem):
+    space = {"time": time, "TRANSIENT": TRANSIENT}
+    exec((HERE / "answers" / f"{stem}.py").read_text(), space)
+    return space["publish_with_retry"]
+
+
+class Failing:
+    """A publish that always fails, each attempt taking `attempt_s` (a timeout takes the publish timeout)."""
+
+    def __init__(self, attempt_s=0.0):
+        self.attempt_s, self.times = attempt_s, []
+
+    def __call__(self, subject, payload, msg_id=None):
+        self.times.append(time.monotonic())
+        time.sleep(self.attempt_s)
+        raise TimeoutError(f"attempt {len(self.times)}")
+
+
+def gives_up_after(stem, give_up, attempt_s):
+    fn, publish = load(stem), Failing(attempt_s)
+    began = time.monotonic()
+    try:
+        fn(publish, "s", b"", "id-1", give_up_after_s=give_up)
+    except TRANSIENT:
+        pass
+    return time.monotonic() - began, len(publish.times)
+
+
+def pauses(stem, calls=2, give_up=2.0):
+    fn, out = load(stem), []
+    for _ in range(calls):
+        publish = Failing()
+        try:
+            fn(publish, "s", b"", "id-1", give_up_after_s=give_up)
+        except TRANSIENT:
+            pass
+        t = publish.times
+        out.append([round(b - a, 2) for a, b in zip(t, t[1:])][:7])
+    return out
+
+
+if __name__ == "__main__":
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w02_sum_of_pauses",
+                 "publish_retry__w09_attempt_budget", "publish_retry__w07_deadline_from_first_failure"):
+        took, attempts = gives_up_after(stem, 3.0, 1.0)
+        print(f"{stem}: give_up_after_s=3, each failing attempt 1 s: gave up after {took:.1f} s, {attempts} attempts")
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w06_global_pause",
+                 "publish_retry__w08_linear_backoff"):
+        print(f"{stem}: pauses, first call then second call: {pauses(stem)}")
