@@ -16,6 +16,17 @@ def load(stem):
     return space["publish_with_retry"]
 
 
+class FailingWith:
+    """A publish that always fails at once with the given error."""
+
+    def __init__(self, error):
+        self.error, self.times = error, []
+
+    def __call__(self, subject, payload, msg_id=None):
+        self.times.append(time.monotonic())
+        raise self.error(f"attempt {len(self.times)}")
+
+
 class Failing:
     """A publish that always fails, each attempt taking `attempt_s` (a timeout takes the publish timeout)."""
 
@@ -51,7 +62,26 @@ def pauses(stem, calls=2, give_up=2.0):
     return out
 
 
+def first_pauses(stem, error, give_up=2.0):
+    fn, publish = load(stem), FailingWith(error)
+    try:
+        fn(publish, "s", b"", "id-1", give_up_after_s=give_up)
+    except TRANSIENT:
+        pass
+    t = publish.times
+    return [round(b - a, 2) for a, b in zip(t, t[1:])][:7], len(t)
+
+
 if __name__ == "__main__":
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w12_no_pause_after_timeout",
+                 "publish_retry__w13_quick_retries_first"):
+        for error in (TimeoutError, ConnectionResetError):
+            print(f"{stem}: publish raising {error.__name__} at once: pauses {first_pauses(stem, error)[0]}, "
+                  f"attempts in 2 s: {first_pauses(stem, error)[1]}")
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w14_capped_give_up",
+                 "publish_retry__w16_max_attempts"):
+        took, attempts = gives_up_after(stem, 20.0, 0.0)
+        print(f"{stem}: give_up_after_s=20, attempts failing at once: gave up after {took:.1f} s, {attempts} attempts")
     for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w02_sum_of_pauses",
                  "publish_retry__w09_attempt_budget", "publish_retry__w07_deadline_from_first_failure"):
         took, attempts = gives_up_after(stem, 3.0, 1.0)
