@@ -72,7 +72,44 @@ def first_pauses(stem, error, give_up=2.0):
     return [round(b - a, 2) for a, b in zip(t, t[1:])][:7], len(t)
 
 
+class Alternating:
+    """A publish that fails at once, alternating a lost connection and "no leader"."""
+
+    def __init__(self):
+        self.times = []
+
+    def __call__(self, subject, payload, msg_id=None):
+        self.times.append(time.monotonic())
+        if len(self.times) % 2:
+            raise ConnectionResetError(f"attempt {len(self.times)}")
+        raise TimeoutError(f"attempt {len(self.times)}: no leader")
+
+
+def outcome(stem, publish, give_up):
+    fn = load(stem)
+    try:
+        return f"returned {fn(publish, 's', b'', 'id-1', give_up_after_s=give_up)!r}"
+    except TRANSIENT as error:
+        return f"raised {error!r}"
+
+
 if __name__ == "__main__":
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w18_backoff_per_error_kind"):
+        publish = Alternating()
+        outcome(stem, publish, 2.0)
+        t = publish.times
+        print(f"{stem}: alternating errors for 2 s: {len(t)} attempts, pauses {[round(b - a, 2) for a, b in zip(t, t[1:])][:6]}")
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w19_gone_connection_returns_none"):
+        print(f"{stem}: connection reset on every attempt, give_up_after_s=0.5: {outcome(stem, FailingWith(ConnectionResetError), 0.5)}")
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w17_zero_means_forever"):
+        publish = FailingWith(TimeoutError)
+        fn = load(stem)
+        import threading
+        result = []
+        worker = threading.Thread(target=lambda: result.append(outcome(stem, publish, 0)), daemon=True)
+        worker.start()
+        worker.join(3.0)
+        print(f"{stem}: give_up_after_s=0: {'still retrying after 3 s, ' + str(len(publish.times)) + ' attempts' if worker.is_alive() else result[0]}")
     for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w12_no_pause_after_timeout",
                  "publish_retry__w13_quick_retries_first"):
         for error in (TimeoutError, ConnectionResetError):
