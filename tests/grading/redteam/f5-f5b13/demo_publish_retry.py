@@ -93,7 +93,26 @@ def outcome(stem, publish, give_up):
         return f"raised {error!r}"
 
 
+class Stream:
+    """A stream with a duplicate window: what a second outbox relay meets after the first died (section 5)."""
+
+    def __init__(self):
+        self.stored = {}
+
+    def __call__(self, subject, payload, msg_id=None):
+        from types import SimpleNamespace
+        duplicate = msg_id in self.stored
+        self.stored.setdefault(msg_id, payload)
+        return SimpleNamespace(seq=len(self.stored), duplicate=duplicate)
+
+
 if __name__ == "__main__":
+    for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w21_duplicate_republished_fresh"):
+        stream, fn = Stream(), load(stem)
+        for relay in (1, 2):  # the first relay died before marking its rows sent: the second publishes them again
+            for event in range(4):
+                fn(stream, "orders.placed", {"order_id": event}, f"event-{event}", give_up_after_s=1.0)
+        print(f"{stem}: 4 events published by two relays: {len(stream.stored)} messages stored")
     for stem in ("publish_retry__c01_remaining_sleep", "publish_retry__w18_backoff_per_error_kind"):
         publish = Alternating()
         outcome(stem, publish, 2.0)
