@@ -602,7 +602,44 @@ def caps_the_limit_at_twenty(conn, publish, limit=10):
     return len(rows)
 
 
+resends_rows_sent_long_ago = _relay_with("resends_rows_sent_long_ago", CLAIM.replace(
+    "WHERE sent_at IS NULL", "WHERE (sent_at IS NULL OR sent_at < now() - interval '10 minutes')"))
+resends_rows_sent_long_ago.__doc__ = """Red team f5 (relay_w08): rows sent over 10 minutes ago go out again. It passed:
+every sent row the check drew was sent seconds ago."""
+ignores_rows_older_than_a_day = _relay_with("ignores_rows_older_than_a_day", CLAIM.replace(
+    "WHERE sent_at IS NULL", "WHERE sent_at IS NULL AND created_at > now() - interval '1 day'"))
+ignores_rows_older_than_a_day.__doc__ = """Red team f5 (relay_w22): an unsent row older than a day is never sent. It
+passed: every row the check drew was written within the hour."""
+
+
+def deletes_rows_sent_a_day_ago(conn, publish, limit=10):
+    """Red team f5 (relay_w09): "housekeeping" after each batch. It passed: no row the check drew was sent a day ago."""
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+        conn.execute("DELETE FROM outbox WHERE sent_at < now() - interval '1 day'")
+    return len(rows)
+
+
+def marks_with_int4_ids(conn, publish, limit=10):
+    """Red team f5 (relay_w30): marks with id = ANY(%s::int[]). It passed: every id the check drew was small."""
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute("UPDATE outbox SET sent_at = now() WHERE id = ANY(%s::int[])", [[r[0] for r in rows]])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
+    "resends_rows_sent_long_ago": (resends_rows_sent_long_ago, ["publishes only unsent rows"], ["an empty outbox"]),
+    "ignores_rows_older_than_a_day": (ignores_rows_older_than_a_day, ["publishes every row once, oldest first"],
+                                      ["takes up to `limit` rows per call"]),
+    "deletes_rows_sent_a_day_ago": (deletes_rows_sent_a_day_ago, ["marks sent the rows it published, and only those"],
+                                    []),
+    "marks_with_int4_ids": (marks_with_int4_ids, ["marks sent the rows it published, and only those"], []),
     "tries_a_row_three_times_then_goes_on": (tries_a_row_three_times_then_goes_on,
                                              ["when a publish fails, rows it did not publish stay unsent"], []),
     "newest_first": (newest_first, ["publishes every row once, oldest first"], []),

@@ -208,7 +208,7 @@ class Judge:
                 "the same rows, in another order: publish in id order (ORDER BY id), oldest first"))
         if not mine:
             return diff.Finding(PUBLISHES, got=got, expected=expected, note=raised or (
-                "every row the claim takes goes to the broker: publish(subject, payload, msg_id=...) for each"))
+                "every unsent row goes out, however old or new: publish(subject, payload, msg_id=...) for each row claimed"))
         if len(mine) < len(wanted) and set(mine) <= set(wanted):
             return diff.Finding(LIMIT, got=got, expected=expected, note=raised or (
                 f"{_count_of(len(outbox.unsent), 'unsent row')} and limit = {outbox.limit}: take "
