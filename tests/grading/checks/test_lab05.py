@@ -324,6 +324,96 @@ def gives_up_after_five_seconds(conn, order_id):
     except psycopg.errors.LockNotAvailable:
         return False
 
+def _f5_cancel(conn, order_id, *, where="", also=None):
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed'" + where +
+                           " RETURNING customer_id", [order_id]).fetchone()
+        if row:
+            if also:
+                conn.execute(also, [order_id if "jobs" in also else row[0]])
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None
+
+
+def only_recent_orders(conn, order_id):
+    """Red team f5 (cancel_w17): only orders placed in the last 30 minutes. It passed: every order was 10 minutes old."""
+    return _f5_cancel(conn, order_id, where=" AND created_at > now() - interval '30 minutes'")
+
+
+def ids_cast_to_int4(conn, order_id):
+    """Red team f5 (cancel_w09): id = %s::int. It passed: no order id the check drew was past 2^31 - 1."""
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s::int AND status = 'placed' "
+                           "RETURNING id", [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None
+
+
+def deletes_the_receipt_job(conn, order_id):
+    """Red team f5 (cancel_w20): also deletes the order's queued send_receipt job. It passed: no job was queued."""
+    return _f5_cancel(conn, order_id, also="DELETE FROM jobs WHERE type = 'send_receipt' AND (payload->>'order_id')::bigint = %s")
+
+
+def touches_the_customer(conn, order_id):
+    """Red team f5 (cancel_w26): stamps the customer's updated_at. It passed: customers were not compared."""
+    return _f5_cancel(conn, order_id, also="UPDATE customers SET updated_at = now() + interval '1 hour' WHERE id = %s")
+
+
+def rolls_back_on_error(conn, order_id):
+    """Red team f5 (cancel_w23): ROLLBACK of its own on a failure: inside the caller's transaction it ends it, the
+    caller's earlier writes with it. It passed: no caller wrote before calling and caught the failure."""
+    try:
+        return _f5_cancel(conn, order_id)
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def toggles_autocommit(conn, order_id):
+    """Red team f5 (cancel_w25): autocommit off, commit, on again: inside the caller's transaction psycopg refuses
+    the switch, every time. It passed: a raise inside the caller's transaction was excused."""
+    conn.autocommit = False
+    try:
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' RETURNING id",
+                           [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    finally:
+        conn.autocommit = True
+    return row is not None
+
+
+def commits_by_habit(conn, order_id):
+    """Red team f5 (cancel_w27): hint 3's answer and conn.commit() after it: refused inside the caller's
+    conn.transaction(), the caller's work committed inside a BEGIN of the caller's."""
+    done = _f5_cancel(conn, order_id)
+    conn.commit()
+    return done
+
+
+def repeatable_read_retried(conn, order_id):
+    """Was a correct answer (test_correct_lab05) until the statement said the connection may be inside the
+    caller's transaction: SET TRANSACTION ISOLATION LEVEL is refused in the savepoint conn.transaction() opens
+    there, so the cancel raises every time a caller wraps it."""
+    while True:
+        try:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+                if row is None or row[0] != "placed":
+                    return False
+                conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+                outbox.add(conn, CANCELLED, {"order_id": order_id})
+                return True
+        except psycopg.errors.SerializationFailure:
+            continue
+
+
 ALREADY = "the kitchen starting the order while yours runs"
 TWICE = "two cancels of the same order at once"
 KILLED = "a process killed between any two of its statements"
@@ -364,6 +454,15 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
     "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),
     "empties_the_items": (empties_the_items, ["changes nothing else"], []),
+    "only_recent_orders": (only_recent_orders, ["cancels an order still placed"], []),
+    "ids_cast_to_int4": (ids_cast_to_int4, ["returns True when it cancelled the order"], ["cancels an order still placed",
+                                                                                          "uses the connection it is given"]),
+    "deletes_the_receipt_job": (deletes_the_receipt_job, ["changes nothing else"], []),
+    "touches_the_customer": (touches_the_customer, ["changes nothing else"], []),
+    "rolls_back_on_error": (rolls_back_on_error, ["uses the connection it is given"], []),
+    "toggles_autocommit": (toggles_autocommit, ["uses the connection it is given"], []),
+    "commits_by_habit": (commits_by_habit, ["uses the connection it is given"], []),
+    "repeatable_read_retried": (repeatable_read_retried, ["uses the connection it is given"], []),
 }
 
 
