@@ -732,7 +732,20 @@ def marks_with_int4_ids(conn, publish, limit=10):
     return len(rows)
 
 
+def one_relay_at_a_time(conn, publish, limit=10):
+    """Red team f5 (relay_w29): a blocking pg_advisory_xact_lock first: a second relay running this code waits for
+    the first's whole batch. It passed: the relay beside it was always the reference, which takes no such lock."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('outbox relay'))")
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
+    "one_relay_at_a_time": (one_relay_at_a_time, ["a second relay does not wait for rows"], []),
     "resends_rows_sent_long_ago": (resends_rows_sent_long_ago, ["publishes only unsent rows"], ["an empty outbox"]),
     "ignores_rows_older_than_a_day": (ignores_rows_older_than_a_day, ["publishes every row once, oldest first"],
                                       ["takes up to `limit` rows per call"]),

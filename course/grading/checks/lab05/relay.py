@@ -239,6 +239,8 @@ class Judge:
 
     def _marks(self, outbox: Outbox, ours: Seen, theirs: Seen, mine: list, raised, slack_s) -> diff.Finding | None:
         stored = {i for c, i in zip(ours.calls, mine) if c.outcome in ("stored", "copy")}
+        stored |= {i for c, i in zip(ours.others, rows_of(outbox, ours.others)) if c.outcome in ("stored", "copy")}
+        # (and the rows a relay beside it published: a copy of yours, paused, then let go, marks them)
         for row in sorted(outbox.rows, key=lambda r: r.id):
             now, before = _sent(ours.rows, row.id), _sent(theirs.rows, row.id)
             if (row.id,) not in ours.rows:
