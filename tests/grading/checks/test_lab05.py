@@ -444,7 +444,8 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "written_as_sent": (written_as_sent, ["adds one outbox row when it cancels"], []),
     "its_own_connection": (its_own_connection, ["uses the connection it is given"], []),
     "returns_the_row": (returns_the_row, ["returns True when it cancelled the order"], []),
-    "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"], [ALREADY]),
+    "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"],
+                             [ALREADY, "uses the connection it is given"]),  # it raises inside the caller's, too
     "safe_only_on_the_demos_orders": (safe_only_on_the_demos_orders, [ALREADY], []),
     "safe_only_on_a_small_table": (safe_only_on_a_small_table, [ALREADY], []),
     "safe_only_on_a_dozen_orders": (safe_only_on_a_dozen_orders, [ALREADY], []),
@@ -454,7 +455,7 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
     "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),
     "empties_the_items": (empties_the_items, ["changes nothing else"], []),
-    "only_recent_orders": (only_recent_orders, ["cancels an order still placed"], []),
+    "only_recent_orders": (only_recent_orders, ["cancels an order still placed"], ["and the failure reaches the caller"]),
     "ids_cast_to_int4": (ids_cast_to_int4, ["returns True when it cancelled the order"], ["cancels an order still placed",
                                                                                           "uses the connection it is given"]),
     "deletes_the_receipt_job": (deletes_the_receipt_job, ["changes nothing else"], []),
