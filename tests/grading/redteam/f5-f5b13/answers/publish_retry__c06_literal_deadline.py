@@ -1,0 +1,12 @@
+def publish_with_retry(publish, subject, payload, msg_id, give_up_after_s=30.0):
+    """Publish until JetStream acknowledges, always with the same Nats-Msg-Id; return the ack."""
+    deadline = time.monotonic() + give_up_after_s
+    pause = 0.05
+    while True:
+        try:
+            return publish(subject, payload, msg_id=msg_id)
+        except TRANSIENT as error:
+            if time.monotonic() >= deadline:  # give_up_after_s has passed: not a moment before
+                raise error from None
+        time.sleep(pause)
+        pause = min(2 * pause, 0.5)
