@@ -98,10 +98,13 @@ class Cancel:
 
 
 def install(cancel: Cancel) -> sql.Composable:
-    """The orders and outbox rows, with the sequences where they stand (both runs take the same ids)."""
+    """The orders, their jobs and outbox rows, with the sequences where they stand (both runs take the same
+    ids, and a job the answer queues takes the next one, as it would in the shop)."""
+    jobs = len(cancel.orders) if cancel.receipts else 0
     parts = [sql.SQL("SELECT setval(pg_get_serial_sequence('orders', 'id'), {}, false), "
-                     "setval(pg_get_serial_sequence('outbox', 'id'), {}, false)").format(
-        sql.Literal(cancel.first + len(cancel.orders)), sql.Literal(cancel.announced + 1))]
+                     "setval(pg_get_serial_sequence('outbox', 'id'), {}, false), "
+                     "setval(pg_get_serial_sequence('jobs', 'id'), {}, false)").format(
+        sql.Literal(cancel.first + len(cancel.orders)), sql.Literal(cancel.announced + 1), sql.Literal(jobs + 1))]
     if cancel.orders:
         parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, items, total_cents, created_at) ") +
                      diff.values([[sql.Literal(cancel.first + n), sql.Literal(1 + n % 2), sql.Literal(status),
