@@ -60,22 +60,8 @@ def a_look_first_then_a_conditional_update(conn, order_id):
     return changed == 1
 
 
-def repeatable_read_retried(conn, order_id):
-    """REPEATABLE READ, tried again on a serialization failure (the new try sees the kitchen's start). Its SET
-    TRANSACTION must come first, so it refuses a caller's open transaction: the statement's connection is
-    autocommit (a blind red team's, round red5c, which failed before)."""
-    while True:
-        try:
-            with conn.transaction():
-                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
-                if row is None or row[0] != "placed":
-                    return False
-                conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
-                outbox.add(conn, CANCELLED, {"order_id": order_id})
-                return True
-        except psycopg.errors.SerializationFailure:
-            continue
+# repeatable_read_retried (SET TRANSACTION ISOLATION LEVEL first) moved to test_lab05's wrong answers: the statement
+# now says the connection may be inside the caller's transaction, where that SET is refused and the cancel never works.
 
 
 def the_lock_the_kitchen_takes_through_an_alias(conn, order_id):
@@ -112,7 +98,7 @@ def the_row_first_then_undone(conn, order_id):
     return True
 
 @pytest.mark.parametrize("cancel_order", [cancel_hints_spelled_out, the_row_locked_first, one_statement,
-                                          a_look_first_then_a_conditional_update, repeatable_read_retried,
+                                          a_look_first_then_a_conditional_update,
                                           the_lock_the_kitchen_takes_through_an_alias, the_row_first_then_undone],
                          ids=lambda answer: answer.__name__)
 @pytest.mark.slow

@@ -11,6 +11,9 @@ import secrets
 from collections.abc import Callable
 from dataclasses import replace
 
+import threading
+
+import psycopg
 from psycopg import sql
 
 from course.core import sql as queries
@@ -63,6 +66,39 @@ class CrashesWhileHolding(interleave.Hold):
         return interleave.Holding(lambda: holder.conn.execute("ROLLBACK"), lambda: "relay A died")
 
 
+PAUSE_S = 20.0  # a bound on a hang: how long relay A stays paused at its first publish, and is waited for
+
+
+class PausedRelay(interleave.Hold):
+    """Relay A runs the same code as relay B (yours beside yours, the reference beside the reference), and is
+    paused at its first publish, its claim made and its transaction open, until let go."""
+
+    def __init__(self, relay: Callable, stream, told: str):
+        self.relay, self.stream, self.told = relay, stream, told
+
+    def start(self, arena) -> interleave.Holding:
+        holder = arena.session("holder")
+        paused, go = threading.Event(), threading.Event()
+        publish_b = self.stream.publisher("B")
+
+        def publish(*args, **kwargs):
+            if not paused.is_set():
+                paused.set()
+                go.wait(PAUSE_S)
+            return publish_b(*args, **kwargs)
+
+        running = interleave.Background(lambda: self.relay(holder.conn, publish))
+        paused.wait(PAUSE_S)  # it has claimed its rows (or it never publishes: it goes on as it is)
+
+        def seen():
+            try:
+                return running.result(PAUSE_S)
+            finally:
+                if holder.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    holder.conn.rollback()
+        return interleave.Holding(go.set, seen)
+
+
 def _wrong_alone(judge: Judge, outbox: Outbox) -> bool:
     """Whether the answer is wrong on this outbox with no one else around (the search says so, not a race),
     for another reason than its message ids (which a crash and a restart show the effect of)."""
@@ -109,6 +145,14 @@ def race(judge: Judge, box) -> tuple[diff.Finding, str] | None:
             finding = _beside(judge, arena, as_a(learner), RACE, ours, theirs)
             if finding is not None:
                 return finding, f"{RACE.told()}; {hold.told}; meanwhile yours runs as relay B"
+        # two copies of the same code: relay A (yours, paused at its first publish) and relay B (yours again)
+        told = (f"relay A runs your relay_batch(conn, publish, {RACE.limit}) and is paused at its first publish, its "
+                "transaction open")
+        ours = _seen(arena.under(as_a(learner), RACE, PausedRelay(learner, stream, told)))
+        theirs = _seen(arena.under(as_a(ref), RACE, PausedRelay(ref, stream, told)))
+        finding = _beside(judge, arena, as_a(learner), RACE, ours, theirs)
+        if finding is not None:
+            return finding, f"{RACE.told()}; {told}; meanwhile yours runs as relay B"
     finally:
         arena.close()
         diff.clear(box.conn, judge.reader)  # the arena's rows are committed ones
