@@ -204,9 +204,26 @@ def a_locked_cte_and_a_mark_per_row(conn, publish, limit=10):
             cur.execute("UPDATE outbox SET sent_at = clock_timestamp() WHERE id = %s", (message["id"],))
     return count
 
+def one_row_at_a_time(conn, publish, limit=10):
+    """Red team f5 (relay_c08): claims one row at a time in the one transaction, leaving out the rows it holds
+    (SKIP LOCKED does not skip its own). It failed when the relay beside it, a copy of itself, was judged as if it
+    held the reference's whole batch: paused at its first publish, it holds one row, and the other takes the next."""
+    done = []
+    with conn.transaction():
+        while len(done) < limit:
+            row = conn.execute("SELECT id, event_id, subject, payload FROM outbox WHERE sent_at IS NULL "
+                               "AND id <> ALL(%s::bigint[]) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED", [done]).fetchone()
+            if row is None:
+                break
+            publish(row[2], row[3], msg_id=str(row[1]))
+            done.append(row[0])
+        conn.execute(sql.query("outbox", "mark_sent"), {"ids": done})
+    return len(done)
+
+
 @pytest.mark.parametrize("relay_batch", [relay_hints_spelled_out, marks_as_it_claims, begin_and_commit_by_hand,
                                          stops_at_a_failure_and_keeps_what_went, sends_a_failed_row_again,
-                                         a_locked_cte_and_a_mark_per_row],
+                                         a_locked_cte_and_a_mark_per_row, one_row_at_a_time],
                          ids=lambda answer: answer.__name__)
 @pytest.mark.slow
 def test_correct_relays_pass(relay_batch):
