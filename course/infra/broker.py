@@ -18,6 +18,9 @@ and use nats-py directly.
 Our servers let in only clients that show their token (`nats_server.token(servers)`: a lab 13 cluster's
 own, else the checkout's); `connect()` shows it. A server you name in NATS_URL is yours: it is used as given.
 
+Why one module: it is one client of one server. Choosing the server, connecting with its token and the
+synchronous helpers share the one event loop in its helper thread; split, each part would need the others.
+
     python -m course broker start|stop|status|url
 """
 from __future__ import annotations
