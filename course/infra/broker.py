@@ -310,6 +310,29 @@ def ensure_stream(name: str, subjects: Sequence[str], *, replicas: int = 1,
             time.sleep(0.2)
 
 
+def until_routed(subject: str, servers: Servers = None, timeout: float = 30.0) -> None:
+    """Wait until every one of `servers` passes a publish on `subject` to its stream. A replicated stream just made
+    meets "no responders" on a server that has not heard of it yet (a learner's first publish failed so, once in
+    CI). The probe asks the stream to refuse it (it expects a last sequence no stream reaches): nothing is stored,
+    and a refusal is an answer."""
+    async def probe(js):
+        try:
+            await js.publish(subject, b"", headers={"Nats-Expected-Last-Sequence": str(2**63 - 1)})
+        except nats.js.errors.APIError:
+            pass  # refused by the stream itself: it answers through this server
+
+    for one in server_list(servers):
+        bound = processes.HangBound(timeout)
+        while True:
+            try:
+                run(_using_jetstream([one], probe, 2.0), timeout=15)
+                break
+            except TRANSIENT:
+                if bound.passed():
+                    raise
+                time.sleep(0.2)
+
+
 def _stream_for(subject: str, url: Servers) -> str | None:
     """The name of the stream that takes `subject`, None if none does, "?" if the servers cannot say now."""
     async def work(js):

@@ -174,6 +174,7 @@ def reset(queue: WorkQueue, servers: broker.Servers, timeout: float = 60.0) -> N
                     await asyncio.sleep(0.2)
 
     broker.run(broker._using_jetstream(servers, work, 3.0), timeout=timeout + 30)
+    broker.until_routed(queue.subject("probe"), servers)  # the first publish, on any server, reaches the stream
 
 
 def consumer_state(queue: WorkQueue, servers: broker.Servers) -> dict:

@@ -234,6 +234,18 @@ def test_a_stream_request_left_unanswered_is_asked_again(private_server, monkeyp
     assert broker.stream_info("AGAIN", url=url).config.subjects == ["again.>"]
 
 
+def test_waiting_until_a_stream_is_routed_stores_nothing():
+    """until_routed probes with a publish the stream must refuse: after it, a new replicated stream takes a first
+    publish on any server (lab 13's first publish met "no responders" in CI), and holds nothing of the probe."""
+    with nats_cluster.Cluster.start(3) as cluster:
+        broker.ensure_stream("ROUTED", ["routed.>"], replicas=3, url=cluster.urls)
+        broker.until_routed("routed.probe", cluster.urls)
+        assert broker.count_messages("ROUTED", url=cluster.urls) == 0
+        for one in cluster.urls:  # each server on its own passes a publish to the stream
+            broker.publish("routed.order", {"via": one}, url=[one], timeout=5)
+        assert broker.count_messages("ROUTED", url=cluster.urls) == len(cluster.urls)
+
+
 def test_a_timeout_inside_a_nats_call_is_passed_on_not_called_our_own():
     async def times_out_inside():
         raise asyncio.TimeoutError("nats: timeout")
