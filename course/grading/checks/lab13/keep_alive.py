@@ -386,8 +386,15 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: eventlog
               note="pages count from 0: range(task.data[\"pages\"]), and the booking is task.data[\"booking_id\"]")
     failing = scenario.failing
     got, want = ([delivery(calls, failing, n) for n in (1, 2)] for calls in (yours, expected))
+    # What the rules fix: delivery 1 draws the failing page and raises (so delivery 2 comes), each page at
+    # most once; delivery 2 draws every page once. Whether delivery 1 stops at the failing page or draws
+    # the others first (then raises) is the answer's: no rule says (a blind round's correct answer, f5 c07)
+    raised_page = (scenario.fail_page, "failed")
+    first_pages = [page for page, _ in got[0]]
+    ok = (raised_page in got[0] and len(set(first_pages)) == len(first_pages)
+          and all(0 <= page < failing.pages for page in first_pages) and sorted(got[1]) == sorted(want[1]))
     t.require("a page that cannot be drawn makes it raise: the message is left for a retry, not acknowledged",
-              ok=got == want, got=f"delivery 1: {_told(got[0])}; delivery 2: {_told(got[1])}",
+              ok=ok, got=f"delivery 1: {_told(got[0])}; delivery 2: {_told(got[1])}",
               expected=f"delivery 1: {_told(want[0])}; delivery 2: {_told(want[1])}",
               example=f"{failing.told()}; page {scenario.fail_page} raises the first time it is drawn",
               note="let render_page's errors out: the consumer leaves the message for a retry, and the retry draws "
