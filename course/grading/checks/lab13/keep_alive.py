@@ -172,7 +172,7 @@ class Seen:
         if ran is not None and ran > 0:
             marks = [first] + [e.t for e in events if e.kind == "in_progress" and e.deliveries == 1
                                and first <= e.t <= ended] + [ended]
-            page = ran / invoice.pages
+            page = max(ran / invoice.pages, PAGE_S)  # pages drawn side by side (f5 c05): a page is still PAGE_S
             silence = max(b - a for a, b in zip(marks, marks[1:])) / page
         return cls(len(received), ran, silence, any(e.kind == "acked" for e in events),
                    side.errors.get(invoice.msg_id))
@@ -267,7 +267,10 @@ def _judge(t: Trial, drawn: list[Invoice], seen: dict, redelivered: dict) -> Non
         return next((i for i in ordered if problem(i, yours[i], ref[i])), None)
 
     raised = first(lambda i, y, r: y.error is not None)
-    early = first(lambda i, y, r: y.ran_s is None or y.ran_s < 0.9 * PAGE_S * i.pages)
+    # At least a page's time: whether the pages are drawn one after another or side by side (a thread pool,
+    # f5 c05) is the answer's; that every page is drawn before it returns is judged from the consumer
+    # processes' page log (in_processes), not from a time
+    early = first(lambda i, y, r: y.ran_s is None or y.ran_s < 0.9 * PAGE_S)
     if raised is None and early is not None:  # returned at once: nothing ran that could have raised
         t.not_reached("runs without raising", "not judged: it returned before the pages were drawn")
     else:
@@ -276,7 +279,7 @@ def _judge(t: Trial, drawn: list[Invoice], seen: dict, redelivered: dict) -> Non
     t.require(f"renders every page ({PAGE_S} s a page) and returns when the last is drawn", ok=early is None,
               got=f"returned after {yours[early].ran_s:.2f} s" if early and yours[early].ran_s is not None
               else "never returned" if early else None,
-              expected=f"at least {0.9 * early.pages * PAGE_S:.2f} s" if early else None,
+              expected=f"at least {0.9 * PAGE_S:.2f} s (a page's time)" if early else None,
               example=early.told() if early else None,
               note="call render_page(booking_id, page) for each page, in the handler itself: once it returns, "
                    "the consumer acknowledges the message")
@@ -382,8 +385,11 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: eventlog
     def delivery(calls: dict, invoice: Invoice, n: int) -> list:
         return calls.get(invoice.booking_id, {}).get(n, [])
 
+    def same(a: list, b: list) -> bool:  # the pages drawn, in any order (side by side: f5 c05)
+        return sorted(a, key=repr) == sorted(b, key=repr)
+
     differs = next((i for i in [scenario.short, scenario.drawn, scenario.long, scenario.big]
-                    if delivery(yours, i, 1) != delivery(expected, i, 1)), None)
+                    if not same(delivery(yours, i, 1), delivery(expected, i, 1))), None)
     shown = differs or scenario.long
     shown_told = (f"task.data = {{'booking_id': {shown.booking_id}, 'pages': {shown.pages}}} (the check's "
                   "render_page draws these pages in an instant)" if shown is scenario.big else shown.told())
@@ -404,7 +410,7 @@ def in_processes(t: Trial, cluster, invoices_queue, consumers, history: eventlog
     raised_page = (scenario.fail_page, "failed")
     first_pages = [page for page, _ in got[0]]
     ok = (raised_page in got[0] and len(set(first_pages)) == len(first_pages)
-          and all(0 <= page < failing.pages for page in first_pages) and sorted(got[1]) == sorted(want[1]))
+          and all(0 <= page < failing.pages for page in first_pages) and same(got[1], want[1]))
     t.require("a page that cannot be drawn makes it raise: the message is left for a retry, not acknowledged",
               ok=ok, got=f"delivery 1: {_told(got[0])}; delivery 2: {_told(got[1])}",
               expected=f"delivery 1: {_told(want[0])}; delivery 2: {_told(want[1])}",
