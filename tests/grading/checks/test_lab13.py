@@ -98,7 +98,7 @@ OWN_BOOKING = "renders the task's own booking, every page once"
 FAILED_PAGE = "a page that cannot be drawn makes it raise"
 RED10_PAGE_RULE = {  # a blind red team's answers (red10/lab13_answers), and the check each fails first
     "keep_w3_pages_from_one": OWN_BOOKING, "keep_w7_hard_coded_booking": OWN_BOOKING,
-    "keep_w11_six_pages": "renders every page",  # the in-process 12-14-page invoice returns after 6 pages' time
+    "keep_w11_six_pages": OWN_BOOKING,  # the consumer processes' page log: 6 pages drawn (round f5: not timed)
     "keep_w13_last_page_twice": OWN_BOOKING,
     "keep_w12_sleep_instead": OWN_BOOKING,  # page 0, then a sleep as long as the rest
     "keep_w5_swallows_errors": FAILED_PAGE, "keep_w10_first_page_twice": FAILED_PAGE,  # retried by hand
@@ -122,7 +122,7 @@ EVERY_PAGE = "renders every page"
 RENDERED_ONCE = "in consumer processes, it is rendered once, and acknowledged"
 F2_FALSE_PASSES = {  # round f2's blind red team (tests/grading/redteam/f2-f2g): each passed before, and fails first
     "13.keep_alive__w07_tuned_for_six_pages": SILENT,  # acks on pages 2 and 4: a 12-page invoice is silent 8 pages
-    "13.keep_alive__w12_skips_last_page_if_many": EVERY_PAGE,  # at most 10 pages drawn
+    "13.keep_alive__w12_skips_last_page_if_many": OWN_BOOKING,  # at most 10 pages drawn: the page log shows it
     "13.keep_alive__w18_first_delivery_only_beats": RENDERED_ONCE,  # a retry after a failed page is silent
 }
 
