@@ -17,7 +17,7 @@ from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 
-from .wrong_answers import (F2G_LAB13, F4_LAB13, assert_fails_with, failed, fails_exactly, notebook_answer,
+from .wrong_answers import (F2G_LAB13, F4_LAB13, F5_LAB13, assert_fails_with, failed, fails_exactly, notebook_answer,
                             red_team_answer, render_page)
 
 PAGE_S = lab13.PAGE_S
@@ -531,6 +531,41 @@ def test_publishing_again_after_the_ack_fails():
     report = run_check("13.publish_retry", seed=6, publish_with_retry=publishes_again_to_be_sure)
     assert fails_exactly(report, ["stops at JetStream's ack"]), report.render()
     assert "attempts" in _got(report, "stops at JetStream's ack"), report.render()
+
+
+GIVE_UP_LATE = "gives up neither at once nor long after give_up_after_s"
+PAUSES = "the pauses start around 50 ms, double, and stay under about half a second"
+F5_RETRY_FALSE_PASSES = {  # round f5's blind red team (tests/grading/redteam/f5-f5b13): each passed before
+    "publish_retry__w02_sum_of_pauses": GIVE_UP_LATE,  # a deadline of the pauses alone: timeouts take time
+    "publish_retry__w09_attempt_budget": GIVE_UP_LATE,  # attempts budgeted from the pauses alone
+    "publish_retry__w06_global_pause": (PAUSES, "pauses between attempts"),  # kept in a module global: 0.5 s on
+    "publish_retry__w08_linear_backoff": PAUSES,  # 0.05, 0.10, 0.15 ...: adding, not doubling
+    "publish_retry__w12_no_pause_after_timeout": PAUSES,  # no pause after a TimeoutError
+    "publish_retry__w13_quick_retries_first": PAUSES,  # two retries with no pause first
+    "publish_retry__w18_backoff_per_error_kind": PAUSES,  # the backoff restarts when the error's type changes
+    "publish_retry__w19_gone_connection_returns_none": "gives up: raises",  # None when the last error is an OSError
+}
+
+
+def f5_retry(name: str):
+    """A round-f5 answer file, defined as in its notebook (time and TRANSIENT imported by the setup cell)."""
+    scope = {"__name__": "__main__"}
+    source = "import time\nfrom course.infra.broker import TRANSIENT\n" + (F5_LAB13 / f"{name}.py").read_text()
+    exec(compile(source, f"{name}.py", "exec"), scope)
+    return scope["publish_with_retry"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", F5_RETRY_FALSE_PASSES)
+def test_the_f5_red_teams_retry_false_passes_fail_the_rule_they_break(name):
+    """Each passed the check before (results.tsv): its failing publish failed at once, each call on its own,
+    and its pauses' shape was judged loosely. Now its dead publishes time out (TIMEOUT_S an attempt) among
+    the other errors, the 1 s one ends in resets, the 3 s one is called after it, and the pauses are judged
+    from their floor and their doubling."""
+    report = run_check("13.publish_retry", publish_with_retry=f5_retry(name))
+    rules = F5_RETRY_FALSE_PASSES[name]
+    rules = rules if isinstance(rules, tuple) else (rules,)
+    assert not report.passed and any(r.startswith(rules) for r in failed(report)), report.render()
 
 
 # -- 13.choose -------------------------------------------------------------------------------------
