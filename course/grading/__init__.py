@@ -130,10 +130,11 @@ def _not_defined(names: list[str]) -> str:
 
 def _crash(error: Exception):
     from course.grading.faults import WorkerCrashed
-    from course.grading.trial import Result, describe
+    from course.grading.trial import Result, checks_line, describe
 
     if isinstance(error, WorkerCrashed):  # the learner's code ended its worker process: their failure
         return Result("your code runs in a worker process without ending it", False, note=str(error))
 
     return Result("the check ran to the end", False,
-                  note=f"it stopped on {describe(error)}\n(if the line is not yours, tell the course authors)")
+                  note=f"it stopped on {describe(error)}\n(if the line is not yours, tell the course authors"
+                       f"{checks_line(error)})")

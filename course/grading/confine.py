@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -60,13 +61,13 @@ class Confinement:
         self.sandboxed = sandboxed
         self.secrets = [str(Path(p).resolve()) for p in secret_paths]  # what its sandboxes must never read
         self._boxes: list = []
+        self.token = token or secrets.token_hex(8)  # the grader's, so it can sweep after a checker it killed
         if sandboxed:  # shared by its sandboxes, each of its own uid as root: the sticky bit keeps theirs theirs
-            self.exchange = Path(tempfile.mkdtemp(prefix="course-exchange-", dir="/tmp"))  # not under TMPDIR: the run's folder
+            self.exchange = Path(tempfile.mkdtemp(prefix=f"{EXCHANGE}{self.token}-", dir="/tmp"))  # not under TMPDIR: the run's folder
             self.exchange.chmod(0o1777)
         else:
             self.exchange = self.scratch / "exchange"  # what its workers write and the checks read back
             self.exchange.mkdir(exist_ok=True)
-        self.token = token or secrets.token_hex(8)  # the grader's, so it can sweep after a checker it killed
         self.ports: list[int] = []
         if sandboxed:  # the servers this process's checks start take these: its sandboxes reach only them
             self.ports = ports.reserve_block()
@@ -127,7 +128,7 @@ class Confinement:
                                 postgres=postgres,
                                 tcp_connect=sorted({*self.ports, *ports_named(added)}), tcp_bind=self.ports,
                                 own_network=False)
-        box = sandbox.Sandbox(policy)
+        box = sandbox.Sandbox(policy, prefix=f"{SANDBOX}{self.token}-")
         self._boxes.append(box)  # from now on end() closes it, whatever happens next
         env = {name: value for name, value in self.environment(home=box.scratch).items() if name != "PATH"}
         if box.conninfo:
@@ -292,6 +293,22 @@ def marked(token: str) -> list[tuple[int, str]]:
             continue
         found.append((int(entry.name), command[:200]))
     return found
+
+
+EXCHANGE, SANDBOX = "course-exchange-", "course-sandbox-"  # /tmp folders of a run, named by its token
+
+
+def remove_folders(token: str) -> list[Path]:
+    """The /tmp folders a checker made for its run (its exchange, its sandboxes) and could not remove, killed at
+    a time limit: removed, and named. Only real folders of this user's: a link or another user's is left."""
+    removed = []
+    for prefix in (EXCHANGE, SANDBOX):
+        for path in Path("/tmp").glob(f"{prefix}{token}-*"):
+            info = path.lstat()
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    return removed
 
 
 def sweep(token: str, rounds: int = 5) -> list[tuple[int, str]]:

@@ -32,7 +32,7 @@ from pathlib import Path
 from course.grading import integrity
 from course.infra import processes
 from course.grading.checker import SETUP_PHASE
-from course.grading.confine import sweep
+from course.grading.confine import remove_folders, sweep
 
 NEVER_STARTED_S = 60.0  # beyond the time limit: a checker that never begins an exercise is stuck
 FINISHING_S = 30.0  # from its last result to its exit: ending the notebook's processes
@@ -99,6 +99,7 @@ def _one_checker(name: str, text: str, exercises: list[str], seeds: dict, run: N
             os.close(writing)
         os.close(reading)
         left = sweep(token)  # the notebook's processes, should the checker have died before ending them
+        remove_folders(token)  # and the /tmp folders it made for them (its exchange, its sandboxes)
         if left:
             events.take({"event": "leftovers", "processes": [list(p) for p in left]})
         run.flags += events.flags

@@ -41,7 +41,7 @@ import nats.js.errors
 from nats.js import api
 
 from course.errors import BrokerUnavailable, CourseError, StreamNotFound
-from course.infra import nats_server
+from course.infra import nats_server, processes
 DEFAULT_DUPLICATE_WINDOW_S = 120.0  # JetStream's own default: two minutes
 MSG_ID = "Nats-Msg-Id"  # the header JetStream de-duplicates on, within the stream's duplicate window
 
@@ -294,7 +294,17 @@ def ensure_stream(name: str, subjects: Sequence[str], *, replicas: int = 1,
                                         f"of its {replicas} replicas up?")
             await asyncio.sleep(0.05)
 
-    return run(_using_jetstream(url, work, timeout), timeout=timeout + 10)
+    # A cluster that has just formed can leave a request unanswered (its metadata leader changing hands):
+    # asking again is safe, as the work looks before it creates. A hang is still reported, once the
+    # bound (stretched on a loaded machine) has passed.
+    bound = processes.HangBound(6 * timeout)
+    while True:
+        try:
+            return run(_using_jetstream(url, work, timeout), timeout=timeout + 10)
+        except TRANSIENT:
+            if bound.passed():
+                raise
+            time.sleep(0.2)
 
 
 def _stream_for(subject: str, url: Servers) -> str | None:

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from course.infra import db, processes
-from course.grading import manifest
+from course.grading import confine, manifest
 from course.grading.notebooks import ROOT, exercise_of
 from course.grading.supervise import supervise
 from tests.grading import hostile
@@ -119,3 +119,20 @@ def test_the_checker_cannot_be_read_or_written_by_the_notebooks_process(tmp_path
     run, _ = graded(text, tmp_path=tmp_path)
     assert statuses(run) == {"00.first_job": "not started", "00.quiz": "not started"}, run.results
     assert not any("never started" in flag or "second result" in flag for flag in run.flags), run.flags
+
+
+@pytest.mark.skipif(not confine.isolation()[0], reason="no sandbox on this machine: the checker makes no /tmp folders")
+def test_a_checker_killed_at_its_time_limit_leaves_no_folders_behind(tmp_path, database, monkeypatch):
+    """A sandboxed checker makes an exchange folder and a sandbox folder in /tmp and removes them as it ends; one
+    killed at the time limit cannot (hundreds were left on a machine that had run the suite for a day): the
+    grader, which killed it, removes those named by the run's token."""
+    from course.grading import supervise as supervising
+
+    tokens, token_hex = [], supervising.secrets.token_hex
+    monkeypatch.setattr(supervising.secrets, "token_hex", lambda n=None: tokens.append(token_hex(n)) or tokens[-1])
+    lab = COURSE.lab("00")
+    exercises = [e.id for e in lab.exercises]
+    run = supervise(lab.notebook, notebook("00", "solutions", setup=hostile.HANG), exercises, {e: 7 for e in exercises},
+                    conninfo=db.database().conninfo, timeout_s=20, log=tmp_path / "checker.log", sandboxed=True)
+    assert set(statuses(run).values()) == {"timed out"}, run.results
+    assert tokens and all(not list(Path("/tmp").glob(f"course-*-{token}-*")) for token in tokens)

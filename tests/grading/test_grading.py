@@ -195,3 +195,16 @@ def test_an_answer_cell_that_defines_a_dataclass_loads_outside_jupyter():
     code = "import pickle, sys; print(pickle.loads(sys.stdin.buffer.read())(None, 8))"
     ran = subprocess.run([sys.executable, "-c", code], input=shipped, capture_output=True, timeout=120)
     assert ran.stdout.strip() == b"8", ran.stderr.decode()
+
+
+def test_a_check_that_stops_on_its_own_error_names_its_line_for_the_authors():
+    """CI (stop 33) showed "it stopped on TimeoutError: nats: timeout" and no more: the check's own line
+    it stopped at is what its authors need (the learner's line, when there is one, is named first)."""
+    from course.grading import _crash
+    from course.grading.checks.lab13 import publish_retry
+
+    try:
+        publish_retry.overshoot(None)  # any check's own bug
+    except AttributeError as error:
+        note = _crash(error).note
+    assert "course/grading/checks/lab13/publish_retry.py:" in note and "reference.gaps" in note

@@ -213,6 +213,27 @@ def test_a_stream_that_lost_its_majority_is_waited_for_then_named_not_called_mis
         assert time.monotonic() - began >= 1.5, "a silent stream is waited for about `timeout` before giving up"
 
 
+def test_a_stream_request_left_unanswered_is_asked_again(private_server, monkeypatch):
+    """A cluster that has just formed can leave a JetStream request unanswered (CI, stop 33: lab 13's check
+    stopped on "nats: timeout" in ensure_stream). The first request here times out as that one did; the
+    stream is still made, once."""
+    private_server.start()
+    url = private_server.url()
+    real, calls = broker._using_jetstream, []
+
+    async def first_one_unanswered(servers, work, timeout):
+        calls.append(timeout)
+        if len(calls) == 1:
+            raise nats.errors.TimeoutError
+        return await real(servers, work, timeout)
+
+    monkeypatch.setattr(broker, "_using_jetstream", first_one_unanswered)
+    info = broker.ensure_stream("AGAIN", ["again.>"], url=url)
+    assert info.config.name == "AGAIN" and len(calls) == 2
+    monkeypatch.undo()
+    assert broker.stream_info("AGAIN", url=url).config.subjects == ["again.>"]
+
+
 def test_a_timeout_inside_a_nats_call_is_passed_on_not_called_our_own():
     async def times_out_inside():
         raise asyncio.TimeoutError("nats: timeout")

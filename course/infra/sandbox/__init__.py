@@ -154,10 +154,12 @@ class Sandbox:
     a mount namespace exists it is a tmpfs only the sandbox sees, so pass results back through the
     channel you give it, not through files."""
 
-    def __init__(self, policy: Policy, *, isolation: Isolation | None = None, folder: str | Path | None = None):
+    def __init__(self, policy: Policy, *, isolation: Isolation | None = None, folder: str | Path | None = None,
+                 prefix: str = "course-sandbox-"):
         self.policy = policy
         self.isolation = isolation or probe()
-        self.folder = Path(tempfile.mkdtemp(prefix="course-sandbox-", dir=folder or "/tmp"))
+        # `prefix`: a caller that may be killed before close() names its folders, to find and remove them after
+        self.folder = Path(tempfile.mkdtemp(prefix=prefix, dir=folder or "/tmp"))
         self.scratch = self.folder / "scratch"
         self.scratch.mkdir()
         self.uid, self._uid_lock = spare_uids.reserve() if self.isolation.other_uid else (None, None)

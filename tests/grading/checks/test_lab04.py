@@ -6,12 +6,15 @@ heartbeat's check runs real worker processes (with SIGKILLs) only once everythin
 fail in well under a second; one test runs the worker stage itself on a heartbeat that does nothing.
 """
 
+import time
+
 import pytest
 
 from course.grading import run_check
 from course.grading.checks import lab04
 from course.grading.report import Report
 from course.grading.trial import Trial
+from course.infra.processes import patience
 
 from .wrong_answers import assert_fails_with, failed, fails_exactly
 
@@ -270,6 +273,20 @@ def test_wrong_heartbeats_fail(case):
 def test_a_heartbeat_that_adds_to_the_end_of_the_lease_is_told_so():
     text = run_check("04.heartbeat", extend_lease=WRONG_HEARTBEATS["adds_to_the_end_of_the_lease"][0]).render()
     assert "yours added lease_s to the end of the current lease" in text, text
+
+
+def test_a_beat_that_sleeps_is_stopped_and_told_so_not_waited_for():
+    """Round f4 (hb_w15, hb_w20): time.sleep(lease_s / 3) inside the beat held the check for 20 minutes at a 3600 s
+    lease. The call is bounded (lab04.CALL_BOUND_S, stretched with the load) and fails as its own rule."""
+    def sleeps_then_beats(conn, job, lease_s):
+        time.sleep(max(lease_s, 10 * lab04.CALL_BOUND_S))
+        return extend_with(EXTEND)(conn, job, lease_s)
+
+    began = time.monotonic()
+    report = run_check("04.heartbeat", extend_lease=sleeps_then_beats)
+    assert fails_exactly(report, [lab04.BEAT_RETURNS]), report.render()
+    assert "did not return within" in report.render()
+    assert time.monotonic() - began < 9 * lab04.CALL_BOUND_S * patience(), "bounded, not waited out"
 
 
 def reads_the_token_then_extends_by_id(conn, job, lease_s):

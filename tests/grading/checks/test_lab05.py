@@ -324,6 +324,96 @@ def gives_up_after_five_seconds(conn, order_id):
     except psycopg.errors.LockNotAvailable:
         return False
 
+def _f5_cancel(conn, order_id, *, where="", also=None):
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed'" + where +
+                           " RETURNING customer_id", [order_id]).fetchone()
+        if row:
+            if also:
+                conn.execute(also, [order_id if "jobs" in also else row[0]])
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None
+
+
+def only_recent_orders(conn, order_id):
+    """Red team f5 (cancel_w17): only orders placed in the last 30 minutes. It passed: every order was 10 minutes old."""
+    return _f5_cancel(conn, order_id, where=" AND created_at > now() - interval '30 minutes'")
+
+
+def ids_cast_to_int4(conn, order_id):
+    """Red team f5 (cancel_w09): id = %s::int. It passed: no order id the check drew was past 2^31 - 1."""
+    with conn.transaction():
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s::int AND status = 'placed' "
+                           "RETURNING id", [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+    return row is not None
+
+
+def deletes_the_receipt_job(conn, order_id):
+    """Red team f5 (cancel_w20): also deletes the order's queued send_receipt job. It passed: no job was queued."""
+    return _f5_cancel(conn, order_id, also="DELETE FROM jobs WHERE type = 'send_receipt' AND (payload->>'order_id')::bigint = %s")
+
+
+def touches_the_customer(conn, order_id):
+    """Red team f5 (cancel_w26): stamps the customer's updated_at. It passed: customers were not compared."""
+    return _f5_cancel(conn, order_id, also="UPDATE customers SET updated_at = now() + interval '1 hour' WHERE id = %s")
+
+
+def rolls_back_on_error(conn, order_id):
+    """Red team f5 (cancel_w23): ROLLBACK of its own on a failure: inside the caller's transaction it ends it, the
+    caller's earlier writes with it. It passed: no caller wrote before calling and caught the failure."""
+    try:
+        return _f5_cancel(conn, order_id)
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def toggles_autocommit(conn, order_id):
+    """Red team f5 (cancel_w25): autocommit off, commit, on again: inside the caller's transaction psycopg refuses
+    the switch, every time. It passed: a raise inside the caller's transaction was excused."""
+    conn.autocommit = False
+    try:
+        row = conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s AND status = 'placed' RETURNING id",
+                           [order_id]).fetchone()
+        if row:
+            outbox.add(conn, CANCELLED, {"order_id": order_id})
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    finally:
+        conn.autocommit = True
+    return row is not None
+
+
+def commits_by_habit(conn, order_id):
+    """Red team f5 (cancel_w27): hint 3's answer and conn.commit() after it: refused inside the caller's
+    conn.transaction(), the caller's work committed inside a BEGIN of the caller's."""
+    done = _f5_cancel(conn, order_id)
+    conn.commit()
+    return done
+
+
+def repeatable_read_retried(conn, order_id):
+    """Was a correct answer (test_correct_lab05) until the statement said the connection may be inside the
+    caller's transaction: SET TRANSACTION ISOLATION LEVEL is refused in the savepoint conn.transaction() opens
+    there, so the cancel raises every time a caller wraps it."""
+    while True:
+        try:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                row = conn.execute("SELECT status FROM orders WHERE id = %s", [order_id]).fetchone()
+                if row is None or row[0] != "placed":
+                    return False
+                conn.execute("UPDATE orders SET status = 'cancelled' WHERE id = %s", [order_id])
+                outbox.add(conn, CANCELLED, {"order_id": order_id})
+                return True
+        except psycopg.errors.SerializationFailure:
+            continue
+
+
 ALREADY = "the kitchen starting the order while yours runs"
 TWICE = "two cancels of the same order at once"
 KILLED = "a process killed between any two of its statements"
@@ -354,7 +444,8 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
     "written_as_sent": (written_as_sent, ["adds one outbox row when it cancels"], []),
     "its_own_connection": (its_own_connection, ["uses the connection it is given"], []),
     "returns_the_row": (returns_the_row, ["returns True when it cancelled the order"], []),
-    "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"], [ALREADY]),
+    "raises_when_too_late": (raises_when_too_late, ["returns True when it cancelled the order"],
+                             [ALREADY, "uses the connection it is given"]),  # it raises inside the caller's, too
     "safe_only_on_the_demos_orders": (safe_only_on_the_demos_orders, [ALREADY], []),
     "safe_only_on_a_small_table": (safe_only_on_a_small_table, [ALREADY], []),
     "safe_only_on_a_dozen_orders": (safe_only_on_a_dozen_orders, [ALREADY], []),
@@ -364,6 +455,15 @@ WRONG_CANCELS = {  # the answer, the checks it must fail, the checks it may also
         its_own_connection_unless_the_caller_has_a_transaction, ["uses the connection it is given"], []),
     "commits_the_callers_transaction": (commits_the_callers_transaction, ["uses the connection it is given"], []),
     "empties_the_items": (empties_the_items, ["changes nothing else"], []),
+    "only_recent_orders": (only_recent_orders, ["cancels an order still placed"], ["and the failure reaches the caller"]),
+    "ids_cast_to_int4": (ids_cast_to_int4, ["returns True when it cancelled the order"], ["cancels an order still placed",
+                                                                                          "uses the connection it is given"]),
+    "deletes_the_receipt_job": (deletes_the_receipt_job, ["changes nothing else"], []),
+    "touches_the_customer": (touches_the_customer, ["changes nothing else"], []),
+    "rolls_back_on_error": (rolls_back_on_error, ["uses the connection it is given"], []),
+    "toggles_autocommit": (toggles_autocommit, ["uses the connection it is given"], []),
+    "commits_by_habit": (commits_by_habit, ["uses the connection it is given"], []),
+    "repeatable_read_retried": (repeatable_read_retried, ["uses the connection it is given"], []),
 }
 
 
@@ -602,7 +702,57 @@ def caps_the_limit_at_twenty(conn, publish, limit=10):
     return len(rows)
 
 
+resends_rows_sent_long_ago = _relay_with("resends_rows_sent_long_ago", CLAIM.replace(
+    "WHERE sent_at IS NULL", "WHERE (sent_at IS NULL OR sent_at < now() - interval '10 minutes')"))
+resends_rows_sent_long_ago.__doc__ = """Red team f5 (relay_w08): rows sent over 10 minutes ago go out again. It passed:
+every sent row the check drew was sent seconds ago."""
+ignores_rows_older_than_a_day = _relay_with("ignores_rows_older_than_a_day", CLAIM.replace(
+    "WHERE sent_at IS NULL", "WHERE sent_at IS NULL AND created_at > now() - interval '1 day'"))
+ignores_rows_older_than_a_day.__doc__ = """Red team f5 (relay_w22): an unsent row older than a day is never sent. It
+passed: every row the check drew was written within the hour."""
+
+
+def deletes_rows_sent_a_day_ago(conn, publish, limit=10):
+    """Red team f5 (relay_w09): "housekeeping" after each batch. It passed: no row the check drew was sent a day ago."""
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+        conn.execute("DELETE FROM outbox WHERE sent_at < now() - interval '1 day'")
+    return len(rows)
+
+
+def marks_with_int4_ids(conn, publish, limit=10):
+    """Red team f5 (relay_w30): marks with id = ANY(%s::int[]). It passed: every id the check drew was small."""
+    with conn.transaction():
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        conn.execute("UPDATE outbox SET sent_at = now() WHERE id = ANY(%s::int[])", [[r[0] for r in rows]])
+    return len(rows)
+
+
+def one_relay_at_a_time(conn, publish, limit=10):
+    """Red team f5 (relay_w29): a blocking pg_advisory_xact_lock first: a second relay running this code waits for
+    the first's whole batch. It passed: the relay beside it was always the reference, which takes no such lock."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('outbox relay'))")
+        rows = claim(conn, limit)
+        for _, event_id, subject, payload in rows:
+            publish(subject, payload, msg_id=str(event_id))
+        mark_sent(conn, [row[0] for row in rows])
+    return len(rows)
+
+
 WRONG_RELAYS = {  # the answer, the checks it must fail, the checks it may also fail
+    "one_relay_at_a_time": (one_relay_at_a_time, ["a second relay does not wait for rows"], []),
+    "resends_rows_sent_long_ago": (resends_rows_sent_long_ago, ["publishes only unsent rows"], ["an empty outbox"]),
+    "ignores_rows_older_than_a_day": (ignores_rows_older_than_a_day, ["publishes every row once, oldest first"],
+                                      ["takes up to `limit` rows per call"]),
+    "deletes_rows_sent_a_day_ago": (deletes_rows_sent_a_day_ago, ["marks sent the rows it published, and only those"],
+                                    []),
+    "marks_with_int4_ids": (marks_with_int4_ids, ["marks sent the rows it published, and only those"], []),
     "tries_a_row_three_times_then_goes_on": (tries_a_row_three_times_then_goes_on,
                                              ["when a publish fails, rows it did not publish stay unsent"], []),
     "newest_first": (newest_first, ["publishes every row once, oldest first"], []),

@@ -267,6 +267,9 @@ RETRIED = "a job handed back for a retry is not deleted by an old lease's ack"
 ACK_TRUE = "returns something true when it deleted the job"
 ACK_FALSE = "returns something false when it deleted nothing"
 ACK_CHECKS = (DELETES, ONLY_THAT, ZOMBIE, RETRIED, ACK_TRUE, ACK_FALSE)
+CALL_BOUND_S = 30.0  # a bound on a hang: a call waits at most a few seconds for a lock the check holds
+BEAT_RETURNS = "returns at once: the heartbeat's thread does the waiting between beats, not extend_lease"
+ACK_RETURNS = "returns at once: an ack is one statement"
 
 BOOKKEEPING = ("claimed_by", "claimed_at")  # who claimed and when: a heartbeat may note itself there (free)
 EXTENDS = "moves the end of the lease to lease_s seconds from now (not from the end of the current lease)"
@@ -313,8 +316,14 @@ class Judge:
 
     def learner(self, jobs: Jobs) -> Callable[[psycopg.Connection], Attempt]:
         if self.heartbeat:
-            return lambda conn: self.t.attempt(self.answer, conn, the_job(jobs), jobs.lease_s)
-        return lambda conn: self.t.attempt(self.answer, conn, jobs.job_id, OURS)
+            return lambda conn: self.call(conn, the_job(jobs), jobs.lease_s, example=jobs.told())
+        return lambda conn: self.call(conn, jobs.job_id, OURS, example=jobs.told())
+
+    def call(self, conn: psycopg.Connection, *args, example: str | None = None) -> Attempt:
+        """The answer, given at most CALL_BOUND_S (a beat that sleeps lease_s / 3 would hold the check for
+        20 minutes at a 3600 s lease: round f4, hb_w15/hb_w20)."""
+        return self.t.attempt_within(CALL_BOUND_S, self.answer, conn, *args, example=example,
+                                     during=BEAT_RETURNS if self.heartbeat else ACK_RETURNS)
 
     def reference(self, jobs: Jobs) -> Callable[[psycopg.Connection], Attempt]:
         if self.heartbeat:
@@ -533,14 +542,14 @@ def _after_a_zombie(judge: Judge, arena: interleave.Arena, *, heartbeat: bool) -
     arena.reset(jobs)
     before, b_conn = arena.read(), arena.session("B").conn
     try:
-        judge.t.attempt(judge.answer, arena.conn, *((the_job(jobs), jobs.lease_s) if heartbeat else (1, OURS)))
+        judge.call(arena.conn, *((the_job(jobs), jobs.lease_s) if heartbeat else (1, OURS)))
         if mismatches(arena.read(), before, slack_s=RACE_SLACK_S):
             return None  # the zombie's call was not refused: the search above judges that
         if heartbeat:
             b_job = replace(the_job(jobs), lease_token=_token("theirs", 1))
-            done = judge.t.attempt(judge.answer, b_conn, b_job, jobs.lease_s)
+            done = judge.call(b_conn, b_job, jobs.lease_s)
         else:
-            done = judge.t.attempt(judge.answer, b_conn, 1, _token("theirs", 1))
+            done = judge.call(b_conn, 1, _token("theirs", 1))
     finally:
         for conn in (arena.conn, b_conn):
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:

@@ -11,6 +11,9 @@ import secrets
 from collections.abc import Callable
 from dataclasses import replace
 
+import threading
+
+import psycopg
 from psycopg import sql
 
 from course.core import sql as queries
@@ -63,6 +66,39 @@ class CrashesWhileHolding(interleave.Hold):
         return interleave.Holding(lambda: holder.conn.execute("ROLLBACK"), lambda: "relay A died")
 
 
+PAUSE_S = 20.0  # a bound on a hang: how long relay A stays paused at its first publish, and is waited for
+
+
+class PausedRelay(interleave.Hold):
+    """Relay A runs the same code as relay B (yours beside yours, the reference beside the reference), and is
+    paused at its first publish, its claim made and its transaction open, until let go."""
+
+    def __init__(self, relay: Callable, stream, told: str):
+        self.relay, self.stream, self.told = relay, stream, told
+
+    def start(self, arena) -> interleave.Holding:
+        holder = arena.session("holder")
+        paused, go = threading.Event(), threading.Event()
+        publish_b = self.stream.publisher("B")
+
+        def publish(*args, **kwargs):
+            if not paused.is_set():
+                paused.set()
+                go.wait(PAUSE_S)
+            return publish_b(*args, **kwargs)
+
+        running = interleave.Background(lambda: self.relay(holder.conn, publish))
+        paused.wait(PAUSE_S)  # it has claimed its rows (or it never publishes: it goes on as it is)
+
+        def seen():
+            try:
+                return running.result(PAUSE_S)
+            finally:
+                if holder.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    holder.conn.rollback()
+        return interleave.Holding(go.set, seen)
+
+
 def _wrong_alone(judge: Judge, outbox: Outbox) -> bool:
     """Whether the answer is wrong on this outbox with no one else around (the search says so, not a race),
     for another reason than its message ids (which a crash and a restart show the effect of)."""
@@ -109,6 +145,17 @@ def race(judge: Judge, box) -> tuple[diff.Finding, str] | None:
             finding = _beside(judge, arena, as_a(learner), RACE, ours, theirs)
             if finding is not None:
                 return finding, f"{RACE.told()}; {hold.told}; meanwhile yours runs as relay B"
+        # two copies of the same code: relay A (yours, paused at its first publish) and relay B (yours again).
+        # The reference runs as B beside the same A: what A holds is A's to decide (one row at a time is
+        # allowed), and B must pass over exactly that, without waiting (round f5: c08 failed beside the
+        # reference's A, which holds a whole batch)
+        told = (f"relay A runs your relay_batch(conn, publish, {RACE.limit}) and is paused at its first publish, its "
+                "transaction open")
+        ours = _seen(arena.under(as_a(learner), RACE, PausedRelay(learner, stream, told)))
+        theirs = _seen(arena.under(as_a(ref), RACE, PausedRelay(learner, stream, told)))
+        finding = _beside(judge, arena, as_a(learner), RACE, ours, theirs, a_is_yours=True)
+        if finding is not None:
+            return finding, f"{RACE.told()}; {told}; meanwhile yours runs as relay B"
     finally:
         arena.close()
         diff.clear(box.conn, judge.reader)  # the arena's rows are committed ones
@@ -161,13 +208,21 @@ def _lock_note(probe: dict[str, str]) -> str:
 
 
 def _beside(judge: Judge, arena: RelayArena, learner: Callable, outbox: Outbox, ours: Seen,
-            theirs: Seen) -> diff.Finding | None:
-    """The answer ran as relay B while relay A held rows 1-3 (the reference's claim): it takes other rows."""
+            theirs: Seen, a_is_yours: bool = False) -> diff.Finding | None:
+    """The answer ran as relay B while relay A held rows: rows 1-3 (the reference's claim), or, when A is a copy
+    of the answer (`a_is_yours`), whatever A claimed before its first publish: B takes other rows. A copy's
+    claim is known by its effect: a row both relays published."""
     mine = rows_of(outbox, ours.calls)
-    held = sorted({i for i in mine if i is not None and i <= HELD})
+    if a_is_yours:
+        held = sorted({i for i in mine if i is not None} & {i for i in rows_of(outbox, ours.others) if i is not None})
+        passes_over = "the reference, as relay B beside the same relay A, publishes"
+    else:
+        held = sorted({i for i in mine if i is not None and i <= HELD})
+        passes_over = f"the reference passes over rows 1-{HELD} and publishes"
     if held and not ours.waited:
-        return diff.Finding(SKIPS, got=f"yours published {shown(held)}, which relay A holds",
-                            expected=f"the reference passes over rows 1-{HELD} and publishes {shown(rows_of(outbox, theirs.calls))}",
+        return diff.Finding(SKIPS, got=f"yours published {shown(held)}, which relay A " +
+                            ("published too" if a_is_yours else "holds"),
+                            expected=f"{passes_over} {shown(rows_of(outbox, theirs.calls))}",
                             note=_lock_note(_probe(arena, learner, outbox)))
     found = judge.judge(outbox, ours, theirs)
     number, text = ours.waited_at or (None, "")
@@ -178,7 +233,7 @@ def _beside(judge: Judge, arena: RelayArena, learner: Callable, outbox: Outbox, 
                                    "Mark only the ids you published (WHERE id = ANY(%s))")
     if ours.waited and not theirs.waited:
         return diff.Finding(NO_WAIT, got="yours waited for relay A's row locks",
-                            expected=f"the reference passes over rows 1-{HELD} at once",
+                            expected="the reference passes over relay A's rows at once",
                             note=(wait + ". Mark only the ids you published (WHERE id = ANY(%s))") if wait else
                             "FOR UPDATE SKIP LOCKED passes over rows another relay has locked, instead of waiting")
     if ours.raised and not theirs.raised:

@@ -1,8 +1,10 @@
 """05.cancel_order: the learner's cancel_order and the reference run on the same Tiffin orders and outbox,
 drawn from everything the statement allows (first an order of each status alone; then the order placed, or started by the kitchen, on its way,
 delivered, cancelled already, or not there; other orders, the same customer's too; outbox rows stored
-already, sent and unsent; the outbox's insert, the order's update or the commit failing; a call inside the
-caller's own transaction that is then rolled back; the customer clicking "cancel" twice); then with the
+already, sent and unsent; orders placed moments to days ago, numbered past 2^31 too, their receipts queued; the
+outbox's insert, the order's update or the commit failing; a call inside the caller's own transaction that is then
+rolled back, or that wrote first and commits after catching any failure; the customer clicking "cancel"
+twice); then with the
 kitchen starting the order, or the customer's second click, between its statements or holding the row
 uncommitted; and killed between any two of its statements.
 
@@ -82,6 +84,9 @@ class Seen:
     raised: str | None
     state: dict
     elsewhere: bool = False  # some of its writes came from a session other than the connection it was given
+    customers: tuple = ()  # the customers' rows it changed: (id, column)
+    callers: str = "open"  # the caller's transaction when yours returned: "open", "ended" (by a COMMIT or ROLLBACK
+    # of yours), "aborted" (a statement of yours failed outside a savepoint of its own)
 
 
 # Who wrote: the server process of every row change to the orders and the outbox, as the server sees it (an
@@ -99,6 +104,13 @@ CREATE TRIGGER rules_note_writer AFTER INSERT OR UPDATE OR DELETE ON outbox
 """
 NO_WRITERS = ("DROP TRIGGER IF EXISTS rules_note_writer ON orders; DROP TRIGGER IF EXISTS rules_note_writer ON outbox; "
               "DROP TABLE IF EXISTS rules_writers")
+
+
+CALLERS_ORDER = ("INSERT INTO orders (id, customer_id, status, items, total_cents) "
+                 "VALUES (%(id)s, 1, 'placed', '[{\"name\": \"dosa\", \"quantity\": 2, \"price_cents\": 450}]', 900)")
+
+
+CUSTOMER_COLUMNS = ("name", "email", "address", "updated_at")
 
 
 class Runner:
@@ -123,13 +135,24 @@ class Runner:
 
     def run(self, cancel: Cancel, answer: Callable[[psycopg.Connection], Attempt]) -> Seen:
         self.reset(cancel)
+        customers = self._customers()
         conn = self.box.conn
         given = conn.info.backend_pid
+        callers = "open"
         try:
             if cancel.caller == "rolls back":
                 with conn.transaction():
                     done = answer(conn)
                     raise psycopg.Rollback
+            elif cancel.caller == "commits":  # BEGIN, a write of the caller's, the call, any failure caught, COMMIT
+                conn.execute("BEGIN")
+                conn.execute(CALLERS_ORDER, {"id": cancel.callers_order})
+                done = answer(conn)
+                status = conn.info.transaction_status if not conn.closed else None
+                callers = {psycopg.pq.TransactionStatus.INTRANS: "open",
+                           psycopg.pq.TransactionStatus.INERROR: "aborted"}.get(status, "ended")
+                if callers == "open":
+                    conn.execute("COMMIT")
             else:
                 done = answer(conn)
                 if cancel.again and not done.error:
@@ -141,7 +164,19 @@ class Runner:
                 conn.autocommit = True
             self.watch.execute(NO_FAULTS)
         elsewhere = self.watch.execute("SELECT EXISTS (SELECT FROM rules_writers WHERE pid <> %s)", [given]).fetchone()[0]
-        return Seen(None if done.error else truth(done.value), done.error, self.reader.read(self.watch), elsewhere)
+        after = self._customers()
+        changed = tuple(sorted((key, column) for key in set(customers) | set(after) for n, column in enumerate(
+            CUSTOMER_COLUMNS) if (customers.get(key) or (None,) * 4)[n] != (after.get(key) or (None,) * 4)[n]))
+        for key, row in customers.items() if changed else ():  # put back: the next run finds them as they were
+            self.watch.execute("UPDATE customers SET (name, email, address, updated_at) = (%s, %s, %s, %s) "
+                               "WHERE id = %s", [*row, key])
+        return Seen(None if done.error else truth(done.value), done.error, self.reader.read(self.watch), elsewhere,
+                    changed, callers)
+
+    def _customers(self) -> dict:
+        """The customers as stored (kept between scenarios: the orders refer to them)."""
+        return {row[0]: row[1:] for row in self.watch.execute(
+            "SELECT id, name, email, address, updated_at FROM customers").fetchall()}
 
     def close(self) -> None:
         self.watch.execute(NO_WRITERS)
@@ -196,11 +231,19 @@ def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) ->
                             expected="every write on the connection you are given", note=(
                                 "a connection of your own commits on its own: the caller's transaction, and what "
                                 "the caller decides about it, never reach your writes. Use conn"))
+    if cancel.caller != "autocommit":
+        found = _inside_the_callers(cancel, ours, theirs)
+        if found is not None:
+            return found
+        if ours.callers == "aborted" and theirs.raised:  # a failing statement aborts the caller's transaction, the
+            # caller's own order with it: PostgreSQL's rule, not the answer's doing (free)
+            ours = replace(ours, state=_without(ours.state, cancel.callers_order))
+            theirs = replace(theirs, state=_without(theirs.state, cancel.callers_order))
     mine, wanted = _status(ours.state, cancel.order_id), _status(theirs.state, cancel.order_id)
     if mine != wanted:
         if wanted == "cancelled":
             return diff.Finding(CANCELS, got=f"order {cancel.order_id} {mine}", expected="cancelled", note=raised or (
-                "an order still placed is the customer's to cancel: UPDATE orders SET status = 'cancelled' "
+                "an order still placed is the customer's to cancel, however long ago it was placed: UPDATE orders SET status = 'cancelled' "
                 "WHERE id = ... AND status = 'placed'"))
         check = {"outbox refused": OUTBOX_REFUSED, "commit refused": COMMIT_REFUSED}.get(cancel.fault)
         if check is None and cancel.caller == "rolls back" and mine == "cancelled":
@@ -239,12 +282,14 @@ def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) ->
     found = _untouched(cancel, ours, theirs, slack_s)
     if found:
         return found
+    if ours.customers and not theirs.customers:
+        customer, column = ours.customers[0]
+        return diff.Finding(UNTOUCHED, got=f"customer {customer}'s {column} changed", expected="unchanged",
+                            note="a cancellation changes the order and adds its outbox row, and nothing else")
     if theirs.raised and not ours.raised:
         return diff.Finding(RAISES, got=f"returned {ours.returned}", expected="an exception",
                             note="a failure swallowed tells the customer the order is cancelled when it is not")
     if ours.raised and not theirs.raised:
-        if cancel.caller == "rolls back":  # the statement's connection is autocommit: a transaction of the
-            return None                    # caller's own may be refused (e.g. SET TRANSACTION ISOLATION LEVEL)
         return diff.Finding(RETURNS, got=ours.raised, expected=f"returned {theirs.returned}", note=(
             "an order that cannot be cancelled is an answer, not an error: return False" if theirs.returned is False
             else "the reference cancelled this order, and yours raised"))
@@ -253,6 +298,34 @@ def judge(cancel: Cancel, ours: Seen, theirs: Seen, slack_s: float = SLACK_S) ->
             "return True only when this call cancelled the order" if isinstance(ours.returned, bool) else
             "return True or False"))
     return None
+
+
+INSIDE = ("the connection may already be inside the caller's transaction, and the cancel must work there too: "
+          "`with conn.transaction():` nests as a savepoint. Inside it psycopg and PostgreSQL refuse a switch of "
+          "autocommit, conn.commit(), and SET TRANSACTION ISOLATION LEVEL")
+
+
+def _inside_the_callers(cancel: Cancel, ours: Seen, theirs: Seen) -> diff.Finding | None:
+    """Called inside the caller's transaction: it must neither fail where the reference does not, nor end the
+    caller's transaction (its earlier writes are the caller's to commit or roll back)."""
+    if ours.raised and not theirs.raised:
+        return diff.Finding(GIVEN_CONN, got=f"yours raised {ours.raised}", expected=f"returned {theirs.returned}",
+                            note=INSIDE)
+    if ours.callers == "ended":
+        lost = cancel.callers_order in {key[0] for key in theirs.state.get("orders", {})} and (
+            (cancel.callers_order,) not in ours.state.get("orders", {}))
+        return diff.Finding(GIVEN_CONN, got="the caller's transaction had ended when yours returned" + (
+            f", and the caller's order {cancel.callers_order}, written before it called yours, is gone" if lost
+            else ""), expected="the caller's transaction still open, to commit or roll back as it decides",
+            note=("your own ROLLBACK ended the caller's transaction, its earlier writes with it" if lost else
+                  "your own COMMIT or ROLLBACK ended the caller's transaction") +
+            ". Open yours with conn.transaction(), which nests as a savepoint inside the caller's; on a failure it "
+            "rolls back to that savepoint and re-raises")
+    return None
+
+
+def _without(state: dict, order_id: int) -> dict:
+    return {**state, "orders": {k: v for k, v in state.get("orders", {}).items() if k != (order_id,)}}
 
 
 def _same(a, b, slack_s: float) -> bool:

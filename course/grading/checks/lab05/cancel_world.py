@@ -14,6 +14,7 @@ from psycopg.types.json import Jsonb
 from course.core import outbox
 
 from course.grading import differential as diff
+from course.grading.snapshot import in_words
 from course.grading.checks.shared import REFUSE_COMMIT, REFUSE_INSERTS
 
 
@@ -33,9 +34,17 @@ class Cancel:
     target: int = 0
     announced: int = 0  # outbox rows already there: "order placed" for the first orders; every other one sent
     fault: str | None = None  # "outbox refused", "update refused", "commit refused"
-    caller: str = "autocommit"  # or "rolls back": called inside the caller's transaction, which rolls back
+    caller: str = "autocommit"  # "rolls back": called inside the caller's transaction, which then rolls back;
+    # "commits": the caller (BEGIN) places an order of its own first, calls, catches any failure and commits
     again: bool = False  # the same call made a second time right after (the customer clicks twice)
-    first: int = FIRST_ORDER  # the first order's id (order numbers far from the demo's, too)
+    first: int = FIRST_ORDER  # the first order's id (order numbers far from the demo's, and past 2^31, too)
+    age: float = 600.0  # the orders were placed this long ago (seconds)
+    receipts: bool = False  # each order's send_receipt job queued (jobs 1, 2, ...: {"order_id": <its id>})
+
+    @property
+    def callers_order(self) -> int:
+        """The order the caller places in its own transaction before it calls ("commits")."""
+        return self.first + len(self.orders) + 1  # never the order to cancel, which may be one past the last
 
     @property
     def order_id(self) -> int:
@@ -44,6 +53,11 @@ class Cancel:
     def told(self) -> str:
         stored = ", ".join(f"{self.first + n} ({status})" for n, status in enumerate(self.orders))
         parts = [f"orders {stored}" if self.orders else "no orders"]
+        if self.orders and self.age != 600.0:
+            parts[0] += f", placed {in_words(-self.age)}"
+        if self.orders and self.receipts:
+            parts.append(f"jobs 1-{len(self.orders)}: each order's send_receipt, queued" if len(self.orders) > 1
+                         else "job 1: the order's send_receipt, queued")
         if self.announced:
             parts.append(f"outbox rows 1-{self.announced} (orders placed; the odd ones sent)" if self.announced > 1
                          else "outbox row 1 (an order placed, sent)")
@@ -58,6 +72,9 @@ class Cancel:
                  "commit refused": "; the outbox row cannot commit (a deferred constraint on outbox fails)"}[self.fault]
         if self.caller == "rolls back":
             told = f"inside the caller's transaction ({told}), which the caller then rolls back"
+        elif self.caller == "commits":
+            told = (f"inside the caller's transaction, after the caller placed order {self.callers_order} in it "
+                    f"({told}); the caller catches any failure of yours and commits")
         return told
 
     def shrinks(self) -> Iterator["Cancel"]:
@@ -74,18 +91,29 @@ class Cancel:
             yield replace(self, again=False)
         if self.first != FIRST_ORDER:
             yield replace(self, first=FIRST_ORDER)
+        if self.age != 600.0:
+            yield replace(self, age=600.0)
+        if self.receipts:
+            yield replace(self, receipts=False)
 
 
 def install(cancel: Cancel) -> sql.Composable:
-    """The orders and outbox rows, with the sequences where they stand (both runs take the same ids)."""
+    """The orders, their jobs and outbox rows, with the sequences where they stand (both runs take the same
+    ids, and a job the answer queues takes the next one, as it would in the shop)."""
+    jobs = len(cancel.orders) if cancel.receipts else 0
     parts = [sql.SQL("SELECT setval(pg_get_serial_sequence('orders', 'id'), {}, false), "
-                     "setval(pg_get_serial_sequence('outbox', 'id'), {}, false)").format(
-        sql.Literal(cancel.first + len(cancel.orders)), sql.Literal(cancel.announced + 1))]
+                     "setval(pg_get_serial_sequence('outbox', 'id'), {}, false), "
+                     "setval(pg_get_serial_sequence('jobs', 'id'), {}, false)").format(
+        sql.Literal(cancel.first + len(cancel.orders)), sql.Literal(cancel.announced + 1), sql.Literal(jobs + 1))]
     if cancel.orders:
         parts.append(sql.SQL("INSERT INTO orders (id, customer_id, status, items, total_cents, created_at) ") +
                      diff.values([[sql.Literal(cancel.first + n), sql.Literal(1 + n % 2), sql.Literal(status),
-                                   sql.Literal(Jsonb(_items(n))), sql.Literal(1000 + 10 * n), diff.from_now(-600.0 + n)]
+                                   sql.Literal(Jsonb(_items(n))), sql.Literal(1000 + 10 * n), diff.from_now(-cancel.age + n)]
                                   for n, status in enumerate(cancel.orders)]))
+    if cancel.orders and cancel.receipts:
+        parts.append(sql.SQL("INSERT INTO jobs (id, type, payload, run_at, due_at) ") + diff.values(
+            [[sql.Literal(n + 1), sql.Literal("send_receipt"), sql.Literal(Jsonb({"order_id": cancel.first + n})),
+              diff.from_now(-cancel.age + n), diff.from_now(-cancel.age + n)] for n in range(len(cancel.orders))]))
     if cancel.announced:
         parts.append(sql.SQL("INSERT INTO outbox (id, event_id, subject, payload, created_at, sent_at) "
                              "OVERRIDING SYSTEM VALUE ") + diff.values(
@@ -146,22 +174,32 @@ def families() -> list[Callable[[random.Random], Cancel]]:
         return Cancel(orders, target, rng.choice([0, 2]),
                       fault=rng.choice(["outbox refused", "update refused", "commit refused"]))
 
-    def caller(rng):  # called inside the caller's transaction, which then rolls back
+    def caller(rng):  # called inside the caller's transaction, which then rolls back, or which wrote first and
+        # commits whatever became of the call (a failure caught), a write refused or not
         orders, target = _orders(rng, rng.choice(["placed", "placed", "delivered"]))
-        return Cancel(orders, target, rng.choice([0, 1]), caller="rolls back")
+        if rng.random() < 0.5:
+            return Cancel(orders, target, rng.choice([0, 1]), caller="rolls back")
+        fault = rng.choice([None, "outbox refused", "update refused", "commit refused"])  # as `refused` draws them:
+        return Cancel(orders, target, rng.choice([0, 1]), caller="commits",  # on an order still placed
+                      fault=fault if orders[target] == "placed" else None)
 
     def twice(rng):  # the customer clicks "cancel" twice: one cancellation, one outbox row
         orders, target = _orders(rng, rng.choice(["placed", "placed", "preparing"]))
         return Cancel(orders, target, rng.choice([0, 2]), again=True)
 
-    def numbered(family):  # the demo's order numbers, or others far from them
-        return lambda rng: replace(family(rng), first=_first(rng))
+    def numbered(family):  # the demo's order numbers, or others far from them; orders placed moments to days ago
+        return lambda rng: replace(family(rng), first=_first(rng), age=rng.choice(AGES),
+                                       receipts=rng.random() < 0.4)
 
     return [numbered(family) for family in (placed, too_late, busy, refused, caller, twice)]
 
 
 def _first(rng: random.Random) -> int:
-    return FIRST_ORDER if rng.random() < 0.5 else rng.randint(10_000, 2_000_000_000)
+    return FIRST_ORDER if rng.random() < 0.4 else rng.choice([rng.randint(10_000, 2_000_000_000),
+                                                              rng.randint(2**31 - 3, 2**31 + 5), 5_000_000_000])
+
+
+AGES = (5.0, 600.0, 600.0, 2 * 3600.0, 3 * 86400.0)  # how long ago the orders were placed
 
 
 # Tried on every run, whatever the seed: an order of each status alone, one that does not exist, and the order

@@ -54,6 +54,8 @@ class Row:
 
     def told(self) -> str:
         parts = ["unsent" if self.sent is None else f"sent {in_words(self.sent)}"]
+        if self.created >= 0.0 or self.created <= -3600.0:  # its age matters to an answer that filters by it
+            parts.insert(0, "just written" if self.created >= 0.0 else f"written {in_words(self.created)}")
         if self.subject != "orders.placed":
             parts.append(f"subject {self.subject}")
         if self.payload is not None:
@@ -170,23 +172,32 @@ ODD = ({}, [], "a plain string", 42, {"note": "naïve café ☃ 🍜", "quote": 
        {"deep": {"a": {"b": [None, True, 1.5]}}}, {"big": "x" * 3000}, [1, "two", {"three": 3}])
 
 
+AGES = (0.0, 5.0, 60.0, 3600.0, 3 * 86400.0, 40 * 86400.0)  # how long ago the first row was written
+SENT_AGES = (0.5, 2.0, 30.0, 900.0, 7200.0, 30 * 3600.0, 4 * 86400.0)  # how long ago a sent row was sent
+
+
 def _rows(rng: random.Random, count: int, *, sent_share: float, odd: float = 0.15, shuffled: float = 0.3,
           ids: str = "gaps") -> tuple[Row, ...]:
-    start = rng.choice([1, 1, 2, 7, 40, 981])
+    # ids past 2^31 too (a sequence restarted high): an id read or cast as a 4-byte int does not fit
+    start = rng.choice([1, 1, 2, 7, 40, 981, 2**31 - 2, 5_000_000_000])
     if ids == "gaps":
         numbers = sorted(rng.sample(range(start, start + 3 * count + 2), count))
     else:
         numbers = list(range(start, start + count))
-    created = -rng.choice([5.0, 60.0, 3600.0])
+    # rows of every age: written a moment ago, minutes, hours or days ago; sent moments to days after
+    created = -rng.choice(AGES)
     rows, unused = [], list(ODD)
     for n in numbers:
-        created += rng.choice([0.0, 0.0, 0.25, 1.0])  # rows of one transaction share a created_at
-        sent = -rng.choice([0.5, 2.0, 30.0]) if rng.random() < sent_share else None
+        created += rng.choice([0.0, 0.0, 0.25, 1.0, -created / 4])  # rows of one transaction share a created_at
+        created = min(created, 0.0 if created > -0.5 else -0.5)  # "just written": now(), the relay's moment
+        sent = None
+        if rng.random() < sent_share:  # sent after it was written
+            sent = -rng.choice([a for a in SENT_AGES if a < -created] or [0.5])
         payload = None
         if unused and rng.random() < odd:
             payload = unused.pop(rng.randrange(len(unused)))
         subject = rng.choice(SUBJECTS) if rng.random() < 0.2 else "orders.placed"
-        rows.append(Row(n, sent, subject, payload, min(created, -0.5)))
+        rows.append(Row(n, sent, subject, payload, created))
     if rng.random() < shuffled:
         rng.shuffle(rows)
     return tuple(rows)

@@ -208,7 +208,7 @@ class Judge:
                 "the same rows, in another order: publish in id order (ORDER BY id), oldest first"))
         if not mine:
             return diff.Finding(PUBLISHES, got=got, expected=expected, note=raised or (
-                "every row the claim takes goes to the broker: publish(subject, payload, msg_id=...) for each"))
+                "every unsent row goes out, however old or new: publish(subject, payload, msg_id=...) for each row claimed"))
         if len(mine) < len(wanted) and set(mine) <= set(wanted):
             return diff.Finding(LIMIT, got=got, expected=expected, note=raised or (
                 f"{_count_of(len(outbox.unsent), 'unsent row')} and limit = {outbox.limit}: take "
@@ -239,6 +239,8 @@ class Judge:
 
     def _marks(self, outbox: Outbox, ours: Seen, theirs: Seen, mine: list, raised, slack_s) -> diff.Finding | None:
         stored = {i for c, i in zip(ours.calls, mine) if c.outcome in ("stored", "copy")}
+        stored |= {i for c, i in zip(ours.others, rows_of(outbox, ours.others)) if c.outcome in ("stored", "copy")}
+        # (and the rows a relay beside it published: a copy of yours, paused, then let go, marks them)
         for row in sorted(outbox.rows, key=lambda r: r.id):
             now, before = _sent(ours.rows, row.id), _sent(theirs.rows, row.id)
             if (row.id,) not in ours.rows:

@@ -11,7 +11,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
 LAB = ROOT / "labs" / "05_dual_write_outbox.ipynb"
 CELLS = {"relay": ("d57630a9", "05.relay"), "cancel": ("180efc81", "05.cancel_order")}
-OUT = HERE / "results.tsv"
+OUT = HERE / os.environ.get("F5_OUT", "results.tsv")  # F5_OUT=results_after.tsv: the after-fix run
+LOGS = HERE / ("logs" if OUT.name == "results.tsv" else "logs_after")
 WORK = pathlib.Path("/tmp/f5b05_nbs"); WORK.mkdir(exist_ok=True)
 
 
@@ -46,9 +47,9 @@ def run(path):
     took = time.monotonic() - t0
     text = (proc.stdout + proc.stderr).strip()
     verdict = "pass" if proc.returncode == 0 else "fail"
-    (HERE / "logs").mkdir(exist_ok=True)
+    LOGS.mkdir(exist_ok=True)
     name = path.stem if SEED is None else f"{path.stem}@seed{SEED}"
-    (HERE / "logs" / f"{name}.txt").write_text(text + "\n")
+    (LOGS / f"{name}.txt").write_text(text + "\n")
     msg = " | ".join(l.strip() for l in text.splitlines() if l.strip())[:1500].replace("\t", " ")
     if not OUT.exists():
         OUT.write_text("answer\texercise\trule\tverdict\tseconds\tload\tmessage\n")
