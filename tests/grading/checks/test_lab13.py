@@ -544,6 +544,8 @@ F5_RETRY_FALSE_PASSES = {  # round f5's blind red team (tests/grading/redteam/f5
     "publish_retry__w13_quick_retries_first": PAUSES,  # two retries with no pause first
     "publish_retry__w18_backoff_per_error_kind": PAUSES,  # the backoff restarts when the error's type changes
     "publish_retry__w19_gone_connection_returns_none": "gives up: raises",  # None when the last error is an OSError
+    "publish_retry__w14_capped_give_up": "retries any of TRANSIENT",  # gives up at 10 s whatever it was given
+    "publish_retry__w21_duplicate_republished_fresh": "lost acks: none stored twice",  # a duplicate ack resent anew
 }
 
 

@@ -58,6 +58,7 @@ class _NumberedTimeout(nats.errors.TimeoutError):
 
 _NumberedTimeout.__name__ = _NumberedTimeout.__qualname__ = "TimeoutError"
 
+LONG_ACK_AFTER = 27  # the attempt that is acked after a long election: about 12 s at the statement's pauses
 TIMEOUT_S = 0.5  # a timed-out attempt of a dead publish takes this long (a real one waits for its timeout)
 
 
@@ -194,7 +195,9 @@ def scenarios(rng: random.Random) -> list[Flaky]:
 
     return [Flaky(dead(60, then_reset=rng.randint(3, 4)), None, 1.0), Flaky(dead(200), None, 3.0),
             Flaky(kinds(1), 1, 10.0), Flaky(kinds(3), rng.randint(2, 4), 10.0),
-            Flaky(tuple(rng.sample(KINDS, len(KINDS))) + kinds(7), rng.randint(6, 12), 20.0)]  # every kind, then more
+            Flaky(tuple(rng.sample(KINDS, len(KINDS))) + kinds(7), rng.randint(6, 12), 20.0),  # every kind, then more
+            # a long election: about 12 s of errors with 30 s given (round f5, w14: a give-up capped at 10 s)
+            Flaky(kinds(4), LONG_ACK_AFTER, 30.0)]
 
 
 class FaultyPublish:
@@ -470,6 +473,14 @@ def publish_retry(t: Trial, publish_with_retry):
                      note="return the ack the first time one comes back: another publish is another message to "
                           "the stream unless its id is still in the duplicate window, and an ack saying 'duplicate'"
                      if again else None)
+            # A producer restarted after its ack was lost sends message 0 again, with its id: the stream has it
+            # already, and its ack says "duplicate": that is the message acknowledged (round f5, w21 sent it
+            # again under a new id, as if "duplicate" meant another message's)
+            t.call(publish_with_retry, FaultyPublish(publisher, {}), "orders13.placed", {"n": 0}, "order-0",
+                   give_up_after_s=10.0,
+                   during="publish_with_retry(publish, 'orders13.placed', {'n': 0}, 'order-0') again, as a producer "
+                          "restarted sends it")
+            example += "; then message 0 sent again with its own id (a producer restarted), acked as a duplicate"
             _judge_stored(t, cluster, "ORDERS13", count, "lost acks", example)
 
             # 2. The stream's leader SIGKILLed while messages go out: seconds without a leader.
