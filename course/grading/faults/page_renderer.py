@@ -14,7 +14,8 @@ the pid it started):
 
 The check reads the history after the run and compares it, booking by booking and delivery by delivery,
 with the reference's on the same invoices (reference_log). A page drawn in a thread of the handler's own
-has no delivery (None): it is no delivery's page.
+is the running delivery's of its booking in that process (a thread pool does not carry the context over);
+one drawn when none of its booking runs there has no delivery (None): it is no delivery's page.
 
 "Once" is a ticket, not a look at the history (which no consumer can read): a pipe that holds one byte,
 its other end closed, passed to every consumer process; the first draw of the chosen page takes the byte
@@ -44,6 +45,45 @@ PAGE_S = 0.4  # the notebook's render_page
 
 
 _delivery: contextvars.ContextVar[int | None] = contextvars.ContextVar("delivery", default=None)
+# The deliveries running in this process, by booking: a page drawn in a thread the handler started (a
+# thread pool does not carry the context over) is the running delivery's of its booking (round f5, c05)
+_running: dict[object, int] = {}
+
+
+def _delivery_of(booking_id) -> int | None:
+    delivery = _delivery.get()
+    if delivery is None:
+        try:
+            delivery = _running.get(booking_id)
+        except TypeError:  # a booking id that cannot be a key
+            return None
+    return delivery
+
+
+def _booking(task):
+    data = getattr(task, "data", None)
+    return data.get("booking_id") if isinstance(data, dict) else None
+
+
+class _Running:
+    """While a delivery runs: its booking's pages drawn in other threads are counted as its own."""
+
+    def __init__(self, task):
+        self.booking, self.delivery = _booking(task), getattr(task, "deliveries", None)
+
+    def __enter__(self):
+        try:
+            _running[self.booking] = self.delivery
+        except TypeError:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if _running.get(self.booking) == self.delivery:
+                del _running[self.booking]
+        except TypeError:
+            pass
 
 
 class PageFailed(RuntimeError):
@@ -76,12 +116,12 @@ class Renderer:
 
     def __call__(self, booking_id, page) -> None:
         if self.fail is not None and (booking_id, page) == self.fail and self._first_time():
-            eventlog.record(self.log, kind="failed", booking_id=booking_id, page=page, delivery=_delivery.get())
+            eventlog.record(self.log, kind="failed", booking_id=booking_id, page=page, delivery=_delivery_of(booking_id))
             raise PageFailed(f"page {page} of booking {booking_id} could not be drawn (the check's fault)")
         began = time.time()
         time.sleep(0 if booking_id == self.quick else self.page_s)
         eventlog.record(self.log, kind="drawn", booking_id=_plain(booking_id), page=_plain(page),
-                        delivery=_delivery.get(), began=began)
+                        delivery=_delivery_of(booking_id), began=began)
 
     @property
     def fds(self) -> list[int]:
@@ -160,14 +200,16 @@ def install(handler, renderer: Renderer, notebooks=None):
         async def delivered(task):
             token = _delivery.set(task.deliveries)
             try:
-                return await handler(task)
+                with _Running(task):
+                    return await handler(task)
             finally:
                 _delivery.reset(token)
     else:
         def delivered(task):
             token = _delivery.set(task.deliveries)
             try:
-                return handler(task)
+                with _Running(task):
+                    return handler(task)
             finally:
                 _delivery.reset(token)
     return delivered

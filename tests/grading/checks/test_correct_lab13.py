@@ -13,7 +13,7 @@ import pytest
 from course.infra.broker import TRANSIENT
 from course.grading import run_check
 
-from .wrong_answers import F2G_LAB13, F4_LAB13, notebook_answer, red_team_answer, render_page
+from .wrong_answers import F2G_LAB13, F4_LAB13, F5_LAB13, notebook_answer, red_team_answer, render_page
 from .wrong_answers import render_page as draw_a_page
 
 # -- 13.choose ------------------------------------------------------------------------------------------
@@ -221,6 +221,18 @@ def test_the_f4_red_teams_correct_handlers_pass(name):
     """Round f4's blind red team (tests/grading/redteam/f4-f4r13): an ack after each page in a while loop, a
     heartbeat thread every 0.3 s, an ack when 0.5 s have passed."""
     report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F4_LAB13))
+    assert report.passed, report.render()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["keep_alive__c07_raise_after_all_pages", "keep_alive__c04_async_to_thread",
+                                  "keep_alive__c05_parallel_pages"])
+def test_the_f5_red_teams_correct_handlers_pass(name):
+    """Round f5's blind red team (tests/grading/redteam/f5-f5b13): c07 draws the other pages after one raised,
+    then raises the first error (no rule says a delivery stops at the failing page); c04 is an async def handler
+    (the course's consumer awaits it on its loop), each page drawn in a thread; c05 draws the pages four at a
+    time in a thread pool, a heartbeat thread acking every 0.3 s (judged from the page log, not the time)."""
+    report = run_check("13.keep_alive", render_invoice=red_team_answer(name, F5_LAB13))
     assert report.passed, report.render()
 
 

@@ -17,7 +17,7 @@ from course.infra.broker import TRANSIENT
 from course.grading import run_check
 from course.grading.checks import lab13
 
-from .wrong_answers import (F2G_LAB13, F4_LAB13, assert_fails_with, failed, fails_exactly, notebook_answer,
+from .wrong_answers import (F2G_LAB13, F4_LAB13, F5_LAB13, assert_fails_with, failed, fails_exactly, notebook_answer,
                             red_team_answer, render_page)
 
 PAGE_S = lab13.PAGE_S
@@ -98,7 +98,7 @@ OWN_BOOKING = "renders the task's own booking, every page once"
 FAILED_PAGE = "a page that cannot be drawn makes it raise"
 RED10_PAGE_RULE = {  # a blind red team's answers (red10/lab13_answers), and the check each fails first
     "keep_w3_pages_from_one": OWN_BOOKING, "keep_w7_hard_coded_booking": OWN_BOOKING,
-    "keep_w11_six_pages": "renders every page",  # the in-process 12-14-page invoice returns after 6 pages' time
+    "keep_w11_six_pages": OWN_BOOKING,  # the consumer processes' page log: 6 pages drawn (round f5: not timed)
     "keep_w13_last_page_twice": OWN_BOOKING,
     "keep_w12_sleep_instead": OWN_BOOKING,  # page 0, then a sleep as long as the rest
     "keep_w5_swallows_errors": FAILED_PAGE, "keep_w10_first_page_twice": FAILED_PAGE,  # retried by hand
@@ -122,7 +122,7 @@ EVERY_PAGE = "renders every page"
 RENDERED_ONCE = "in consumer processes, it is rendered once, and acknowledged"
 F2_FALSE_PASSES = {  # round f2's blind red team (tests/grading/redteam/f2-f2g): each passed before, and fails first
     "13.keep_alive__w07_tuned_for_six_pages": SILENT,  # acks on pages 2 and 4: a 12-page invoice is silent 8 pages
-    "13.keep_alive__w12_skips_last_page_if_many": EVERY_PAGE,  # at most 10 pages drawn
+    "13.keep_alive__w12_skips_last_page_if_many": OWN_BOOKING,  # at most 10 pages drawn: the page log shows it
     "13.keep_alive__w18_first_delivery_only_beats": RENDERED_ONCE,  # a retry after a failed page is silent
 }
 
@@ -531,6 +531,43 @@ def test_publishing_again_after_the_ack_fails():
     report = run_check("13.publish_retry", seed=6, publish_with_retry=publishes_again_to_be_sure)
     assert fails_exactly(report, ["stops at JetStream's ack"]), report.render()
     assert "attempts" in _got(report, "stops at JetStream's ack"), report.render()
+
+
+GIVE_UP_LATE = "gives up neither at once nor long after give_up_after_s"
+PAUSES = "the pauses start around 50 ms, double, and stay under about half a second"
+F5_RETRY_FALSE_PASSES = {  # round f5's blind red team (tests/grading/redteam/f5-f5b13): each passed before
+    "publish_retry__w02_sum_of_pauses": GIVE_UP_LATE,  # a deadline of the pauses alone: timeouts take time
+    "publish_retry__w09_attempt_budget": GIVE_UP_LATE,  # attempts budgeted from the pauses alone
+    "publish_retry__w06_global_pause": (PAUSES, "pauses between attempts"),  # kept in a module global: 0.5 s on
+    "publish_retry__w08_linear_backoff": PAUSES,  # 0.05, 0.10, 0.15 ...: adding, not doubling
+    "publish_retry__w12_no_pause_after_timeout": PAUSES,  # no pause after a TimeoutError
+    "publish_retry__w13_quick_retries_first": PAUSES,  # two retries with no pause first
+    "publish_retry__w18_backoff_per_error_kind": PAUSES,  # the backoff restarts when the error's type changes
+    "publish_retry__w19_gone_connection_returns_none": "gives up: raises",  # None when the last error is an OSError
+    "publish_retry__w14_capped_give_up": "retries any of TRANSIENT",  # gives up at 10 s whatever it was given
+    "publish_retry__w21_duplicate_republished_fresh": "lost acks: none stored twice",  # a duplicate ack resent anew
+}
+
+
+def f5_retry(name: str):
+    """A round-f5 answer file, defined as in its notebook (time and TRANSIENT imported by the setup cell)."""
+    scope = {"__name__": "__main__"}
+    source = "import time\nfrom course.infra.broker import TRANSIENT\n" + (F5_LAB13 / f"{name}.py").read_text()
+    exec(compile(source, f"{name}.py", "exec"), scope)
+    return scope["publish_with_retry"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", F5_RETRY_FALSE_PASSES)
+def test_the_f5_red_teams_retry_false_passes_fail_the_rule_they_break(name):
+    """Each passed the check before (results.tsv): its failing publish failed at once, each call on its own,
+    and its pauses' shape was judged loosely. Now its dead publishes time out (TIMEOUT_S an attempt) among
+    the other errors, the 1 s one ends in resets, the 3 s one is called after it, and the pauses are judged
+    from their floor and their doubling."""
+    report = run_check("13.publish_retry", publish_with_retry=f5_retry(name))
+    rules = F5_RETRY_FALSE_PASSES[name]
+    rules = rules if isinstance(rules, tuple) else (rules,)
+    assert not report.passed and any(r.startswith(rules) for r in failed(report)), report.render()
 
 
 # -- 13.choose -------------------------------------------------------------------------------------

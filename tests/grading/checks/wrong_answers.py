@@ -59,6 +59,7 @@ def render_page(booking_id, page) -> None:
 RED10_LAB13 = Path(__file__).parents[1] / "redteam" / "red10" / "lab13_answers"
 F2G_LAB13 = Path(__file__).parents[1] / "redteam" / "f2-f2g" / "answers"
 F4_LAB13 = Path(__file__).parents[1] / "redteam" / "f4-f4r13" / "answers"
+F5_LAB13 = Path(__file__).parents[1] / "redteam" / "f5-f5b13" / "answers"
 
 
 def notebook_answer(source: str, filename: str = "<cell>"):

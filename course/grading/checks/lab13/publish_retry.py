@@ -45,6 +45,23 @@ class Abandoned(BaseException):
     """Raised into learner code that would otherwise retry forever after the check gave up on it."""
 
 
+class _NumberedTimeout(nats.errors.TimeoutError):
+    """nats' TimeoutError, numbered by its attempt (which one came back is seen)."""
+
+    def __init__(self, attempt: int):
+        super().__init__()
+        self.attempt = attempt
+
+    def __str__(self) -> str:
+        return f"nats: timeout (attempt {self.attempt})"
+
+
+_NumberedTimeout.__name__ = _NumberedTimeout.__qualname__ = "TimeoutError"
+
+LONG_ACK_AFTER = 27  # the attempt that is acked after a long election: about 12 s at the statement's pauses
+TIMEOUT_S = 0.5  # a timed-out attempt of a dead publish takes this long (a real one waits for its timeout)
+
+
 def transient_error(kind: str, attempt: int) -> Exception:
     """One of TRANSIENT, numbered by its attempt where the error can carry a message."""
     if kind == "no leader":
@@ -56,6 +73,8 @@ def transient_error(kind: str, attempt: int) -> Exception:
         return nats.errors.NoRespondersError()
     if kind == "closed":
         return nats.errors.ConnectionClosedError()
+    if kind == "slow timeout":
+        return _NumberedTimeout(attempt)
     return nats.errors.TimeoutError()
 
 
@@ -91,6 +110,7 @@ class Run:
     def __init__(self, t: Trial, answer, scenario: Flaky, msg_id: str, wait_s: float):
         self.scenario, self.msg_id, self.wait_s = scenario, msg_id, wait_s
         self.times: list[float] = []
+        self.ends: list[float] = []  # when each attempt came back (a timeout takes TIMEOUT_S)
         self.ids: list = []
         self.errors: list[Exception] = []
         self.ack = nats.js.api.PubAck(stream="ORDERS13", seq=4000 + len(msg_id))
@@ -107,8 +127,12 @@ class Run:
         if self.scenario.ack_after is not None and attempt >= self.scenario.ack_after:
             return self.ack  # stored: a publish again (same id) is a duplicate, acked the same
         kinds = self.scenario.errors
-        error = transient_error(kinds[min(attempt, len(kinds)) - 1], attempt)
+        kind = kinds[min(attempt, len(kinds)) - 1]
+        error = transient_error(kind, attempt)
         self.errors.append(error)
+        if kind == "slow timeout":
+            time.sleep(TIMEOUT_S)
+        self.ends.append(time.monotonic())
         raise error
 
     def _run(self, t: Trial, answer) -> None:
@@ -122,7 +146,8 @@ class Run:
 
     @property
     def gaps(self) -> list[float]:
-        return [b - a for a, b in zip(self.times, self.times[1:])]
+        """The pauses: from an attempt's end (a timeout takes time) to the next one's start."""
+        return [b - a for a, b in zip(self.ends, self.times[1:])]
 
     @property
     def took(self) -> float:
@@ -161,9 +186,18 @@ def scenarios(rng: random.Random) -> list[Flaky]:
     def numbered(n):
         return tuple(rng.choice(NUMBERED) for _ in range(n))
 
-    return [Flaky(numbered(60), None, 1.0), Flaky(numbered(200), None, 3.0),
+    def dead(n, then_reset=None):
+        """Errors of every numbered kind, timeouts that take TIMEOUT_S among them, in any order (a deadline
+        that counts only the pauses, no pause after a timeout, a backoff restarted when the error's type
+        changes: round f5); `then_reset`: from that attempt on, resets only (an OSError as the last error)."""
+        drawn = tuple("slow timeout" if rng.random() < 0.5 else rng.choice(NUMBERED) for _ in range(n))
+        return drawn if then_reset is None else drawn[:then_reset - 1] + ("reset",) * (n - then_reset + 1)
+
+    return [Flaky(dead(60, then_reset=rng.randint(3, 4)), None, 1.0), Flaky(dead(200), None, 3.0),
             Flaky(kinds(1), 1, 10.0), Flaky(kinds(3), rng.randint(2, 4), 10.0),
-            Flaky(tuple(rng.sample(KINDS, len(KINDS))) + kinds(7), rng.randint(6, 12), 20.0)]  # every kind, then more
+            Flaky(tuple(rng.sample(KINDS, len(KINDS))) + kinds(7), rng.randint(6, 12), 20.0),  # every kind, then more
+            # a long election: about 12 s of errors with 30 s given (round f5, w14: a give-up capped at 10 s)
+            Flaky(kinds(4), LONG_ACK_AFTER, 30.0)]
 
 
 class FaultyPublish:
@@ -253,10 +287,20 @@ def _until_the_stream_answers(publisher: jq.Publisher, subject: str, timeout_s: 
 def in_this_process(t: Trial, publish_with_retry, rng: random.Random) -> None:
     """Every Flaky scenario, yours and the reference's side by side, all at once (about 3 s)."""
     drawn = scenarios(rng)
-    runs = [(s, Run(t, publish_with_retry, s, f"order-{k}", wait_s=s.give_up_after_s + 5).start(),
-             Run(t, jq.publish_with_retry, s, f"order-{k}", wait_s=s.give_up_after_s + 5).start())
-            for k, s in enumerate(drawn)]
-    for _, yours, reference in runs:
+
+    def pair(k, s):
+        return (s, Run(t, publish_with_retry, s, f"order-{k}", wait_s=s.give_up_after_s + 5),
+                Run(t, jq.publish_with_retry, s, f"order-{k}", wait_s=s.give_up_after_s + 5))
+
+    runs = [pair(k, s) for k, s in enumerate(drawn)]
+    # The 3 s dead run (the pauses' shape) starts once the 1 s one has ended: a call after another, in one
+    # process, starts its pauses anew (a pause kept in a module global between calls: round f5, w06)
+    for k, (_, yours, reference) in enumerate(runs):
+        if k != 1:
+            yours.start(), reference.start()
+    runs[0][1].join(), runs[0][2].join()
+    runs[1][1].start(), runs[1][2].start()
+    for _, yours, reference in runs[1:]:
         yours.join(), reference.join()
     for _, yours, _ in runs:
         if isinstance(yours.done, BaseException):
@@ -279,27 +323,34 @@ def in_this_process(t: Trial, publish_with_retry, rng: random.Random) -> None:
                   "sees what JetStream said")
     # Counted from its first attempt (its deadline is set before it), a retry that looks at the clock between
     # any two attempts makes at most one attempt once give_up_after_s has passed.
+    # (on both dead runs: their timeouts take time, which a deadline counting only the pauses misses)
     late = [at for at in yours.times if at - yours.times[0] > dead.give_up_after_s]
+    late_long = [at for at in yours_long.times if at - yours_long.times[0] > long_dead.give_up_after_s]
+    late_run, late_dead = (yours_long, long_dead) if len(late) <= 1 and len(late_long) > 1 else (yours, dead)
+    late = late_long if late_run is yours_long else late
     # Not before, either: a retry may stop one pause short of its deadline (the next pause would take it past),
     # never more. On the 3 s run a red team's give-up at half of give_up_after_s (1.5 s) shows; the check's
     # clock starts before the call and stops after it, so a busy machine only makes an answer look later.
     # (A retry whose pauses grow too long stops short by its next, doubled, pause: the pauses' rule names that.)
     early = long_dead.give_up_after_s - max(LONGEST_PAUSE_S, 2 * max(yours_long.gaps, default=0.0))
     too_soon = yours_long.done is not None and yours_long.done.error is not None and yours_long.took < early
-    t.expect("gives up neither at once nor long after give_up_after_s",
+    on_time = t.expect("gives up neither at once nor long after give_up_after_s",
              ok=yours.took >= 0.5 and len(late) <= 1 and not too_soon,
              got=f"raised after {yours.took:.2f} s" if yours.took < 0.5 else
              f"raised after {yours_long.took:.2f} s" if too_soon else
-             f"{len(late)} attempts after give_up_after_s had passed, the last {late[-1] - yours.times[0]:.2f} s "
+             f"{len(late)} attempts after give_up_after_s had passed, the last {late[-1] - late_run.times[0]:.2f} s "
              "after the first" if late[1:] else None,
              expected=f"raised at least {early:.2f} s after the call" if too_soon else
-             "at least 0.5 s of retries, and at most one attempt after 1.0 s",
-             example=long_dead.told() if too_soon else example,
+             f"at least 0.5 s of retries, and at most one attempt after {late_dead.give_up_after_s} s",
+             example=long_dead.told() if too_soon else late_dead.told(),
              note="look at the clock before every pause: once the next pause would take you past "
              "the deadline, raise" if late[1:] else "give up once give_up_after_s has passed since the call, "
              "not sooner: the caller gave you that long" if too_soon else None)
+    # Too few attempts is what giving up too soon looks like (a first attempt that times out takes half of the
+    # 1 s): said above, so not said twice. Too many is hammering, whenever it gives up.
     t.require("pauses between attempts (a leader election is not helped by hammering)",
-              ok=2 <= len(yours.times) <= 50, got=f"{len(yours.times)} attempts in {yours.took:.2f} s",
+              ok=(2 if on_time else 1) <= len(yours.times) <= 50,
+              got=f"{len(yours.times)} attempts in {yours.took:.2f} s",
               expected="2 to 50 attempts in about a second", example=example)
     _pauses(t, yours_long, ref_long)
 
@@ -310,8 +361,16 @@ def _pauses(t: Trial, yours: Run, reference: Run) -> None:
     slack = overshoot(reference)
     gaps = yours.gaps
     shape = ", ".join(f"{g:.2f}" for g in gaps[:8]) + (" ..." if len(gaps) > 8 else "")
+    # Judged exactly (round f5): no pause under about half the first 50 ms (two quick retries first, none
+    # after a timeout), and the fourth at least 2.5 times the second (doubling: 4x; linear growth: 2x)
+    shortest = min(gaps, default=0.0)
+    doubles = len(gaps) < 4 or gaps[3] + slack >= 2.5 * max(gaps[1] - slack, 0.04)
+    # each pause (but the last, which a deadline may cut short) at least 0.6 of the statement's: a backoff
+    # that starts again (when the error's type changes: round f5, w18) falls back to 50 ms
+    nominal = list(NOMINAL_PAUSES_S) + [0.5] * len(gaps)
+    doubles = doubles and all(g + slack >= 0.6 * want for g, want in zip(gaps[:-1], nominal))
     ok = (len(gaps) >= 3 and gaps[0] <= 0.2 + slack and max(gaps) >= 2 * max(gaps[0] - slack, 0.05)
-          and max(gaps) <= LONGEST_PAUSE_S + slack)
+          and max(gaps) <= LONGEST_PAUSE_S + slack and shortest >= 0.025 and doubles)
     t.expect("the pauses start around 50 ms, double, and stay under about half a second", ok=ok,
              got=f"pauses of {shape} s" if gaps else f"{len(yours.times)} attempt(s) in {yours.took:.2f} s",
              expected="about 0.05, 0.1, 0.2, 0.4, then 0.5 s each" + (
@@ -319,7 +378,8 @@ def _pauses(t: Trial, yours: Run, reference: Run) -> None:
              example=yours.scenario.told(),
              note="pause = min(pause * 2, 0.5): an election takes seconds, and a pause that keeps doubling "
                   "leaves the cluster idle long after it is back" if gaps and max(gaps) > LONGEST_PAUSE_S + slack
-             else None)
+             else "pause after every failed attempt, a timeout too, from the first: 0.05 s, then twice the last"
+             if gaps and shortest < 0.025 else "pause = pause * 2: doubling, not adding" if not doubles else None)
 
 
 def _flaky(t: Trial, runs) -> None:
@@ -413,6 +473,14 @@ def publish_retry(t: Trial, publish_with_retry):
                      note="return the ack the first time one comes back: another publish is another message to "
                           "the stream unless its id is still in the duplicate window, and an ack saying 'duplicate'"
                      if again else None)
+            # A producer restarted after its ack was lost sends message 0 again, with its id: the stream has it
+            # already, and its ack says "duplicate": that is the message acknowledged (round f5, w21 sent it
+            # again under a new id, as if "duplicate" meant another message's)
+            t.call(publish_with_retry, FaultyPublish(publisher, {}), "orders13.placed", {"n": 0}, "order-0",
+                   give_up_after_s=10.0,
+                   during="publish_with_retry(publish, 'orders13.placed', {'n': 0}, 'order-0') again, as a producer "
+                          "restarted sends it")
+            example += "; then message 0 sent again with its own id (a producer restarted), acked as a duplicate"
             _judge_stored(t, cluster, "ORDERS13", count, "lost acks", example)
 
             # 2. The stream's leader SIGKILLed while messages go out: seconds without a leader.
